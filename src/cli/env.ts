@@ -1,0 +1,18 @@
+// What a CLI command may touch. targets/ build it from `process`; tests build it from fakes.
+import type { ByteSource, TextSink } from '../transports/stdio.ts';
+import type { SourceReader } from '../manifest/reader.ts';
+import type { Clock } from '../kernel/ports.ts';
+
+export interface CliEnv {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string | undefined>;
+  stdin: ByteSource;
+  stdout: TextSink;
+  stderr: { write(s: string): unknown };
+  reader: SourceReader;
+  clock: Clock;
+  readText(path: string): Promise<string>;
+  onSignal(signal: 'SIGTERM' | 'SIGINT', fn: () => void): void;
+  version: string;
+}

@@ -1,0 +1,34 @@
+// `claw validate <file>`: exit 0 valid, 1 invalid, 2 usage error.
+import { validateFile } from '../manifest/loader.ts';
+import { formatIssue } from '../manifest/issues.ts';
+import { loadRuntimeConfig } from '../config/load-config.ts';
+import { dirnameOf, joinPath } from '../manifest/reader.ts';
+import { parseArgs } from './args.ts';
+import { VALIDATE_HELP } from './help.ts';
+import type { CliEnv } from './env.ts';
+
+export async function validateCommand(env: CliEnv, argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { flags: ['json'], values: ['config'] });
+  if (args.flags.has('help')) {
+    env.stdout.write(VALIDATE_HELP);
+    return 0;
+  }
+  if (args.positionals.length !== 1) {
+    env.stderr.write(`claw validate: expected exactly one file\n\n${VALIDATE_HELP}`);
+    return 2;
+  }
+  const file = joinPath(env.cwd, args.positionals[0]);
+  const explicit = args.values.get('config')?.[0];
+  const cfg = await loadRuntimeConfig(env.reader, { explicit: explicit && joinPath(env.cwd, explicit), besideDir: dirnameOf(file) });
+  const result = cfg.issues.length > 0 ? { issues: cfg.issues, kind: undefined } : await validateFile(file, { reader: env.reader, registries: cfg.config.registries });
+  const valid = result.issues.length === 0;
+  if (args.flags.has('json')) {
+    env.stdout.write(`${JSON.stringify({ valid, file, kind: result.kind, issues: result.issues }, null, 2)}\n`);
+  } else if (valid) {
+    env.stderr.write(`${file}: valid ${result.kind}\n`);
+  } else {
+    for (const i of result.issues) env.stderr.write(`${formatIssue(i)}\n`);
+    env.stderr.write(`${result.issues.length} issue${result.issues.length === 1 ? '' : 's'}\n`);
+  }
+  return valid ? 0 : 1;
+}

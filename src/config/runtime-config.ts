@@ -1,0 +1,39 @@
+// claw.runtime.yaml: this machine's settings, kept out of the portable manifest (like the spec's
+// registry example in §7). Validated like a manifest: unknown keys are errors, every issue reported.
+import * as v from 'valibot';
+
+const positiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
+
+export const runtimeConfigSchema = v.strictObject({
+  /** Where the runtime keeps state (ledgers, dedup caches, memory). Relative to the config file. */
+  data_dir: v.optional(v.pipe(v.string(), v.minLength(1))),
+  heartbeat: v.optional(v.strictObject({ interval_ms: v.optional(positiveInt) })),
+  shutdown: v.optional(v.strictObject({ timeout_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))) })),
+  limits: v.optional(
+    v.strictObject({
+      max_frame_bytes: v.optional(v.pipe(positiveInt, v.maxValue(256 * 1024 * 1024))),
+      max_depth: v.optional(v.pipe(positiveInt, v.maxValue(10_000))),
+    }),
+  ),
+  registries: v.optional(
+    v.array(
+      v.strictObject({
+        name: v.pipe(v.string(), v.minLength(1)),
+        url: v.pipe(v.string(), v.regex(/^(file|https?):\/\/./, 'must be a file://, http:// or https:// URL')),
+      }),
+    ),
+  ),
+  secrets: v.optional(
+    v.strictObject({
+      /** Directory of secret files; overrides $CLAW_SECRETS_DIR (runtime profile §7 step 3). */
+      dir: v.optional(v.pipe(v.string(), v.minLength(1))),
+      /** Look secrets up in the environment (runtime profile §7 step 2). Default true. */
+      env: v.optional(v.boolean()),
+    }),
+  ),
+  log: v.optional(v.strictObject({ level: v.optional(v.picklist(['debug', 'info', 'warn', 'error'])) })),
+});
+
+export type RuntimeConfig = v.InferOutput<typeof runtimeConfigSchema>;
+
+export const RUNTIME_CONFIG_FILE = 'claw.runtime.yaml';

@@ -1,0 +1,219 @@
+// The agent kernel: lifecycle, the method table, and the session a claw.initialize opens.
+// It knows ports only; targets/ hand it transports' notify, a clock, a logger and the loader.
+import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
+import type { JsonRpcNotification } from '../protocol/jsonrpc.ts';
+import type { ResolvedManifest } from '../manifest/resolved.ts';
+import type { LoadResult } from '../manifest/loader.ts';
+import type { RuntimeConfig } from '../config/runtime-config.ts';
+import { Lifecycle, type LifecycleState } from './lifecycle.ts';
+import { Heartbeat, DEFAULT_HEARTBEAT_MS } from './heartbeat.ts';
+import { InflightTracker } from './inflight.ts';
+import type { CallContext, Dispatch } from './router.ts';
+import type { Clock, Logger } from './ports.ts';
+import type { Level, CapabilityGroup } from './conformance.ts';
+import { CORE_METHODS, type MethodSpec } from './methods/index.ts';
+
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000;
+
+export interface Session {
+  manifest: ResolvedManifest;
+  protocolVersion: string;
+  level: Level;
+  capabilities: Record<string, object>;
+  /** Aborted when the session ends: in-flight work that did not drain is cancelled through it. */
+  abort: AbortController;
+}
+
+/** A capability module (tools, memory, swarm…) adds methods and start/stop work to the kernel. */
+export interface KernelModule {
+  name: string;
+  methods?: Record<string, MethodSpec>;
+  /** STARTING (spec §8): prepare what this module needs; throw to move the agent to ERROR. */
+  start?(session: Session, agent: AgentCore): Promise<void>;
+  /** STOPPING (spec §8): release what start acquired. Never throws. */
+  stop?(session: Session): Promise<void>;
+}
+
+export interface AgentOptions {
+  clock: Clock;
+  log: Logger;
+  config: RuntimeConfig;
+  /** Agent → Operator notifications go to every transport. */
+  notify: (n: JsonRpcNotification) => void;
+  /** The manifest `claw run` was started with: authoritative when present. */
+  launchManifest?: ResolvedManifest;
+  /** Loads a manifest received in claw.initialize (an object or a claw:// URI). */
+  loadWireManifest: (value: unknown, defaultClaw: string) => Promise<LoadResult>;
+  modules?: KernelModule[];
+}
+
+/** What method handlers see of the agent. */
+export interface AgentCore {
+  readonly opts: AgentOptions;
+  readonly lifecycle: Lifecycle;
+  readonly inflight: InflightTracker;
+  session: Session | undefined;
+  readonly modules: readonly KernelModule[];
+  runtimeLevel(): Level;
+  supportedGroups(level: Level): CapabilityGroup[];
+  startSession(s: Session): Promise<void>;
+  stopSession(timeoutMs: number, before?: number): Promise<boolean>;
+  snapshot(): { state: LifecycleState; uptime_ms: number };
+}
+
+const LEVEL_METHODS: Record<2 | 3, string[]> = {
+  2: ['claw.tool.call', 'claw.tool.approve', 'claw.tool.deny'],
+  3: ['claw.swarm.delegate', 'claw.swarm.report', 'claw.swarm.broadcast', 'claw.swarm.discover', 'claw.memory.query', 'claw.memory.store', 'claw.memory.compact'],
+};
+
+export class Agent implements AgentCore {
+  readonly lifecycle: Lifecycle;
+  readonly inflight = new InflightTracker();
+  readonly modules: readonly KernelModule[];
+  session: Session | undefined;
+  private readonly methods = new Map<string, MethodSpec>();
+  private readonly heartbeat: Heartbeat;
+  private stopping: Promise<boolean> | undefined;
+  /** A claw.initialize being processed: §9.3.1 says nothing else is processed before its reply. */
+  private initializing: Promise<unknown> | undefined;
+  /** The last initialize or shutdown, in arrival order. */
+  private lifecycleChain: Promise<unknown> | undefined;
+
+  constructor(readonly opts: AgentOptions) {
+    this.modules = opts.modules ?? [];
+    this.lifecycle = new Lifecycle(
+      () => opts.clock.monotonic(),
+      (e) => opts.log.info('lifecycle.transition', { event: 'lifecycle.transition', agent: this.agentName(), ...e }),
+    );
+    this.heartbeat = new Heartbeat(opts.clock, () => this.snapshot(), opts.notify);
+    for (const [name, spec] of Object.entries(CORE_METHODS)) this.methods.set(name, spec);
+    for (const m of this.modules) for (const [name, spec] of Object.entries(m.methods ?? {})) this.methods.set(name, spec);
+  }
+
+  /** The router's entry point: resolve the method, check state and level, run the handler. */
+  readonly dispatch: Dispatch = async (method: string, params: unknown, ctx: CallContext) => {
+    const spec = this.methods.get(method);
+    if (!spec) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    // Requests are processed concurrently, but in arrival order with respect to the lifecycle:
+    // §9.3.1 says nothing is processed before initialize's reply, so anything pipelined behind an
+    // initialize waits for it; an initialize pipelined behind a shutdown (a new session) waits for that.
+    const isLifecycle = method === 'claw.initialize' || method === 'claw.shutdown';
+    const waitFor = method === 'claw.initialize' ? this.lifecycleChain : this.initializing;
+    const run = (async () => {
+      if (waitFor) await waitFor.catch(() => {});
+      return this.run(method, spec, params, ctx);
+    })();
+    if (isLifecycle) this.lifecycleChain = run;
+    if (method === 'claw.initialize') this.initializing = run;
+    try {
+      return await run;
+    } finally {
+      if (this.initializing === run) this.initializing = undefined;
+      if (this.lifecycleChain === run) this.lifecycleChain = undefined;
+    }
+  };
+
+  private async run(method: string, spec: MethodSpec, params: unknown, ctx: CallContext): Promise<unknown> {
+    const state = this.lifecycle.state;
+    if (!spec.states.includes(state)) throw notAllowed(method, state, this.session !== undefined);
+    if (spec.level > 1) {
+      const level = this.session?.level ?? 1;
+      // §11: a method above the agent's conformance level is "not found" for this agent.
+      if (spec.level > level) {
+        throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${method} needs conformance level-${spec.level}, this agent is level-${level}`, {
+          conformanceLevel: `level-${level}`,
+        });
+      }
+    }
+    return spec.handler(params, ctx, this);
+  }
+
+  runtimeLevel(): Level {
+    const has = (l: 2 | 3) => LEVEL_METHODS[l].every((m) => this.methods.has(m));
+    return has(2) ? (has(3) ? 3 : 2) : 1;
+  }
+
+  supportedGroups(level: Level): CapabilityGroup[] {
+    const groups: CapabilityGroup[] = [];
+    if (level >= 2) groups.push('tools');
+    if (level >= 3) groups.push('swarm', 'memory');
+    return groups;
+  }
+
+  snapshot(): { state: LifecycleState; uptime_ms: number } {
+    return { state: this.lifecycle.state, uptime_ms: this.lifecycle.uptimeMs() };
+  }
+
+  async startSession(s: Session): Promise<void> {
+    this.lifecycle.to('STARTING');
+    this.session = s;
+    this.stopping = undefined;
+    const started: KernelModule[] = [];
+    try {
+      for (const m of this.modules) {
+        await m.start?.(s, this);
+        started.push(m);
+      }
+    } catch (err) {
+      for (const m of started.reverse()) await m.stop?.(s).catch(() => {});
+      this.lifecycle.to('ERROR');
+      throw err;
+    }
+    this.lifecycle.to('READY');
+    this.heartbeat.start(this.heartbeatInterval(s.manifest));
+  }
+
+  /** STOPPING → drain (up to timeoutMs) → module stop → STOPPED. Concurrent callers share one stop. */
+  stopSession(timeoutMs: number, before?: number): Promise<boolean> {
+    if (this.stopping) return this.stopping;
+    this.stopping = (async () => {
+      this.heartbeat.stop(); // §9.3.1: no heartbeat once STOPPING begins
+      this.lifecycle.to('STOPPING');
+      const drained = await this.inflight.drain(timeoutMs, before);
+      const s = this.session;
+      if (s) {
+        s.abort.abort(); // whatever did not drain is cancelled now
+        for (const m of [...this.modules].reverse()) {
+          await m.stop?.(s).catch((e) => this.opts.log.warn('module stop failed', { module: m.name, error: String(e) }));
+        }
+      }
+      this.lifecycle.to('STOPPED');
+      return drained;
+    })();
+    return this.stopping;
+  }
+
+  /** SIGTERM, SIGINT, stdin closed: stop cleanly if a session is running. */
+  async shutdown(reason: string): Promise<void> {
+    const state = this.lifecycle.state;
+    if (state === 'READY' || state === 'ERROR' || state === 'STOPPING') {
+      this.opts.log.info('shutting down', { reason });
+      await this.stopSession(this.opts.config.shutdown?.timeout_ms ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
+    }
+    this.heartbeat.stop();
+  }
+
+  /** Runtime configuration first (this machine's operator), then the manifest annotation, then 30 s. */
+  private heartbeatInterval(m: ResolvedManifest): number {
+    const fromConfig = this.opts.config.heartbeat?.interval_ms;
+    if (fromConfig) return fromConfig;
+    const ann = Number(m.annotations.heartbeat_interval_ms);
+    return Number.isInteger(ann) && ann > 0 ? ann : DEFAULT_HEARTBEAT_MS;
+  }
+
+  private agentName(): string | undefined {
+    return this.session?.manifest.identity.name ?? this.opts.launchManifest?.identity.name;
+  }
+}
+
+function notAllowed(method: string, state: LifecycleState, hadSession: boolean): ProtocolError {
+  // JSON-RPC reserves -32000..-32099 for CKP (spec §9.4 forbids custom codes there), so a request in
+  // the wrong lifecycle state is an invalid request, with the state in data (docs/protocol.md).
+  const why =
+    state === 'INIT' || (!hadSession && state !== 'STARTING')
+      ? 'send claw.initialize first (spec §9.3.1)'
+      : state === 'STOPPED'
+        ? 'the session has ended; send claw.initialize to start a new one'
+        : `the agent is ${state}`;
+  return new ProtocolError(ErrorCode.InvalidRequest, `Invalid request: ${method} is not accepted now: ${why}`, { state });
+}

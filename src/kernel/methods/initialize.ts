@@ -1,0 +1,62 @@
+// claw.initialize (spec §9.3.1): version negotiation, manifest, STARTING → READY, capabilities.
+import * as v from 'valibot';
+import { ErrorCode, ProtocolError } from '../../protocol/errors.ts';
+import { initializeParams, issuesData } from '../../protocol/wire.ts';
+import { levelName, manifestLevel, negotiateCapabilities, type Level } from '../conformance.ts';
+import { negotiateVersion, SUPPORTED_PROTOCOL_VERSIONS } from '../version.ts';
+import type { ResolvedManifest } from '../../manifest/resolved.ts';
+import type { AgentCore } from '../agent.ts';
+import type { MethodSpec } from './index.ts';
+
+export const initialize: MethodSpec = {
+  level: 1,
+  // INIT for the first session; STOPPED (and ERROR after a failed start) for a new one.
+  states: ['INIT', 'STOPPED', 'ERROR'],
+  async handler(params, _ctx, agent) {
+    const p = v.safeParse(initializeParams, params);
+    if (!p.success) throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params for claw.initialize', issuesData(p.issues));
+    const req = p.output;
+    // Version first: an operator from the future gets -32001 whatever else its request holds (TV-L1-05).
+    const version = negotiateVersion(req.protocolVersion);
+    if (!version) {
+      throw new ProtocolError(ErrorCode.ProtocolVersionNotSupported, 'Protocol version not supported', {
+        supported: [...SUPPORTED_PROTOCOL_VERSIONS],
+      });
+    }
+    const manifest = await chooseManifest(agent, req.manifest, version);
+    const level = Math.min(manifestLevel(manifest), agent.runtimeLevel()) as Level;
+    const capabilities = negotiateCapabilities(req.capabilities, agent.supportedGroups(level));
+    await agent.startSession({ manifest, protocolVersion: version, level, capabilities, abort: new AbortController() });
+    agent.opts.log.info('session started', { client: req.clientInfo.name, clientVersion: req.clientInfo.version, protocolVersion: version, conformanceLevel: levelName(level) });
+    return {
+      protocolVersion: version,
+      // §9.3.1: agentInfo.name from the Identity, version from the manifest's metadata.version.
+      agentInfo: { name: manifest.identity.name, version: manifest.version ?? '0.0.0' },
+      conformanceLevel: levelName(level),
+      capabilities,
+    };
+  },
+};
+
+/**
+ * The launch manifest is authoritative: a manifest sent in initialize is validated (an invalid one is
+ * refused) but never replaces it, so nothing sent over the wire can loosen its sandbox or policy.
+ * Without a launch manifest, the one sent here is the agent.
+ */
+async function chooseManifest(agent: AgentCore, sent: unknown, version: string): Promise<ResolvedManifest> {
+  const loaded = await agent.opts.loadWireManifest(sent, version);
+  if (!loaded.manifest) {
+    throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: the manifest has ${loaded.issues.length} issue(s)`, {
+      issues: loaded.issues.map((i) => ({ path: i.path, message: i.message, rule: i.rule, ...(i.section ? { section: i.section } : {}) })),
+    });
+  }
+  const launch = agent.opts.launchManifest;
+  if (!launch) return loaded.manifest;
+  if (loaded.manifest.name !== launch.name) {
+    agent.opts.log.info('initialize manifest differs from the launch manifest; the launch manifest is used', {
+      launch: launch.name,
+      sent: loaded.manifest.name,
+    });
+  }
+  return launch;
+}

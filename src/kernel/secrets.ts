@@ -1,0 +1,47 @@
+// Secret resolution, runtime profile §7: runtime secret store hook → environment variable named by
+// secret_ref → file $CLAW_SECRETS_DIR/<secret_ref>. Unresolvable → an error naming the ref, never a value.
+import { ClawError } from '../protocol/errors.ts';
+import type { SecretStore } from './ports.ts';
+import type { Redactor } from '../log/redactor.ts';
+
+export interface SecretSources {
+  store?: SecretStore;
+  env?: Record<string, string | undefined>;
+  dir?: string;
+  readFile?: (path: string) => Promise<string>;
+}
+
+const SAFE_REF = /^[A-Za-z0-9_.-]+$/;
+
+export class SecretResolver {
+  constructor(
+    private readonly sources: SecretSources,
+    private readonly redactor: Redactor,
+  ) {}
+
+  async resolve(ref: string): Promise<string> {
+    const value = await this.lookup(ref);
+    if (value === undefined || value === '') {
+      // Profile §7: never proceed silently with a null or empty secret.
+      throw new ClawError('secret-unresolved', `secret_ref "${ref}" could not be resolved (secret store, environment, ${this.sources.dir ? `${this.sources.dir}/${ref}` : 'CLAW_SECRETS_DIR unset'})`);
+    }
+    this.redactor.add(value);
+    return value;
+  }
+
+  private async lookup(ref: string): Promise<string | undefined> {
+    const fromStore = await this.sources.store?.get(ref);
+    if (fromStore !== undefined) return fromStore;
+    const fromEnv = this.sources.env?.[ref];
+    if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+    // The ref becomes a file name: refuse anything that could leave the secrets directory.
+    if (this.sources.dir && this.sources.readFile && SAFE_REF.test(ref) && ref !== '.' && ref !== '..') {
+      try {
+        return (await this.sources.readFile(`${this.sources.dir}/${ref}`)).replace(/\r?\n$/, '');
+      } catch {
+        return undefined;
+      }
+    }
+    return undefined;
+  }
+}

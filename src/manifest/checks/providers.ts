@@ -1,0 +1,63 @@
+// Provider rules, spec §5.2.
+import { resolveRef } from '../refs';
+import type { Checker } from './context';
+import { describe, findCycles, isBlank, isObj, specOf } from './context';
+
+const S = '§5.2';
+
+export function checkProviders(c: Checker): void {
+  const m = c.m;
+
+  // "A Claw manifest MUST include at least one Provider primitive." The manifest schema says
+  // minItems 1 on spec.providers, but a glob entry can expand to nothing, so check what resolved.
+  if (m.providers.length === 0) {
+    c.reportManifest(['spec', 'providers'], 'providers-required', S, 'a Claw manifest must declare at least one Provider');
+  }
+
+  for (const p of m.providers) {
+    const spec = specOf(p);
+    if (!spec) continue;
+
+    // "When auth.type is not none, auth.secret_ref MUST be present." provider.schema.json has the
+    // same if/then, but the inline-provider shape in claw.schema.json only requires auth.type, and
+    // a blank secret_ref passes minLength 1 while naming no secret.
+    if (isObj(spec.auth) && spec.auth.type !== 'none' && isBlank(spec.auth.secret_ref)) {
+      const t = typeof spec.auth.type === 'string' ? `'${spec.auth.type}'` : '(missing)';
+      c.report(p, ['auth', 'secret_ref'], 'provider-secret-ref', S, `${describe(p)}: auth.secret_ref is required when auth.type is ${t}; only auth.type 'none' needs no secret`);
+    }
+
+    if (Array.isArray(spec.fallback)) {
+      spec.fallback.forEach((f: unknown, i: number) => {
+        if (!isObj(f)) return;
+        const rel = ['fallback', i, 'provider_ref'];
+        const target = c.ref(p, rel, 'Provider', f.provider_ref, S);
+        if (target === p) {
+          c.report(p, rel, 'provider-fallback-self', S, `${describe(p)}: fallback[${i}] refers to the provider itself`);
+        }
+      });
+    }
+  }
+
+  // Fallback cycles (a → b → a): a chain that loops back would be retried forever. Self-references
+  // are reported above, so only cycles through at least two providers are reported here.
+  const edges = (name: string) => {
+    const p = m.providers.find((x) => x.name === name);
+    const spec = specOf(p);
+    if (!p || !spec || !Array.isArray(spec.fallback)) return [];
+    const out: { to: string; index: number }[] = [];
+    spec.fallback.forEach((f: unknown, index: number) => {
+      if (!isObj(f) || typeof f.provider_ref !== 'string') return;
+      const r = resolveRef(m, 'Provider', f.provider_ref);
+      if (r.ok && r.primitive !== p) out.push({ to: r.primitive.name, index });
+    });
+    return out;
+  };
+  findCycles(
+    m.providers.map((p) => p.name),
+    edges,
+    (from, edge, path) => {
+      const p = m.providers.find((x) => x.name === from)!;
+      c.report(p, ['fallback', edge.index, 'provider_ref'], 'provider-fallback-cycle', S, `${describe(p)}: fallback chain loops: ${path.join(' → ')}`);
+    },
+  );
+}

@@ -1,0 +1,55 @@
+// Glob expansion for manifest references (spec §6: "Glob patterns MUST be expanded at load time").
+// Supports `*`, `?`, `[...]` within one path segment and `**` for any depth. Results are sorted so
+// generated names and policy order never depend on the filesystem's listing order.
+import { joinPath, normalize, type SourceReader } from './reader.ts';
+
+export function isGlob(ref: string): boolean {
+  return /[*?[]/.test(ref);
+}
+
+function segmentRegex(seg: string): RegExp {
+  let re = '';
+  for (let i = 0; i < seg.length; i++) {
+    const ch = seg[i];
+    if (ch === '*') re += '[^/]*';
+    else if (ch === '?') re += '[^/]';
+    else if (ch === '[') {
+      const end = seg.indexOf(']', i + 1);
+      if (end === -1) re += '\\[';
+      else {
+        const body = seg.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\');
+        re += `[${body}]`;
+        i = end;
+      }
+    } else re += ch.replace(/[.+^${}()|\\]/g, '\\$&');
+  }
+  // Hidden files are matched only by a pattern that starts with a dot, as in shells.
+  return new RegExp(seg.startsWith('.') ? `^${re}$` : `^(?!\\.)${re}$`);
+}
+
+/** `baseDir` must be absolute; results are absolute, normalized and sorted. */
+export async function expandGlob(reader: SourceReader, baseDir: string, pattern: string): Promise<string[]> {
+  const abs = pattern.startsWith('/');
+  const segs = pattern.split('/').filter((s) => s !== '' && s !== '.');
+  const results = new Set<string>();
+  const walk = async (dir: string, i: number): Promise<void> => {
+    if (i === segs.length) {
+      results.add(dir);
+      return;
+    }
+    const seg = segs[i];
+    if (seg === '**') {
+      await walk(dir, i + 1);
+      for (const e of await reader.list(dir)) if (e.dir && !e.name.startsWith('.')) await walk(`${dir}/${e.name}`, i);
+      return;
+    }
+    if (!isGlob(seg)) return walk(seg === '..' ? joinPath(dir, '..') : `${dir}/${seg}`, i + 1);
+    const re = segmentRegex(seg);
+    for (const e of await reader.list(dir)) {
+      if (!re.test(e.name)) continue;
+      if (i === segs.length - 1 ? !e.dir : e.dir) await walk(`${dir}/${e.name}`, i + 1);
+    }
+  };
+  await walk(abs ? '' : baseDir, 0);
+  return [...results].map(normalize).sort();
+}

@@ -1,0 +1,34 @@
+// The loader reads files only through this port, so it runs the same on Node, Bun and in tests.
+export interface SourceReader {
+  /** Bytes of a file; rejects with a LocalError-like `{ code: 'ENOENT' | ... }` when it can't. */
+  read(path: string): Promise<Uint8Array>;
+  /** Entries of a directory (names only) with whether each is a directory; [] when it does not exist. */
+  list(dir: string): Promise<{ name: string; dir: boolean }[]>;
+  /** Fetch a registry document over HTTP(S); undefined when the registry does not have it. */
+  fetch?(url: string): Promise<Uint8Array | undefined>;
+}
+
+/** POSIX-style path helpers (manifests use `/` everywhere, as the spec's examples do). */
+export function joinPath(base: string, rel: string): string {
+  if (rel.startsWith('/')) return normalize(rel);
+  return normalize(`${base}/${rel}`);
+}
+
+export function dirnameOf(p: string): string {
+  const i = p.lastIndexOf('/');
+  return i <= 0 ? (i === 0 ? '/' : '.') : p.slice(0, i);
+}
+
+export function normalize(p: string): string {
+  const abs = p.startsWith('/');
+  const out: string[] = [];
+  for (const seg of p.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') {
+      if (out.length > 0 && out[out.length - 1] !== '..') out.pop();
+      else if (!abs) out.push('..');
+    } else out.push(seg);
+  }
+  const s = out.join('/');
+  return abs ? `/${s}` : s === '' ? '.' : s;
+}

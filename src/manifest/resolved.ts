@@ -1,0 +1,66 @@
+// The loader's output: every reference followed, every inline primitive named, defaults applied.
+// Specs are typed loosely here (Record) on purpose: the valibot schemas in ./schema are the source
+// of truth for shapes, and consumers narrow with the inferred types exported there.
+import type { PrimitiveKind, SchemaGeneration } from './kinds.ts';
+
+/** Where a primitive came from, so cross-checks can point at the right file and path. */
+export interface Origin {
+  /** File holding the primitive document, or the manifest file for inline ones. */
+  file: string;
+  /** JSON path of the primitive's `spec` inside that file, as segments. */
+  specPath: (string | number)[];
+}
+
+export interface ResolvedPrimitive<S = Record<string, any>> {
+  kind: PrimitiveKind;
+  /** metadata.name — explicit, or generated per runtime profile §2. */
+  name: string;
+  /** metadata.version — explicit, or inherited from the Claw manifest (spec §6.1). */
+  version?: string;
+  labels: Record<string, string>;
+  annotations: Record<string, unknown>;
+  spec: S;
+  origin: Origin;
+}
+
+export interface ResolvedManifest {
+  generation: SchemaGeneration;
+  /** The `claw` field as written (e.g. "0.3.0"). */
+  claw: string;
+  /** Root manifest file path, or `<initialize>` when the manifest came over the wire. */
+  file: string;
+  name: string;
+  version?: string;
+  description?: string;
+  labels: Record<string, string>;
+  annotations: Record<string, unknown>;
+  identity: ResolvedPrimitive;
+  providers: ResolvedPrimitive[];
+  channels: ResolvedPrimitive[];
+  tools: ResolvedPrimitive[];
+  skills: ResolvedPrimitive[];
+  memory?: ResolvedPrimitive;
+  worldModels: ResolvedPrimitive[];
+  sandbox?: ResolvedPrimitive;
+  policies: ResolvedPrimitive[];
+  swarm?: ResolvedPrimitive;
+  telemetry?: ResolvedPrimitive;
+}
+
+/** All primitives of a manifest, in manifest order, with their kind. */
+export function allPrimitives(m: ResolvedManifest): ResolvedPrimitive[] {
+  const one = (p?: ResolvedPrimitive) => (p ? [p] : []);
+  return [
+    m.identity,
+    ...m.providers,
+    ...m.channels,
+    ...m.tools,
+    ...m.skills,
+    ...one(m.memory),
+    ...m.worldModels,
+    ...one(m.sandbox),
+    ...m.policies,
+    ...one(m.swarm),
+    ...one(m.telemetry),
+  ];
+}

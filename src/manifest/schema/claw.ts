@@ -1,0 +1,63 @@
+// claw.schema.json `spec` (spec §6) — the root manifest. 0.3.0 adds `world_models`; otherwise
+// identical. The root schema only shapes references: inline primitives (other than identity and
+// providers) are bare objects here and are validated with `specSchema` by the loader (§6.1).
+import * as v from 'valibot';
+import { AUTONOMY } from './identity.ts';
+import { AUTH_TYPES, PROVIDER_PROTOCOLS } from './provider.ts';
+import { anyObject, bool, isPlainObject, loose, nonEmpty, nonEmptyArray, str, strList, strict, stringMap, uri } from './helpers.ts';
+
+const notRef = v.custom<never>(() => false, 'must be a reference string or an object');
+
+/**
+ * `oneOf: [{ type: string, minLength: 1 }, <object>]` — a path/URI or an `{inline: ...}` object.
+ * The branches are disjoint by JSON type, so the input's type picks the branch (same verdict as
+ * oneOf) and that branch's issues are reported as-is instead of a vague union issue.
+ */
+const refOr = <S extends v.GenericSchema>(object: S) =>
+  v.lazy((input) => (typeof input === 'string' ? nonEmpty : isPlainObject(input) ? object : notRef));
+
+const ref = refOr(anyObject);
+const refs = v.array(ref);
+
+const inlineIdentity = loose({
+  inline: loose({
+    personality: nonEmpty,
+    context_files: v.optional(stringMap),
+    locale: v.optional(str),
+    capabilities: v.optional(strList),
+    autonomy: v.optional(v.picklist(AUTONOMY)),
+  }),
+});
+
+// Looser than provider.schema.json on purpose (it is the official claw.schema.json): unknown keys
+// allowed, secret_ref not required, hints/limits/retry/fallback unshaped.
+const inlineProvider = loose({
+  inline: loose({
+    name: v.optional(str),
+    protocol: v.picklist(PROVIDER_PROTOCOLS),
+    endpoint: uri,
+    model: nonEmpty,
+    auth: loose({ type: v.picklist(AUTH_TYPES), secret_ref: v.optional(str) }),
+    streaming: v.optional(bool),
+    hints: v.optional(anyObject),
+    fallback: v.optional(v.array(v.unknown())),
+    limits: v.optional(anyObject),
+    retry: v.optional(anyObject),
+  }),
+});
+
+const clawEntries02 = {
+  identity: refOr(inlineIdentity),
+  providers: nonEmptyArray(refOr(inlineProvider)),
+  channels: v.optional(refs),
+  tools: v.optional(refs),
+  skills: v.optional(refs),
+  memory: v.optional(ref),
+  sandbox: v.optional(ref),
+  policies: v.optional(refs),
+  swarm: v.optional(ref),
+  telemetry: v.optional(ref),
+};
+
+export const clawSpec02 = strict(clawEntries02);
+export const clawSpec03 = strict({ ...clawEntries02, world_models: v.optional(refs) });

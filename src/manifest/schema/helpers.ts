@@ -1,0 +1,89 @@
+// Building blocks that map JSON Schema keywords onto valibot, shared by every CKP schema file.
+//
+//   type: object + additionalProperties: false   → strict({...})
+//   type: object (additionalProperties absent/true) → loose({...})
+//   type: object (nothing else)                   → anyObject
+//   additionalProperties: { type: string }        → stringMap
+//   if: ... then: { required: [...] }             → requiring(schema, [[key, when, message], ...])
+//
+// Valibot's object and record schemas accept arrays (they only test `typeof === 'object'`), while
+// JSON Schema's `type: object` does not, so every object schema is gated by `objectType` first.
+import * as v from 'valibot';
+
+/** JSON Schema `type: object`: a non-null, non-array object. */
+export const isPlainObject = (input: unknown): input is Record<string, unknown> =>
+  typeof input === 'object' && input !== null && !Array.isArray(input);
+
+/** `{ type: object }` with no further constraint (input_schema, hints, annotations, ...). */
+export const anyObject = v.custom<Record<string, unknown>>(
+  isPlainObject,
+  (issue) => `Invalid type: Expected Object but received ${issue.received}`,
+);
+
+// Object schemas only raise key issues once `anyObject` has vetted the type: the default
+// "Expected never" for an unknown key is unclear, so name what happened.
+const keyMessage = (issue: v.BaseIssue<unknown>): string =>
+  issue.expected === 'never' ? `unknown field ${issue.received}` : `missing required field ${issue.expected}`;
+
+/** `type: object` + `additionalProperties: false`. */
+export const strict = <E extends v.ObjectEntries>(entries: E) =>
+  v.pipe(anyObject, v.strictObject(entries, keyMessage));
+
+/** `type: object` without `additionalProperties` (or `true`): unknown keys are kept. */
+export const loose = <E extends v.ObjectEntries>(entries: E) =>
+  v.pipe(anyObject, v.looseObject(entries, keyMessage));
+
+/** `type: object` + `additionalProperties: { type: string }`. */
+export const stringMap = v.pipe(anyObject, v.record(v.string(), v.string()));
+
+export const str = v.string();
+export const bool = v.boolean();
+export const strList = v.array(str);
+
+/** `type: string` + `minLength: 1` (one code point = at least one UTF-16 unit, so lengths agree). */
+export const nonEmpty = v.pipe(v.string(), v.minLength(1, 'must not be empty'));
+
+/** `type: integer` + `minimum`. */
+export const int = (min: number) => v.pipe(v.number(), v.integer(), v.minValue(min));
+export const int0 = int(0);
+export const int1 = int(1);
+
+/** `type: number` + `minimum: 0`. */
+export const num0 = v.pipe(v.number(), v.minValue(0));
+/** `type: number` + `minimum: 0` + `maximum: 1`. */
+export const unit = v.pipe(v.number(), v.minValue(0), v.maxValue(1));
+
+/** `type: array` + `minItems: 1`. */
+export const nonEmptyArray = <S extends v.GenericSchema>(item: S) =>
+  v.pipe(v.array(item), v.minLength(1, 'must have at least one entry'));
+
+/**
+ * `format: uri`, checked permissively: a scheme (RFC 3986 §3.1) followed by at least one
+ * non-space character. Stricter URI grammar is the transport's job when it connects.
+ */
+export const uri = v.pipe(
+  v.string(),
+  v.regex(/^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/, 'must be an absolute URI with a scheme, e.g. "https://host/v1"'),
+);
+
+/** One `if: <when> then: { required: [key] }` clause. */
+export type RequiredWhen = readonly [key: string, when: (input: Record<string, unknown>) => boolean, message: string];
+
+/**
+ * Adds `if/then` required clauses to an object schema. Each issue's path points at the missing
+ * key (e.g. `spec.description`), not at the enclosing object. The check runs even when sibling
+ * fields have issues (like valibot's partialCheck), so one pass reports every problem.
+ */
+export const requiring = <S extends v.GenericSchema>(schema: S, clauses: readonly RequiredWhen[]) =>
+  v.pipe(
+    schema,
+    v.rawCheck<v.InferOutput<S>>(({ dataset, addIssue }) => {
+      const input: unknown = dataset.value;
+      if (!isPlainObject(input)) return;
+      for (const [key, when, message] of clauses) {
+        if (input[key] === undefined && when(input)) {
+          addIssue({ message, path: [{ type: 'object', origin: 'key', input, key, value: undefined }] });
+        }
+      }
+    }),
+  );

@@ -1,0 +1,13 @@
+// identity.schema.json `spec` (spec §5.1) — identical in 0.2.0 and 0.3.0.
+import * as v from 'valibot';
+import { nonEmpty, str, strList, strict, stringMap } from './helpers.ts';
+
+export const AUTONOMY = ['observer', 'supervised', 'autonomous'] as const;
+
+export const identitySpec = strict({
+  personality: nonEmpty,
+  context_files: v.optional(stringMap),
+  locale: v.optional(str),
+  capabilities: v.optional(strList),
+  autonomy: v.optional(v.picklist(AUTONOMY)),
+});

@@ -1,0 +1,119 @@
+// Parsing one YAML or JSON document with positions, so every issue can say file:line:col.
+// JSON is read by the YAML parser too (YAML 1.2 is a JSON superset), which gives JSON the same positions.
+import { isMap, isSeq, isScalar, LineCounter, parseDocument, type Node } from 'yaml';
+import { exceedsDepth } from '../protocol/depth.ts';
+import type { PathSegment, RawIssue, SourcePosition } from './issues.ts';
+
+export const MAX_SOURCE_BYTES = 8 * 1024 * 1024;
+export const MAX_SOURCE_DEPTH = 64;
+
+export interface ParsedSource {
+  file: string;
+  value: unknown;
+  /** Position of the node at `segments`, or of its closest existing ancestor. */
+  locate(segments: readonly PathSegment[]): SourcePosition | undefined;
+}
+
+export type ParseResult = { ok: true; source: ParsedSource } | { ok: false; issue: RawIssue & { pos?: SourcePosition } };
+
+const fail = (file: string, message: string, rule: string, pos?: SourcePosition): ParseResult => ({
+  ok: false,
+  issue: { file, segments: [], message, rule, pos },
+});
+
+export function parseSource(file: string, bytes: Uint8Array): ParseResult {
+  if (bytes.length > MAX_SOURCE_BYTES) {
+    return fail(file, `file is ${bytes.length} bytes; manifests are limited to ${MAX_SOURCE_BYTES} bytes`, 'file-too-large');
+  }
+  if (bytes.includes(0)) return fail(file, 'file is binary (contains NUL bytes), expected YAML or JSON text', 'not-text');
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return fail(file, 'file is not valid UTF-8 text, expected YAML or JSON', 'not-text');
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const depth = flowDepth(text);
+  if (depth > MAX_SOURCE_DEPTH) {
+    return fail(file, `document nests deeper than ${MAX_SOURCE_DEPTH} levels`, 'too-deep');
+  }
+  const lc = new LineCounter();
+  let doc;
+  try {
+    doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false });
+  } catch (e) {
+    const msg = e instanceof RangeError ? `document nests too deeply to parse` : `cannot parse: ${(e as Error).message}`;
+    return fail(file, msg, e instanceof RangeError ? 'too-deep' : 'syntax');
+  }
+  const toPos = (offset: number): SourcePosition => {
+    const p = lc.linePos(offset);
+    return { line: p.line, col: p.col };
+  };
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0];
+    const msg = e.message.split('\n')[0];
+    if (/call stack/i.test(msg)) return fail(file, 'document nests too deeply to parse', 'too-deep');
+    return fail(file, `YAML syntax error: ${msg}`, 'syntax', toPos(e.pos[0]));
+  }
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    const msg = e instanceof RangeError ? 'document nests too deeply to read' : (e as Error).message;
+    return fail(file, msg, e instanceof RangeError ? 'too-deep' : 'syntax');
+  }
+  if (exceedsDepth(value, MAX_SOURCE_DEPTH)) {
+    return fail(file, `document nests deeper than ${MAX_SOURCE_DEPTH} levels`, 'too-deep');
+  }
+  const locate = (segments: readonly PathSegment[]): SourcePosition | undefined => {
+    let node: Node | null | undefined = doc.contents as Node | null;
+    let best: SourcePosition | undefined = node?.range ? toPos(node.range[0]) : undefined;
+    for (const seg of segments) {
+      if (isMap(node)) {
+        const pair = node.items.find((it) => (isScalar(it.key) ? it.key.value : it.key) === seg);
+        if (!pair) break;
+        const keyNode = pair.key as Node | null;
+        if (keyNode?.range) best = toPos(keyNode.range[0]);
+        node = pair.value as Node | null;
+        // Point at the value when there is one on a later segment; the key otherwise.
+      } else if (isSeq(node) && typeof seg === 'number') {
+        const item = node.items[seg] as Node | undefined;
+        if (!item) break;
+        if (item.range) best = toPos(item.range[0]);
+        node = item;
+      } else break;
+    }
+    return best;
+  };
+  return { ok: true, source: { file, value, locate } };
+}
+
+/**
+ * Upper bound of flow-collection nesting ([ and { outside quotes) and of "- - -" block sequences on
+ * one line. Cheap pre-check so a hostile 100,000-level document never reaches the recursive parser.
+ */
+function flowDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let quote = '';
+  let lineSeq = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quote) {
+      if (ch === '\\' && quote === '"') i++;
+      else if (ch === quote) quote = '';
+      continue;
+    }
+    // A quote opens a scalar only where YAML allows one to start; an apostrophe inside plain text does not.
+    if ((ch === '"' || ch === "'") && /^$|[\s:[{,]$/.test(text[i - 1] ?? '')) quote = ch;
+    else if (ch === '[' || ch === '{') max = Math.max(max, ++depth);
+    else if (ch === ']' || ch === '}') depth = Math.max(0, depth - 1);
+    else if (ch === '\n') lineSeq = 0;
+    else if (ch === '-' && (text[i + 1] === ' ' || text[i + 1] === '\t')) max = Math.max(max, depth + ++lineSeq);
+    else if (ch === '#' && depth === 0) {
+      while (i < text.length && text[i] !== '\n') i++;
+      lineSeq = 0;
+    }
+  }
+  return max;
+}

@@ -1,0 +1,40 @@
+// Builds the CLI environment from `process`: the only place (with the entry points) that touches it.
+import { readFile } from 'node:fs/promises';
+import { createFsReader } from '../src/node/fs-reader.ts';
+import { systemClock } from '../src/node/clock.ts';
+import type { CliEnv } from '../src/cli/env.ts';
+import { main } from '../src/cli/main.ts';
+
+declare const __CLAW_VERSION__: string;
+
+export function processEnv(): CliEnv {
+  return {
+    argv: process.argv.slice(2),
+    cwd: process.cwd(),
+    env: process.env,
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    reader: createFsReader(),
+    clock: systemClock,
+    readText: (p) => readFile(p, 'utf8'),
+    onSignal: (sig, fn) => {
+      process.on(sig, fn);
+    },
+    version: typeof __CLAW_VERSION__ === 'string' ? __CLAW_VERSION__ : '0.0.0-dev',
+  };
+}
+
+/** Run the CLI and exit with its code once output has been handed to the OS. */
+export async function runProcess(): Promise<void> {
+  // Nothing may crash the runtime silently: log and keep the exit code honest.
+  process.on('uncaughtException', (err) => {
+    process.stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), level: 'error', msg: 'uncaught exception', error: String(err?.stack ?? err) })}\n`);
+    process.exitCode = 1;
+  });
+  const code = await main(processEnv());
+  process.exitCode = code;
+  // Let pending writes drain; if some handle keeps the loop alive, exit anyway shortly after.
+  setTimeout(() => process.exit(code), 1000).unref();
+}
+
