@@ -43,11 +43,29 @@ await build({
   logLevel: 'warning',
 });
 const uvu = join(root, 'node_modules', 'uvu', 'bin.js');
+// uvu prints Total/Passed/Skipped per run; we add them up into one closing line, the plain
+// "N passed, N failed" form CI reads.
+const totals = { passed: 0, failed: 0, skipped: 0 };
 let failed = false;
-for (const d of dirs) {
+for (const d of dirs.filter((x) => entries.some((e) => e.startsWith(join(root, 'test', x) + '/')))) {
   const dir = relative(root, join(outdir, d));
-  const args = [uvu, dir, '.test.mjs$', '-i', 'helpers'];
-  const r = spawnSync(process.execPath, ['--enable-source-maps', ...args], { stdio: 'inherit', cwd: root });
-  if (r.status !== 0) failed = true;
+  const r = spawnSync(process.execPath, ['--enable-source-maps', uvu, dir, '.test.mjs$', '-i', 'helpers'], {
+    cwd: root,
+    stdio: ['inherit', 'pipe', 'inherit'],
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  process.stdout.write(r.stdout ?? '');
+  const text = (r.stdout ?? '').replace(/\x1b\[[0-9;]*m/g, '');
+  const num = (label) => Number(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  const total = num('Total');
+  totals.passed += num('Passed');
+  totals.skipped += num('Skipped');
+  totals.failed += Math.max(0, total - num('Passed') - num('Skipped'));
+  if (r.status !== 0) {
+    failed = true;
+    if (total === 0) totals.failed += 1; // a suite that crashed before reporting counts as a failure
+  }
 }
+console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(failed ? 1 : 0);

@@ -5,7 +5,7 @@
 // are checked by the loader, not here. The rules, by id:
 //
 //   providers-required            §5.2   at least one Provider after glob expansion
-//   provider-secret-ref           §5.2   auth.secret_ref unless auth.type none          (schema overlap)
+//   provider-secret-ref           §5.2   auth.secret_ref present but blank (missing: the schema's if/then)
 //   provider-fallback-self        §5.2   fallback[].provider_ref names the provider itself
 //   provider-fallback-cycle       §5.2   fallback chain loops through other providers
 //   channel-access-control-field  §5.3   access_control field of another mode present (TV-L3-04/05)
@@ -14,42 +14,29 @@
 //   tool-mcp-uri-reserved         §5.4   mcp_source.uri uses the reserved mcp:// scheme
 //   tool-composite-cycle          §5.4   composite tool → skill → ... → same composite tool
 //   memory-store-name-duplicate   §5.6   two stores with one name
-//   policy-rules-empty            §5.9   rules missing or empty                         (schema overlap)
 //   policy-rule-id-duplicate      §5.9   rule id repeated within or across policies
 //   telemetry-exporter-endpoint   §5.11  otlp/webhook exporter without endpoint
 //   telemetry-exporter-path       §5.11  file/sqlite exporter without path
-//   telemetry-sampling-rate       §5.11  sampling.rate outside [0, 1]                    (schema overlap)
 //
 // References (sandbox_ref, policy_ref, skill_ref, tools_required[], world_model_ref,
 // memory_ref, constraints.policy_ref, backend.ref, embedding.provider_ref, fallback[].provider_ref,
 // agents[].provider_ref, agents[].identity_ref) report one of, with the referring rule's section
 // (or §7 for a malformed URI):
 //   ref-invalid-uri  ref-invalid-name  ref-wrong-kind  ref-not-local  ref-unresolved  ref-version-mismatch
-import type { RawIssue } from './issues';
-import type { ResolvedManifest } from './resolved';
-import { checkChannels } from './checks/channels';
-import { Checker } from './checks/context';
-import { checkMemory, checkWorldModels } from './checks/memory';
-import { checkPolicies } from './checks/policies';
-import { checkProviders } from './checks/providers';
-import { checkSwarm } from './checks/swarm';
-import { checkTelemetry } from './checks/telemetry';
-import { checkSkills, checkTools } from './checks/tools';
+import type { RawIssue } from './issues.ts';
+import type { ResolvedManifest } from './resolved.ts';
+import { checkChannels } from './checks/channels.ts';
+import { Checker } from './checks/context.ts';
+import { checkMemory, checkWorldModels } from './checks/memory.ts';
+import { checkPolicies } from './checks/policies.ts';
+import { checkProviders } from './checks/providers.ts';
+import { checkSwarm } from './checks/swarm.ts';
+import { checkTelemetry } from './checks/telemetry.ts';
+import { checkSkills, checkTools } from './checks/tools.ts';
 
-/**
- * Rules whose failures the official per-primitive JSON schemas also catch for file-based
- * documents (kept because the inline shapes in claw.schema.json are looser, and because the
- * brief asks for them). A loader whose schema pass already enforces them can drop these ids to
- * avoid reporting one fault twice.
- */
-export const SCHEMA_OVERLAP_RULES: ReadonlySet<string> = new Set([
-  'provider-secret-ref',
-  'policy-rules-empty',
-  'telemetry-sampling-rate',
-]);
-
-export function crossCheck(m: ResolvedManifest): RawIssue[] {
-  const c = new Checker(m);
+/** `standalone`: `m` holds one primitive checked on its own; references get a syntax check only. */
+export function crossCheck(m: ResolvedManifest, opts: { standalone?: boolean } = {}): RawIssue[] {
+  const c = new Checker(m, opts.standalone);
   checkProviders(c);
   checkChannels(c);
   checkTools(c);

@@ -5,7 +5,7 @@
 //   schema  = the `default` keyword (or "Default: ..." description) in /spec/schema/*.schema.json
 // A default is only written where the field is absent (`undefined`); present values, even wrong
 // ones, are left for the schema and the cross-checks to report.
-import type { ResolvedManifest, ResolvedPrimitive } from './resolved';
+import type { ResolvedManifest, ResolvedPrimitive } from './resolved.ts';
 
 type Obj = Record<string, any>;
 

@@ -48,6 +48,15 @@ class Load {
       section: r.section,
       rule: r.rule,
     }));
+    // Group by file (in the order files were first reported), then by position: reads like a compiler.
+    const fileOrder = new Map<string, number>();
+    for (const i of issues) if (!fileOrder.has(i.file)) fileOrder.set(i.file, fileOrder.size);
+    const key = (i: ManifestIssue) => [fileOrder.get(i.file)!, i.pos?.line ?? 0, i.pos?.col ?? 0];
+    issues.sort((x, y) => {
+      const a = key(x);
+      const b = key(y);
+      return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+    });
     return issues.length > 0 ? { issues } : { manifest, issues };
   }
 
@@ -100,9 +109,12 @@ class Load {
       this.issue(src.file, ['kind'], 'WorldModel exists from CKP 0.3.0 on; declare claw: "0.3.0"', 'kind', '§5.7');
       return undefined;
     }
-    const before = this.raw.length;
-    this.raw.push(...schemaIssues(documentSchema(g.gen, kind), doc, { file: src.file, prefix: [], section: SPEC_SECTION[kind as DocumentKind] }));
-    return { gen: g.gen, kind, ok: this.raw.length === before };
+    let issues = schemaIssues(documentSchema(g.gen, kind), doc, { file: src.file, prefix: [], section: SPEC_SECTION[kind as DocumentKind] });
+    // Inline primitives inside a Claw are validated on their own against their kind's full schema
+    // (stricter than the root schema's sketch of them), so the root's view of them would repeat it.
+    if (kind === 'Claw') issues = issues.filter((i) => !i.segments.includes('inline'));
+    this.raw.push(...issues);
+    return { gen: g.gen, kind, ok: issues.length === 0 };
   }
 
   async root(src: ParsedSource, baseDir: string, defaultClaw?: string): Promise<ResolvedManifest | undefined> {
@@ -143,11 +155,13 @@ class Load {
       if (slot.many) (m as any)[slot.field] = found;
       else if (found[0]) (m as any)[slot.field] = found[0];
     }
-    if (!m.identity) return undefined; // already reported by the schema (spec.identity is REQUIRED)
+    // A missing or unreadable identity is already reported; cross-checks still run on the rest.
+    const complete = m.identity !== undefined;
+    if (!complete) m.identity = { kind: 'Identity', name: manifestName, labels: {}, annotations: {}, spec: {}, origin: { file: src.file, specPath: ['spec', 'identity'] } };
     this.checkCollisions(m);
     applyDefaults(m);
     this.raw.push(...crossCheck(m));
-    return m;
+    return complete ? m : undefined;
   }
 
   private async entry(
@@ -174,9 +188,9 @@ class Load {
         // Runtime profile §2: identity takes the Claw's name; array items (and single slots) `{kind}-{index}`.
         name = slot.kind === 'Identity' ? c.manifestName : `${URI_KIND[slot.kind]}-${c.index}`;
       }
-      const before = this.raw.length;
+      // Kept even when its spec has issues (already reported): its name still resolves references,
+      // so one run reports a broken tool once instead of again at every skill that needs it.
       this.raw.push(...schemaIssues(specSchema(c.gen, slot.kind), spec, { file: c.src.file, prefix: at, section }));
-      if (this.raw.length !== before) return [];
       return [{ kind: slot.kind, name, version: c.version, labels: {}, annotations: {}, spec, origin: { file: c.src.file, specPath: at } }];
     }
     if (typeof entry !== 'string' || entry === '') return []; // the root schema reports the wrong type
@@ -228,12 +242,13 @@ class Load {
 
   private primitiveFromSource(slot: Slot, src: ParsedSource, c: { gen: SchemaGeneration; version?: string }): ResolvedPrimitive[] {
     const checked = this.checkDocument(src, slot.kind);
-    if (!checked?.ok) return [];
+    // A document of the right kind with schema issues (reported) still declares its name.
+    const doc = src.value as Record<string, any>;
+    if (!checked || typeof doc.metadata?.name !== 'string') return [];
     if (checked.gen !== c.gen) {
       this.issue(src.file, ['claw'], `this file is CKP ${checked.gen}.x but the manifest is ${c.gen}.x; use one generation`, 'version-mix', '§1.5');
       return [];
     }
-    const doc = src.value as Record<string, any>;
     const meta = doc.metadata as Record<string, any>;
     return [
       {
@@ -242,10 +257,31 @@ class Load {
         version: meta.version ?? c.version, // spec §6.1: inherits the Claw's metadata.version
         labels: meta.labels ?? {},
         annotations: meta.annotations ?? {},
-        spec: doc.spec,
+        spec: isObject(doc.spec) ? doc.spec : {},
         origin: { file: src.file, specPath: ['spec'] },
       },
     ];
+  }
+
+  /** The rules of one primitive that need no other document (modes, exporter fields, cycles within it). */
+  standalone(src: ParsedSource, kind: PrimitiveKind, gen: SchemaGeneration): void {
+    const doc = src.value as Record<string, any>;
+    const slot = SLOTS.find((s) => s.kind === kind)!;
+    const p: ResolvedPrimitive = {
+      kind,
+      name: typeof doc.metadata?.name === 'string' ? doc.metadata.name : kind.toLowerCase(),
+      version: doc.metadata?.version,
+      labels: {},
+      annotations: {},
+      spec: isObject(doc.spec) ? doc.spec : {},
+      origin: { file: src.file, specPath: ['spec'] },
+    };
+    const m: ResolvedManifest = {
+      generation: gen, claw: String(doc.claw), file: src.file, name: p.name, labels: {}, annotations: {},
+      identity: p, providers: [], channels: [], tools: [], skills: [], worldModels: [], policies: [],
+    };
+    (m as any)[slot.field] = slot.many ? [p] : p;
+    this.raw.push(...crossCheck(m, { standalone: true }));
   }
 
   /** Runtime profile §2: two primitives of one kind with one name is an error at INIT. */
@@ -303,5 +339,6 @@ export async function validateFile(path: string, opts: LoadOptions): Promise<Loa
     return { ...l.finish(m), kind };
   }
   const checked = l.checkDocument(src);
+  if (checked && checked.kind !== 'Claw') l.standalone(src, checked.kind, checked.gen);
   return { ...l.finish(), kind: checked?.kind };
 }

@@ -3,11 +3,11 @@
 // A ref is either a plain primitive name or a claw:// URI (spec §7): a canonical local URI
 // (`claw://local/{kind}/{name}[@{version}]`) or an alias (`claw://{kind}/{name}`). Registry URIs
 // name something outside the manifest, so they never resolve to a declared primitive here.
-import type { PrimitiveKind } from './kinds';
-import { URI_KIND } from './kinds';
-import type { ResolvedManifest, ResolvedPrimitive } from './resolved';
-import type { ClawUri } from './uri';
-import { checkName, isClawUri, parseClawUri } from './uri';
+import type { PrimitiveKind } from './kinds.ts';
+import { URI_KIND } from './kinds.ts';
+import type { ResolvedManifest, ResolvedPrimitive } from './resolved.ts';
+import type { ClawUri } from './uri.ts';
+import { checkName, isClawUri, parseClawUri } from './uri.ts';
 
 /** Why a ref did not resolve; `ref-${failure}` is the issue rule id used by the cross-checks. */
 export type RefFailure =

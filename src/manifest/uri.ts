@@ -18,8 +18,8 @@
 // (and URI schemes are case-insensitive per RFC 3986 §3.1), so `CLAW://Local/Tool/x` conforms;
 // the canonical form lower-cases those literals. name, namespace and version are kept verbatim
 // (primitive names are case-sensitive).
-import type { PrimitiveKind } from './kinds';
-import { PRIMITIVE_KINDS, URI_KIND } from './kinds';
+import type { PrimitiveKind } from './kinds.ts';
+import { PRIMITIVE_KINDS, URI_KIND } from './kinds.ts';
 
 export type ClawUri =
   | {

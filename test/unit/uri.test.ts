@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isClawUri, isValidName, parseClawUri, primitiveKindOf, URI_KINDS } from '../../src/manifest/uri';
-import { PRIMITIVE_KINDS, URI_KIND } from '../../src/manifest/kinds';
+import { isClawUri, isValidName, parseClawUri, primitiveKindOf, URI_KINDS } from '../../src/manifest/uri.ts';
+import { PRIMITIVE_KINDS, URI_KIND } from '../../src/manifest/kinds.ts';
 
 const n63 = 'a'.repeat(63);
 const n64 = 'a'.repeat(64);

@@ -1,6 +1,6 @@
 // Channel rules, spec §5.3.
-import type { Checker } from './context';
-import { describe, isObj, specOf } from './context';
+import type { Checker } from './context.ts';
+import { describe, isObj, specOf } from './context.ts';
 
 const S = '§5.3';
 

@@ -1,11 +1,12 @@
 // Shared plumbing for the cross-checks: an issue sink that points into a primitive's document,
 // and ref checking that turns a failed resolution into one issue.
-import type { PathSegment, RawIssue } from '../issues';
-import { formatPath } from '../issues';
-import type { PrimitiveKind } from '../kinds';
-import type { ResolvedManifest, ResolvedPrimitive } from '../resolved';
-import type { RefFailure } from '../refs';
-import { parseRef, resolveRef } from '../refs';
+import type { PathSegment, RawIssue } from '../issues.ts';
+import { formatPath } from '../issues.ts';
+import type { PrimitiveKind } from '../kinds.ts';
+import type { ResolvedManifest, ResolvedPrimitive } from '../resolved.ts';
+import type { RefFailure } from '../refs.ts';
+import { parseRef, resolveRef } from '../refs.ts';
+import { isClawUri } from '../uri.ts';
 
 export type Obj = Record<string, any>;
 
@@ -20,13 +21,25 @@ export function refRule(failure: RefFailure): string {
 }
 
 export interface RefCheckOptions {
-  /** Do not report `unresolved` (the caller knows the name may be provided at runtime). */
-  tolerateUnresolved?: boolean;
+  /**
+   * Do not report a plain (non-URI) ref that names no declared primitive, or that is not a CKP
+   * name at all: the caller knows such names may be provided at runtime (e.g. MCP tool names like
+   * `read_file`). claw:// URIs are always checked.
+   */
+  tolerateUnknownPlainName?: boolean;
 }
 
 export class Checker {
   readonly issues: RawIssue[] = [];
-  constructor(readonly m: ResolvedManifest) {}
+  /**
+   * `standalone`: checking one primitive document on its own (`claw validate tool.yaml`). Its
+   * references point at documents we don't have, so they get a syntax check only, and rules about
+   * the manifest as a whole are skipped.
+   */
+  constructor(
+    readonly m: ResolvedManifest,
+    readonly standalone = false,
+  ) {}
 
   /** Report an issue at `rel` (relative to the primitive's `spec`) inside primitive `p`. */
   report(p: ResolvedPrimitive, rel: PathSegment[], rule: string, section: string, message: string): void {
@@ -35,6 +48,7 @@ export class Checker {
 
   /** Report an issue on the root manifest itself (`segments` are absolute there). */
   reportManifest(segments: PathSegment[], rule: string, section: string, message: string): void {
+    if (this.standalone) return;
     this.issues.push({ file: this.m.file, segments, rule, section, message });
   }
 
@@ -53,9 +67,13 @@ export class Checker {
     opts: RefCheckOptions = {},
   ): ResolvedPrimitive | undefined {
     if (typeof value !== 'string') return undefined;
+    if (this.standalone) {
+      this.refSyntax(owner, rel, kind, value, section);
+      return undefined;
+    }
     const r = resolveRef(this.m, kind, value);
     if (r.ok) return r.primitive;
-    if (r.failure === 'unresolved' && opts.tolerateUnresolved) return undefined;
+    if (opts.tolerateUnknownPlainName && !isClawUri(value) && (r.failure === 'unresolved' || r.failure === 'invalid-name')) return undefined;
     this.report(
       owner,
       rel,

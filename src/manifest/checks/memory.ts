@@ -1,6 +1,6 @@
 // Memory rules (spec §5.6) and WorldModel rules (spec §5.7).
-import type { Checker } from './context';
-import { describe, isObj, specOf } from './context';
+import type { Checker } from './context.ts';
+import { describe, isObj, specOf } from './context.ts';
 
 const MEMORY = '§5.6';
 const WORLD = '§5.7';

@@ -1,7 +1,7 @@
 // Provider rules, spec §5.2.
-import { resolveRef } from '../refs';
-import type { Checker } from './context';
-import { describe, findCycles, isBlank, isObj, specOf } from './context';
+import { resolveRef } from '../refs.ts';
+import type { Checker } from './context.ts';
+import { describe, findCycles, isBlank, isObj, specOf } from './context.ts';
 
 const S = '§5.2';
 
@@ -18,12 +18,11 @@ export function checkProviders(c: Checker): void {
     const spec = specOf(p);
     if (!spec) continue;
 
-    // "When auth.type is not none, auth.secret_ref MUST be present." provider.schema.json has the
-    // same if/then, but the inline-provider shape in claw.schema.json only requires auth.type, and
-    // a blank secret_ref passes minLength 1 while naming no secret.
-    if (isObj(spec.auth) && spec.auth.type !== 'none' && isBlank(spec.auth.secret_ref)) {
-      const t = typeof spec.auth.type === 'string' ? `'${spec.auth.type}'` : '(missing)';
-      c.report(p, ['auth', 'secret_ref'], 'provider-secret-ref', S, `${describe(p)}: auth.secret_ref is required when auth.type is ${t}; only auth.type 'none' needs no secret`);
+    // "When auth.type is not none, auth.secret_ref MUST be present." The Provider schema (applied to
+    // every provider, inline ones included) catches a missing one; a whitespace-only secret_ref
+    // passes its minLength 1 while naming no secret, so that case is ours.
+    if (isObj(spec.auth) && spec.auth.type !== 'none' && typeof spec.auth.secret_ref === 'string' && isBlank(spec.auth.secret_ref)) {
+      c.report(p, ['auth', 'secret_ref'], 'provider-secret-ref', S, `${describe(p)}: auth.secret_ref is blank; it must name a secret when auth.type is '${spec.auth.type}'`);
     }
 
     if (Array.isArray(spec.fallback)) {

@@ -1,6 +1,6 @@
 // Swarm rules, spec §5.10.
-import type { Checker } from './context';
-import { isObj, specOf } from './context';
+import type { Checker } from './context.ts';
+import { isObj, specOf } from './context.ts';
 
 const S = '§5.10';
 

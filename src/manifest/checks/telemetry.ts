@@ -1,6 +1,6 @@
 // Telemetry rules, spec §5.11.
-import type { Checker } from './context';
-import { describe, isBlank, isObj, specOf } from './context';
+import type { Checker } from './context.ts';
+import { describe, isBlank, isObj, specOf } from './context.ts';
 
 const S = '§5.11';
 
@@ -29,13 +29,5 @@ export function checkTelemetry(c: Checker): void {
       }
     });
   }
-
-  // "sampling.rate MUST be a number in the range 0.0 to 1.0 inclusive. Values outside this range
-  // MUST be rejected." (also the schema's minimum/maximum; the negated test also rejects NaN).
-  if (isObj(spec.sampling) && typeof spec.sampling.rate === 'number') {
-    const rate = spec.sampling.rate;
-    if (!(rate >= 0 && rate <= 1)) {
-      c.report(t, ['sampling', 'rate'], 'telemetry-sampling-rate', S, `${describe(t)}: sampling.rate must be between 0.0 and 1.0 inclusive, got ${rate}`);
-    }
-  }
+  // sampling.rate in [0, 1] is the schema's minimum/maximum, applied before cross-checks.
 }

@@ -1,8 +1,8 @@
 // Tool rules (spec §5.4) and Skill rules (spec §5.5, §6), which reference each other.
-import { resolveRef } from '../refs';
-import type { ResolvedPrimitive } from '../resolved';
-import type { Checker } from './context';
-import { describe, findCycles, isObj, specOf } from './context';
+import { resolveRef } from '../refs.ts';
+import type { ResolvedPrimitive } from '../resolved.ts';
+import type { Checker } from './context.ts';
+import { describe, findCycles, isObj, specOf } from './context.ts';
 
 const TOOL = '§5.4';
 const SKILL = '§5.5';
@@ -50,10 +50,11 @@ export function checkSkills(c: Checker): void {
 
     // tools_required names the Tools the skill composes (§5.5, §4.2 "Skill composes → Tool[]").
     // A plain name that matches no declared Tool is tolerated when the manifest bridges a whole MCP
-    // server: that server may provide it, and its tool list is unknowable before tools/list.
+    // server: that server may provide it (MCP tool names such as `read_file` need not even be CKP
+    // names), and its tool list is unknowable before tools/list. claw:// URIs stay strict.
     if (Array.isArray(spec.tools_required)) {
       spec.tools_required.forEach((ref: unknown, i: number) => {
-        c.ref(s, ['tools_required', i], 'Tool', ref, SKILL, { tolerateUnresolved: bridges });
+        c.ref(s, ['tools_required', i], 'Tool', ref, SKILL, { tolerateUnknownPlainName: bridges });
       });
     }
 

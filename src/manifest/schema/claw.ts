@@ -29,8 +29,9 @@ const inlineIdentity = loose({
   }),
 });
 
-// Looser than provider.schema.json on purpose (it is the official claw.schema.json): unknown keys
-// allowed, secret_ref not required, hints/limits/retry/fallback unshaped.
+// claw.schema.json's inline provider is looser than provider.schema.json (unknown keys allowed,
+// secret_ref never required, hints/limits/retry/fallback unshaped): mirrored as-is. The loader's
+// specSchema('Provider') pass applies the full rules.
 const inlineProvider = loose({
   inline: loose({
     name: v.optional(str),

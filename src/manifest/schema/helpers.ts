@@ -7,7 +7,7 @@
 //   if: ... then: { required: [...] }             → requiring(schema, [[key, when, message], ...])
 //
 // Valibot's object and record schemas accept arrays (they only test `typeof === 'object'`), while
-// JSON Schema's `type: object` does not, so every object schema is gated by `objectType` first.
+// JSON Schema's `type: object` does not, so every object schema is gated by `anyObject` first.
 import * as v from 'valibot';
 
 /** JSON Schema `type: object`: a non-null, non-array object. */
@@ -40,7 +40,7 @@ export const str = v.string();
 export const bool = v.boolean();
 export const strList = v.array(str);
 
-/** `type: string` + `minLength: 1` (one code point = at least one UTF-16 unit, so lengths agree). */
+/** `type: string` + `minLength: 1`. (JSON Schema counts code points, valibot UTF-16 units: same for 1.) */
 export const nonEmpty = v.pipe(v.string(), v.minLength(1, 'must not be empty'));
 
 /** `type: integer` + `minimum`. */

@@ -73,14 +73,20 @@ const SPECS: Record<SchemaGeneration, Record<PrimitiveKind, v.GenericSchema>> = 
   '0.3': { ...common, Skill: skillSpec03, Memory: memorySpec03, WorldModel: worldModelSpec, Telemetry: telemetrySpec03 },
 };
 
-/** Just the `spec` object of a primitive (used to validate inline primitives, spec §6.1). */
+/**
+ * Just the `spec` object of a primitive (used to validate inline primitives, spec §6.1).
+ * `('0.2', 'WorldModel')` gives a schema that rejects everything with a clear message.
+ */
 export function specSchema(gen: SchemaGeneration, kind: PrimitiveKind): v.GenericSchema {
   return SPECS[gen][kind];
 }
 
 const documents = new Map<string, v.GenericSchema>();
 
-/** Whole document `{claw, kind, metadata, spec}` for a primitive or the root Claw manifest. */
+/**
+ * Whole document `{claw, kind, metadata, spec}` for a primitive or the root Claw manifest.
+ * `claw` accepts any `0.2.x` / `0.3.x` of `gen`. `('0.2', 'WorldModel')` rejects with an issue on `kind`.
+ */
 export function documentSchema(gen: SchemaGeneration, kind: DocumentKind): v.GenericSchema {
   const key = `${gen}/${kind}`;
   let schema = documents.get(key);

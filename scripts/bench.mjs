@@ -1,0 +1,481 @@
+#!/usr/bin/env node
+// claw-edge benchmark: `claw run <manifest>` against a bare Node NDJSON JSON-RPC process
+// (scripts/bench/bare.mjs) doing the same stdio I/O. Both are started with process.execPath,
+// the same node flags, the same argv after the script, the same cwd and environment.
+//
+//   1. cold start   spawn → claw.initialize reply line (median, p90; ratio of medians)
+//   2. RSS at READY VmRSS of the child right after its initialize reply (median; ratio)
+//   3. throughput   after initialize, N pipelined claw.status requests written at once →
+//                   time until all N replies arrived (req/s; ratio claw/bare, higher is better)
+//
+// Usage: node scripts/bench.mjs [--quick] [--json] [--breakdown]
+//          [--runs=N] [--requests=N] [--tput-runs=N] [--timeout=S] [--node-flags="..."]
+//   --quick      fewer iterations (smoke run)
+//   --json       print only the one-line JSON summary on stdout (progress still on stderr)
+//   --breakdown  also time spawn→exit of `node -e ""`, bare.mjs and `claw --version`
+// Requires a built dist/claw.mjs (`npm run build`). Node 18+, node: built-ins only.
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir, cpus, arch, platform } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const CLAW = join(ROOT, 'dist', 'claw.mjs');
+const BARE = join(ROOT, 'scripts', 'bench', 'bare.mjs');
+const EXAMPLE = join(ROOT, 'examples', 'minimal', 'claw.yaml');
+const TARGETS = { coldStart: 1.1, rss: 1.1 };
+
+// ---------- options ----------
+function parseOptions(argv) {
+  const o = { quick: false, json: false, breakdown: false, values: {} };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--quick') o.quick = true;
+    else if (a === '--json') o.json = true;
+    else if (a === '--breakdown') o.breakdown = true;
+    else if (a === '--help' || a === '-h') {
+      process.stdout.write(
+        'usage: node scripts/bench.mjs [--quick] [--json] [--breakdown] [--runs=N] [--requests=N] [--tput-runs=N] [--timeout=S] [--node-flags="..."]\n',
+      );
+      process.exit(0);
+    } else {
+      const m = /^--(runs|requests|tput-runs|timeout|node-flags)(?:=(.*))?$/.exec(a);
+      if (!m) {
+        process.stderr.write(`bench: unknown argument ${a}\n`);
+        process.exit(2);
+      }
+      o.values[m[1]] = m[2] ?? argv[++i];
+    }
+  }
+  const num = (k, d) => {
+    if (o.values[k] === undefined) return d;
+    const n = Number(o.values[k]);
+    if (!Number.isFinite(n) || n <= 0) {
+      process.stderr.write(`bench: --${k} must be a positive number\n`);
+      process.exit(2);
+    }
+    return Math.floor(n);
+  };
+  return {
+    quick: o.quick,
+    json: o.json,
+    breakdown: o.breakdown,
+    runs: num('runs', o.quick ? 5 : 20),
+    requests: num('requests', o.quick ? 5000 : 20000),
+    tputRuns: num('tput-runs', o.quick ? 2 : 5),
+    timeoutS: num('timeout', o.quick ? 60 : 240),
+    nodeFlags: (o.values['node-flags'] ?? '').split(/\s+/).filter(Boolean),
+  };
+}
+const opt = parseOptions(process.argv.slice(2));
+const progress = (s) => process.stderr.write(`bench: ${s}\n`);
+
+// ---------- child bookkeeping: nothing may outlive the bench ----------
+const live = new Set();
+function killAll() {
+  for (const c of live) {
+    try {
+      c.kill('SIGKILL');
+    } catch {}
+  }
+  live.clear();
+}
+process.on('exit', killAll);
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    killAll();
+    process.stderr.write(`bench: interrupted (${sig})\n`);
+    process.exit(130);
+  });
+}
+const globalTimer = setTimeout(() => {
+  process.stderr.write(`bench: global timeout of ${opt.timeoutS}s reached, killing children\n`);
+  killAll();
+  process.exit(1);
+}, opt.timeoutS * 1000);
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A spawned child speaking NDJSON: counts reply lines as they arrive (cheap), parses later. */
+class Proc {
+  constructor(kind, argv, { cwd, env }) {
+    this.kind = kind;
+    this.chunks = [];
+    this.lines = 0;
+    this.waiter = null;
+    this.stderrTail = '';
+    this.exitInfo = null;
+    this.t0 = performance.now();
+    const child = spawn(process.execPath, argv, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = child;
+    live.add(child);
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.exitInfo = { code, signal, at: performance.now() };
+        live.delete(child);
+        this.fail(new Error(`${kind} exited early (code ${code}, signal ${signal}); stderr: ${this.stderrTail.slice(-1500)}`));
+        resolve(this.exitInfo);
+      });
+    });
+    child.once('error', (e) => this.fail(e));
+    child.stdin.on('error', () => {}); // EPIPE if the child died: reported through 'exit'
+    child.stderr.on('data', (d) => {
+      this.stderrTail = (this.stderrTail + d).slice(-4000);
+    });
+    child.stdout.on('data', (chunk) => {
+      this.chunks.push(chunk);
+      let i = -1;
+      while ((i = chunk.indexOf(10, i + 1)) !== -1) this.lines++;
+      if (this.waiter && this.lines >= this.waiter.n) {
+        const w = this.waiter;
+        this.waiter = null;
+        clearTimeout(w.timer);
+        w.resolve(performance.now());
+      }
+    });
+  }
+  get pid() {
+    return this.child.pid;
+  }
+  fail(err) {
+    if (!this.waiter) return;
+    const w = this.waiter;
+    this.waiter = null;
+    clearTimeout(w.timer);
+    w.reject(err);
+  }
+  /** Resolves with performance.now() at the moment the n-th reply line (since reset) arrived. */
+  waitLines(n, timeoutMs) {
+    if (this.lines >= n) return Promise.resolve(performance.now());
+    if (this.exitInfo) return Promise.reject(new Error(`${this.kind} already exited; stderr: ${this.stderrTail.slice(-1500)}`));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiter = null;
+        reject(new Error(`${this.kind}: timed out after ${timeoutMs} ms with ${this.lines}/${n} reply lines; stderr: ${this.stderrTail.slice(-1500)}`));
+      }, timeoutMs);
+      this.waiter = { n, resolve, reject, timer };
+    });
+  }
+  /** The complete lines received so far (and forget them). */
+  takeLines() {
+    const text = Buffer.concat(this.chunks).toString('utf8');
+    this.chunks = [];
+    this.lines = 0;
+    const parts = text.split('\n');
+    const rest = parts.pop();
+    if (rest) {
+      this.chunks.push(Buffer.from(rest));
+    }
+    return parts;
+  }
+  write(data) {
+    this.child.stdin.write(data);
+  }
+  /** Close stdin (a clean shutdown for both), wait up to 3 s, then SIGKILL. Resolves with ms to exit after EOF. */
+  async stop() {
+    const t = performance.now();
+    if (!this.exitInfo) {
+      try {
+        this.child.stdin.end();
+      } catch {}
+      const done = await Promise.race([this.exited.then(() => true), sleep(3000).then(() => false)]);
+      if (!done) {
+        this.child.kill('SIGKILL');
+        await this.exited;
+        return { ms: performance.now() - t, clean: false };
+      }
+    }
+    const info = this.exitInfo;
+    return { ms: info.at - t, clean: info.code === 0 };
+  }
+  kill() {
+    if (!this.exitInfo) this.child.kill('SIGKILL');
+  }
+}
+
+// ---------- measurement helpers ----------
+function readRssKb(pid) {
+  try {
+    const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const rss = /VmRSS:\s+(\d+)\s+kB/.exec(s);
+    const hwm = /VmHWM:\s+(\d+)\s+kB/.exec(s);
+    if (rss) return { rss: Number(rss[1]), hwm: hwm ? Number(hwm[1]) : NaN };
+  } catch {}
+  try {
+    const out = execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim();
+    return { rss: Number(out), hwm: NaN };
+  } catch {
+    return { rss: NaN, hwm: NaN };
+  }
+}
+
+function quantile(xs, q) {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const rank = Math.max(1, Math.ceil(q * s.length)); // nearest rank
+  return s[rank - 1];
+}
+const median = (xs) => {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+// ---------- the manifest ----------
+// TV-L1-01 (clawkernel-test-vectors-0.3.0): the valid minimal Level 1 manifest.
+const TV_L1_01 = {
+  claw: '0.3.0',
+  kind: 'Claw',
+  metadata: { name: 'minimal-bot' },
+  spec: {
+    identity: { inline: { personality: 'You are a helpful assistant.' } },
+    providers: [
+      {
+        inline: {
+          protocol: 'openai-compatible',
+          endpoint: 'http://localhost:11434/v1',
+          model: 'llama3',
+          auth: { type: 'none' },
+        },
+      },
+    ],
+  },
+};
+
+/** Use examples/minimal/claw.yaml if present (and parseable with the project's yaml dependency), else TV-L1-01 in a temp dir. */
+async function chooseManifest(tmp) {
+  if (existsSync(EXAMPLE)) {
+    try {
+      const yamlPath = createRequire(join(ROOT, 'package.json')).resolve('yaml');
+      const yaml = await import(new URL(`file://${yamlPath}`).href);
+      const parse = yaml.parse ?? yaml.default?.parse;
+      const obj = parse(readFileSync(EXAMPLE, 'utf8'));
+      if (obj && typeof obj === 'object') return { file: EXAMPLE, object: obj, label: 'examples/minimal/claw.yaml' };
+    } catch (e) {
+      progress(`examples/minimal/claw.yaml exists but could not be parsed here (${e.message}); using TV-L1-01`);
+    }
+  }
+  const file = join(tmp, 'claw.yaml');
+  // JSON is valid YAML 1.2: the file and the inline manifest are the same document.
+  writeFileSync(file, `${JSON.stringify(TV_L1_01, null, 2)}\n`);
+  return { file, object: TV_L1_01, label: 'TV-L1-01 (temp dir)' };
+}
+
+// ---------- benchmarks ----------
+async function coldStart(kind, ctx) {
+  const script = kind === 'claw' ? CLAW : BARE;
+  const p = new Proc(kind, [...opt.nodeFlags, script, 'run', ctx.manifest.file], ctx.spawnOpts);
+  try {
+    p.write(ctx.initLine);
+    const t = await p.waitLines(1, 15000);
+    const mem = readRssKb(p.pid);
+    const ms = t - p.t0;
+    const [line] = p.takeLines();
+    const msg = JSON.parse(line);
+    if (msg.id !== 1 || !msg.result) throw new Error(`${kind}: unexpected initialize reply ${line.slice(0, 500)}`);
+    const exit = await p.stop();
+    return { ms, rssKb: mem.rss, hwmKb: mem.hwm, exitMs: exit.ms, cleanExit: exit.clean };
+  } finally {
+    p.kill();
+  }
+}
+
+async function throughput(kind, ctx) {
+  const script = kind === 'claw' ? CLAW : BARE;
+  const p = new Proc(kind, [...opt.nodeFlags, script, 'run', ctx.manifest.file], ctx.spawnOpts);
+  try {
+    p.write(ctx.initLine);
+    await p.waitLines(1, 15000);
+    p.takeLines();
+    const n = opt.requests;
+    const t0 = performance.now();
+    p.write(ctx.statusPayload);
+    const t1 = await p.waitLines(n, 120000);
+    const ms = t1 - t0;
+    // Verify outside the timed window: every id answered exactly once, with a result.
+    const lines = p.takeLines();
+    const seen = new Uint8Array(n + 2);
+    let errors = 0;
+    for (const l of lines) {
+      const m = JSON.parse(l);
+      if (!m.result || typeof m.id !== 'number' || m.id < 2 || m.id > n + 1 || seen[m.id]) errors++;
+      else seen[m.id] = 1;
+    }
+    if (lines.length !== n || errors > 0) throw new Error(`${kind}: ${lines.length} replies for ${n} requests, ${errors} bad/error/duplicate`);
+    const exit = await p.stop();
+    return { ms, rps: (n / ms) * 1000, cleanExit: exit.clean };
+  } finally {
+    p.kill();
+  }
+}
+
+/** spawn → exit of a short command (stdin closed at once). */
+async function spawnToExit(argv, ctx) {
+  const p = new Proc('probe', argv, ctx.spawnOpts);
+  try {
+    p.child.stdin.end();
+    const info = await Promise.race([p.exited, sleep(10000).then(() => null)]);
+    if (!info) throw new Error(`probe ${argv.join(' ')} did not exit in 10 s`);
+    return info.at - p.t0;
+  } finally {
+    p.kill();
+  }
+}
+
+// ---------- output ----------
+const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
+const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
+const f3 = (x) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
+const mb = (kb) => (Number.isFinite(kb) ? (kb / 1024).toFixed(1) : 'n/a');
+const int = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : 'n/a');
+
+function table(rows) {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+  return rows
+    .map((r, ri) => {
+      const line = r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
+      return ri === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
+    })
+    .join('\n');
+}
+
+// ---------- main ----------
+async function main() {
+  if (!existsSync(CLAW)) throw new Error(`${CLAW} not found: run \`npm run build\` first`);
+  const tmp = mkdtempSync(join(tmpdir(), 'claw-bench-'));
+  try {
+    const manifest = await chooseManifest(tmp);
+    const initLine =
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'claw.initialize',
+        params: { protocolVersion: '0.3.0', clientInfo: { name: 'claw-bench', version: '1.0.0' }, manifest: manifest.object, capabilities: {} },
+      }) + '\n';
+    let status = '';
+    for (let id = 2; id <= opt.requests + 1; id++) status += `{"jsonrpc":"2.0","id":${id},"method":"claw.status"}\n`;
+    const ctx = {
+      manifest,
+      initLine,
+      statusPayload: Buffer.from(status),
+      // Identical for both: same cwd (the manifest's directory), same environment.
+      spawnOpts: { cwd: dirname(manifest.file), env: { ...process.env } },
+    };
+
+    progress(`node ${process.version} ${platform()}-${arch()}, ${cpus().length} CPUs; manifest ${manifest.label}`);
+    progress(`warm-up (discarded)`);
+    await coldStart('claw', ctx);
+    await coldStart('bare', ctx);
+
+    progress(`cold start + RSS: ${opt.runs} runs each, alternating`);
+    const cold = { claw: [], bare: [] };
+    for (let i = 0; i < opt.runs; i++) {
+      const order = i % 2 === 0 ? ['claw', 'bare'] : ['bare', 'claw'];
+      for (const k of order) cold[k].push(await coldStart(k, ctx));
+    }
+
+    progress(`throughput: ${opt.tputRuns} runs each of ${opt.requests} pipelined claw.status`);
+    const tput = { claw: [], bare: [] };
+    for (let i = 0; i < opt.tputRuns; i++) {
+      const order = i % 2 === 0 ? ['claw', 'bare'] : ['bare', 'claw'];
+      for (const k of order) tput[k].push(await throughput(k, ctx));
+    }
+
+    let breakdown;
+    if (opt.breakdown) {
+      progress(`breakdown: spawn→exit probes, ${opt.runs} runs each`);
+      const probes = {
+        'node -e ""': [...opt.nodeFlags, '-e', ''],
+        'node bare.mjs (stdin closed)': [...opt.nodeFlags, BARE],
+        'node dist/claw.mjs --version': [...opt.nodeFlags, CLAW, '--version'],
+      };
+      const res = Object.fromEntries(Object.keys(probes).map((k) => [k, []]));
+      for (let i = 0; i < opt.runs; i++) for (const [k, argv] of Object.entries(probes)) res[k].push(await spawnToExit(argv, ctx));
+      breakdown = Object.fromEntries(Object.entries(res).map(([k, xs]) => [k, { median: median(xs), p90: quantile(xs, 0.9) }]));
+    }
+
+    const stat = (arr, key) => ({ median: median(arr.map((r) => r[key])), p90: quantile(arr.map((r) => r[key]), 0.9) });
+    const s = {
+      cold: { claw: stat(cold.claw, 'ms'), bare: stat(cold.bare, 'ms') },
+      rss: { claw: stat(cold.claw, 'rssKb'), bare: stat(cold.bare, 'rssKb') },
+      hwm: { claw: stat(cold.claw, 'hwmKb'), bare: stat(cold.bare, 'hwmKb') },
+      exit: { claw: stat(cold.claw, 'exitMs'), bare: stat(cold.bare, 'exitMs') },
+      tput: { claw: stat(tput.claw, 'rps'), bare: stat(tput.bare, 'rps') },
+    };
+    const ratio = {
+      coldStart: s.cold.claw.median / s.cold.bare.median,
+      rss: s.rss.claw.median / s.rss.bare.median,
+      throughput: s.tput.claw.median / s.tput.bare.median,
+    };
+    const uncleanExits = [...cold.claw, ...cold.bare, ...tput.claw, ...tput.bare].filter((r) => !r.cleanExit).length;
+    const ok = (r, t) => (r <= t ? 'ok' : 'MISS');
+
+    const summary = {
+      date: new Date().toISOString(),
+      node: process.version,
+      platform: `${platform()}-${arch()}`,
+      cpus: cpus().length,
+      manifest: manifest.label,
+      runs: opt.runs,
+      requests: opt.requests,
+      tputRuns: opt.tputRuns,
+      nodeFlags: opt.nodeFlags,
+      coldStartMs: { claw: round(s.cold.claw), bare: round(s.cold.bare), ratio: r3(ratio.coldStart), target: TARGETS.coldStart, ok: ratio.coldStart <= TARGETS.coldStart },
+      rssKb: { claw: round(s.rss.claw), bare: round(s.rss.bare), ratio: r3(ratio.rss), target: TARGETS.rss, ok: ratio.rss <= TARGETS.rss },
+      hwmKb: { claw: round(s.hwm.claw), bare: round(s.hwm.bare) },
+      exitAfterEofMs: { claw: round(s.exit.claw), bare: round(s.exit.bare) },
+      statusRps: { claw: Math.round(s.tput.claw.median), bare: Math.round(s.tput.bare.median), ratio: r3(ratio.throughput) },
+      uncleanExits,
+      ...(breakdown ? { spawnToExitMs: Object.fromEntries(Object.entries(breakdown).map(([k, v]) => [k, round(v)])) } : {}),
+    };
+
+    if (!opt.json) {
+      const rows = [
+        ['metric', 'claw', 'bare', 'claw/bare', 'target', ''],
+        ['cold start median (ms)', f1(s.cold.claw.median), f1(s.cold.bare.median), `${f3(ratio.coldStart)}x`, `<= ${TARGETS.coldStart.toFixed(2)}x`, ok(ratio.coldStart, TARGETS.coldStart)],
+        ['cold start p90 (ms)', f1(s.cold.claw.p90), f1(s.cold.bare.p90), `${f2(s.cold.claw.p90 / s.cold.bare.p90)}x`, '', ''],
+        ['RSS at READY median (MB)', mb(s.rss.claw.median), mb(s.rss.bare.median), `${f3(ratio.rss)}x`, `<= ${TARGETS.rss.toFixed(2)}x`, ok(ratio.rss, TARGETS.rss)],
+        ['RSS at READY p90 (MB)', mb(s.rss.claw.p90), mb(s.rss.bare.p90), `${f2(s.rss.claw.p90 / s.rss.bare.p90)}x`, '', ''],
+        ['peak RSS (VmHWM) median (MB)', mb(s.hwm.claw.median), mb(s.hwm.bare.median), `${f2(s.hwm.claw.median / s.hwm.bare.median)}x`, '', 'info'],
+        ['exit after stdin EOF median (ms)', f1(s.exit.claw.median), f1(s.exit.bare.median), `${f2(s.exit.claw.median / s.exit.bare.median)}x`, '', 'info'],
+        [`claw.status x${opt.requests} (req/s, median)`, int(s.tput.claw.median), int(s.tput.bare.median), `${f3(ratio.throughput)}x`, 'higher=better', ''],
+      ];
+      if (breakdown) {
+        for (const [k, v] of Object.entries(breakdown)) rows.push([`spawn->exit ${k} (ms)`, '', '', '', '', `${f1(v.median)} (p90 ${f1(v.p90)})`]);
+      }
+      process.stdout.write(
+        `claw-edge bench: node ${process.version}, ${platform()}-${arch()}, ${cpus().length} CPUs, manifest ${manifest.label}\n` +
+          `${opt.runs} cold starts each (alternating, after 1 warm-up), ${opt.tputRuns} throughput runs each of ${opt.requests} pipelined requests\n\n` +
+          `${table(rows)}\n\n`,
+      );
+      if (uncleanExits > 0) process.stdout.write(`warning: ${uncleanExits} child(ren) did not exit cleanly with code 0 after stdin EOF\n\n`);
+    }
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
+  } finally {
+    killAll();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+function round(st) {
+  return Object.fromEntries(Object.entries(st).map(([k, v]) => [k, Number.isFinite(v) ? Math.round(v * 10) / 10 : null]));
+}
+function r3(x) {
+  return Number.isFinite(x) ? Math.round(x * 1000) / 1000 : null;
+}
+
+main().then(
+  () => {
+    clearTimeout(globalTimer);
+  },
+  (err) => {
+    clearTimeout(globalTimer);
+    killAll();
+    process.stderr.write(`bench: ${err?.stack ?? err}\n`);
+    process.exitCode = 1;
+  },
+);

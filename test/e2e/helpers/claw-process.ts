@@ -1,0 +1,134 @@
+// Spawns the built dist/claw.mjs the way an operator would and speaks NDJSON to it.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { join } from 'node:path';
+
+export const ROOT = process.cwd();
+export const CLAW = join(ROOT, 'dist', 'claw.mjs');
+
+export interface ClawRun {
+  child: ChildProcessWithoutNullStreams;
+  /** Every parsed stdout line, in order. */
+  messages: any[];
+  /** Raw stdout lines that were not JSON (must stay empty: stdout is protocol only). */
+  garbage: string[];
+  stderr: () => string;
+  send(msg: unknown): void;
+  sendRaw(text: string): void;
+  /** Send a request and wait for the reply with the same id. */
+  request(method: string, params?: unknown, id?: string | number): Promise<any>;
+  /** Wait until a message matching `pred` arrives (checks already received ones first). */
+  waitFor(pred: (m: any) => boolean, timeoutMs?: number): Promise<any>;
+  /** Close stdin and wait for exit; resolves with the exit code. */
+  end(): Promise<number | null>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  kill(): void;
+}
+
+let nextId = 1000;
+
+export function startClaw(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): ClawRun {
+  const child = spawn(process.execPath, [CLAW, ...args], {
+    cwd: opts.cwd ?? ROOT,
+    env: { PATH: process.env.PATH ?? '', ...opts.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const messages: any[] = [];
+  const garbage: string[] = [];
+  let err = '';
+  let buf = '';
+  const waiters: { pred: (m: any) => boolean; resolve: (m: any) => void }[] = [];
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    buf += chunk;
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) !== -1) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      let m: any;
+      try {
+        m = JSON.parse(line);
+      } catch {
+        garbage.push(line);
+        continue;
+      }
+      messages.push(m);
+      for (const w of [...waiters]) {
+        if (w.pred(m)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(m);
+        }
+      }
+    }
+  });
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (c: string) => (err += c));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const waitFor = (pred: (m: any) => boolean, timeoutMs = 5000) =>
+    new Promise<any>((resolve, reject) => {
+      const found = messages.find(pred);
+      if (found) return resolve(found);
+      const t = setTimeout(() => reject(new Error(`timed out waiting for a message; got ${JSON.stringify(messages).slice(0, 500)}; stderr ${err.slice(-500)}`)), timeoutMs);
+      waiters.push({
+        pred,
+        resolve: (m) => {
+          clearTimeout(t);
+          resolve(m);
+        },
+      });
+    });
+  const send = (msg: unknown) => child.stdin.write(`${JSON.stringify(msg)}\n`);
+  return {
+    child,
+    messages,
+    garbage,
+    stderr: () => err,
+    send,
+    sendRaw: (text) => child.stdin.write(text),
+    request(method, params, id = nextId++) {
+      const msg: Record<string, unknown> = { jsonrpc: '2.0', id, method };
+      if (params !== undefined) msg.params = params;
+      send(msg);
+      return waitFor((m) => m.id === id && ('result' in m || 'error' in m));
+    },
+    waitFor,
+    async end() {
+      child.stdin.end();
+      return (await exited).code;
+    },
+    exited,
+    kill: () => child.kill('SIGKILL'),
+  };
+}
+
+/** Run a CLI command to completion; returns exit code and output. */
+export function runClaw(args: string[], opts: { cwd?: string; input?: string; env?: Record<string, string> } = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [CLAW, ...args], { cwd: opts.cwd ?? ROOT, env: { PATH: process.env.PATH ?? '', ...opts.env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** The TV-L1-04 initialize params, with overrides. */
+export function initParams(over: Record<string, unknown> = {}) {
+  return {
+    protocolVersion: '0.3.0',
+    clientInfo: { name: 'test-operator', version: '1.0.0' },
+    manifest: {
+      kind: 'Claw',
+      metadata: { name: 'test-bot' },
+      spec: {
+        identity: { inline: { personality: 'Test agent.' } },
+        providers: [{ inline: { protocol: 'openai-compatible', endpoint: 'http://localhost:11434/v1', model: 'llama3', auth: { type: 'none' } } }],
+      },
+    },
+    capabilities: {},
+    ...over,
+  };
+}
