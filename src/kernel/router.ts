@@ -59,7 +59,7 @@ export class Router {
       frame.reply(failure(null, new ProtocolError(ErrorCode.ParseError, `Parse error: ${(e as Error).message}`)));
       return;
     }
-    if (exceedsDepth(value, this.maxDepth + 1)) {
+    if (exceedsDepth(value, this.maxDepth)) {
       const id = typeof value === 'object' && value !== null && !Array.isArray(value) ? idOf((value as any).id) : null;
       frame.reply(failure(id, invalidRequest(`message nests deeper than ${this.maxDepth} levels`)));
       return;

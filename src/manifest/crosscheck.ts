@@ -4,7 +4,6 @@
 // All rules run and all issues are returned; nothing stops at the first. Names unique per kind
 // are checked by the loader, not here. The rules, by id:
 //
-//   providers-required            §5.2   at least one Provider after glob expansion
 //   provider-secret-ref           §5.2   auth.secret_ref present but blank (missing: the schema's if/then)
 //   provider-fallback-self        §5.2   fallback[].provider_ref names the provider itself
 //   provider-fallback-cycle       §5.2   fallback chain loops through other providers

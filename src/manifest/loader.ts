@@ -2,7 +2,7 @@
 // name inline primitives, validate each document against its generation's schema, apply defaults,
 // cross-check. Every issue of a run is collected; nothing stops at the first one.
 import { documentSchema, specSchema } from './schema/index.ts';
-import { PRIMITIVE_KINDS, SPEC_SECTION, URI_KIND, type DocumentKind, type PrimitiveKind, type SchemaGeneration } from './kinds.ts';
+import { kindExistsIn, PRIMITIVE_KINDS, SPEC_SECTION, URI_KIND, type DocumentKind, type PrimitiveKind, type SchemaGeneration } from './kinds.ts';
 import { formatPath, type ManifestIssue, type PathSegment, type RawIssue } from './issues.ts';
 import { parseSource, type ParsedSource } from './source.ts';
 import { schemaIssues } from './schema-issues.ts';
@@ -145,7 +145,8 @@ class Load {
     };
     for (const slot of SLOTS) {
       const value = doc.spec[slot.key];
-      if (value === undefined) continue;
+      // A slot of a kind this generation lacks (world_models in 0.2) is already an unknown field.
+      if (value === undefined || !kindExistsIn(slot.kind, gen)) continue;
       const entries: unknown[] = slot.many ? (Array.isArray(value) ? value : []) : [value];
       const found: ResolvedPrimitive[] = [];
       for (let i = 0; i < entries.length; i++) {

@@ -73,7 +73,8 @@ export function classify(x: unknown): Classified {
 }
 
 export function success(id: JsonRpcId, result: unknown): JsonRpcSuccess {
-  return { jsonrpc: '2.0', id, result };
+  // `result` is REQUIRED on success (JSON-RPC 2.0 §5); JSON.stringify would drop an undefined one.
+  return { jsonrpc: '2.0', id, result: result === undefined ? null : result };
 }
 
 export function failure(id: JsonRpcId, err: ProtocolError): JsonRpcFailure {

@@ -145,11 +145,6 @@ test('valid manifests report nothing', () => {
 
 // §5.2 Provider ----------------------------------------------------------------------------------
 
-test('providers-required', () => {
-  one(run((m) => (m.providers = []), minimal), { rule: 'providers-required', section: '§5.2', file: ROOT, segments: ['spec', 'providers'] });
-  none(run(() => {}, minimal));
-});
-
 test('provider-secret-ref', () => {
   const at = { rule: 'provider-secret-ref', section: '§5.2', file: 'provider/main.yaml', segments: ['spec', 'auth', 'secret_ref'] };
   one(run((m) => (m.providers[0].spec.auth = { type: 'oauth2', secret_ref: '  ' })), { ...at, message: "auth.type is 'oauth2'" });

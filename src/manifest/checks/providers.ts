@@ -8,11 +8,8 @@ const S = '§5.2';
 export function checkProviders(c: Checker): void {
   const m = c.m;
 
-  // "A Claw manifest MUST include at least one Provider primitive." The manifest schema says
-  // minItems 1 on spec.providers, but a glob entry can expand to nothing, so check what resolved.
-  if (m.providers.length === 0) {
-    c.reportManifest(['spec', 'providers'], 'providers-required', S, 'a Claw manifest must declare at least one Provider');
-  }
+  // "A Claw manifest MUST include at least one Provider primitive": the manifest schema's
+  // minItems 1; an entry that resolves to nothing (empty glob, missing file) is reported by the loader.
 
   for (const p of m.providers) {
     const spec = specOf(p);
