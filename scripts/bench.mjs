@@ -10,20 +10,23 @@
 //
 // Usage: node scripts/bench.mjs [--quick] [--json] [--breakdown]
 //          [--runs=N] [--requests=N] [--tput-runs=N] [--timeout=S] [--node-flags="..."]
+//          [--claw=FILE] [--manifest=FILE]
 //   --quick      fewer iterations (smoke run)
 //   --json       print only the one-line JSON summary on stdout (progress still on stderr)
 //   --breakdown  also time spawn→exit of `node -e ""`, bare.mjs and `claw --version`
+//   --claw       another build of the runtime to measure (A/B a scratch build; default dist/claw.mjs)
+//   --manifest   another manifest (.json, or YAML parsed with the project's yaml dependency)
 // Requires a built dist/claw.mjs (`npm run build`). Node 18+, node: built-ins only.
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus, arch, platform } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, dirname, resolve, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const CLAW = join(ROOT, 'dist', 'claw.mjs');
+const DEFAULT_CLAW = join(ROOT, 'dist', 'claw.mjs');
 const BARE = join(ROOT, 'scripts', 'bench', 'bare.mjs');
 const EXAMPLE = join(ROOT, 'examples', 'minimal', 'claw.yaml');
 const TARGETS = { coldStart: 1.1, rss: 1.1 };
@@ -38,11 +41,11 @@ function parseOptions(argv) {
     else if (a === '--breakdown') o.breakdown = true;
     else if (a === '--help' || a === '-h') {
       process.stdout.write(
-        'usage: node scripts/bench.mjs [--quick] [--json] [--breakdown] [--runs=N] [--requests=N] [--tput-runs=N] [--timeout=S] [--node-flags="..."]\n',
+        'usage: node scripts/bench.mjs [--quick] [--json] [--breakdown] [--runs=N] [--requests=N] [--tput-runs=N] [--timeout=S] [--node-flags="..."] [--claw=FILE] [--manifest=FILE]\n',
       );
       process.exit(0);
     } else {
-      const m = /^--(runs|requests|tput-runs|timeout|node-flags)(?:=(.*))?$/.exec(a);
+      const m = /^--(runs|requests|tput-runs|timeout|node-flags|claw|manifest)(?:=(.*))?$/.exec(a);
       if (!m) {
         process.stderr.write(`bench: unknown argument ${a}\n`);
         process.exit(2);
@@ -68,9 +71,12 @@ function parseOptions(argv) {
     tputRuns: num('tput-runs', o.quick ? 2 : 5),
     timeoutS: num('timeout', o.quick ? 60 : 240),
     nodeFlags: (o.values['node-flags'] ?? '').split(/\s+/).filter(Boolean),
+    claw: o.values.claw ? resolve(o.values.claw) : DEFAULT_CLAW,
+    manifest: o.values.manifest ? resolve(o.values.manifest) : undefined,
   };
 }
 const opt = parseOptions(process.argv.slice(2));
+const CLAW = opt.claw;
 const progress = (s) => process.stderr.write(`bench: ${s}\n`);
 
 // ---------- child bookkeeping: nothing may outlive the bench ----------
@@ -247,13 +253,23 @@ const TV_L1_01 = {
 };
 
 /** Use examples/minimal/claw.yaml if present (and parseable with the project's yaml dependency), else TV-L1-01 in a temp dir. */
+async function parseManifestFile(file) {
+  const text = readFileSync(file, 'utf8');
+  if (file.endsWith('.json')) return JSON.parse(text);
+  const yamlPath = createRequire(join(ROOT, 'package.json')).resolve('yaml');
+  const yaml = await import(pathToFileURL(yamlPath).href);
+  return (yaml.parse ?? yaml.default?.parse)(text);
+}
+
 async function chooseManifest(tmp) {
+  if (opt.manifest) {
+    const obj = await parseManifestFile(opt.manifest);
+    if (!obj || typeof obj !== 'object') throw new Error(`${opt.manifest} is not a manifest document`);
+    return { file: opt.manifest, object: obj, label: relative(ROOT, opt.manifest) || opt.manifest };
+  }
   if (existsSync(EXAMPLE)) {
     try {
-      const yamlPath = createRequire(join(ROOT, 'package.json')).resolve('yaml');
-      const yaml = await import(new URL(`file://${yamlPath}`).href);
-      const parse = yaml.parse ?? yaml.default?.parse;
-      const obj = parse(readFileSync(EXAMPLE, 'utf8'));
+      const obj = await parseManifestFile(EXAMPLE);
       if (obj && typeof obj === 'object') return { file: EXAMPLE, object: obj, label: 'examples/minimal/claw.yaml' };
     } catch (e) {
       progress(`examples/minimal/claw.yaml exists but could not be parsed here (${e.message}); using TV-L1-01`);
@@ -420,6 +436,7 @@ async function main() {
       platform: `${platform()}-${arch()}`,
       cpus: cpus().length,
       manifest: manifest.label,
+      claw: relative(ROOT, CLAW) || CLAW,
       runs: opt.runs,
       requests: opt.requests,
       tputRuns: opt.tputRuns,
@@ -448,7 +465,7 @@ async function main() {
         for (const [k, v] of Object.entries(breakdown)) rows.push([`spawn->exit ${k} (ms)`, '', '', '', '', `${f1(v.median)} (p90 ${f1(v.p90)})`]);
       }
       process.stdout.write(
-        `claw-edge bench: node ${process.version}, ${platform()}-${arch()}, ${cpus().length} CPUs, manifest ${manifest.label}\n` +
+        `claw-edge bench: ${relative(ROOT, CLAW)} vs scripts/bench/bare.mjs; node ${process.version}, ${platform()}-${arch()}, ${cpus().length} CPUs; manifest ${manifest.label}\n` +
           `${opt.runs} cold starts each (alternating, after 1 warm-up), ${opt.tputRuns} throughput runs each of ${opt.requests} pipelined requests\n\n` +
           `${table(rows)}\n\n`,
       );
