@@ -1,0 +1,44 @@
+// Shapes shared by tool implementations, the gates and the sandbox. (spec §5.4, §9.3.2)
+
+/** MCP-compatible content block (spec §9.3.2: implementations MUST support `text`). */
+export type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: 'resource'; resource: Record<string, unknown> };
+
+export interface ToolResult {
+  content: ContentBlock[];
+  isError?: boolean;
+}
+
+/** A manifest Tool with its implementation bound (builtin, exec or MCP). */
+export interface BoundTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  /** MCP-style hints from the manifest (untrusted, spec §5.4). */
+  annotations: Record<string, unknown>;
+  /** metadata.labels.category, matched by `scope: category` policy rules (spec §5.9). */
+  category?: string;
+  timeoutMs?: number;
+  sandboxRef?: string;
+  policyRef?: string;
+  impl: ToolImpl;
+}
+
+export interface ToolRunContext {
+  /** Aborted on timeout or shutdown: the implementation must stop and leave nothing running. */
+  signal: AbortSignal;
+  requestId: string;
+}
+
+export interface ToolImpl {
+  kind: 'builtin' | 'exec' | 'mcp';
+  /** Builtins that touch the OS run in a child process under `level: process` (issue 3). */
+  touchesOs: boolean;
+  run(args: Record<string, unknown>, ctx: ToolRunContext): Promise<ToolResult>;
+  close?(): Promise<void>;
+}
+
+export const textResult = (text: string, isError = false): ToolResult =>
+  isError ? { content: [{ type: 'text', text }], isError: true } : { content: [{ type: 'text', text }] };

@@ -1,0 +1,121 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { PassThrough } from 'node:stream';
+import { createStdioTransport } from '../../src/transports/stdio.ts';
+import type { InboundFrame } from '../../src/kernel/ports.ts';
+import { tick, until } from './helpers/fakes.ts';
+
+function setup(maxFrameBytes?: number) {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const written: string[] = [];
+  output.on('data', (c: Buffer) => written.push(c.toString('utf8')));
+  const t = createStdioTransport({ input, output, maxFrameBytes });
+  const frames: InboundFrame[] = [];
+  t.start((f) => frames.push(f));
+  return { input, output, written, t, frames };
+}
+
+test('name is stdio', () => {
+  assert.is(setup().t.name, 'stdio');
+});
+
+test('frames delivered in order, across chunk boundaries and with several per chunk', async () => {
+  const s = setup();
+  s.input.write('{"jsonrpc":"2.0","id":1,');
+  s.input.write('"method":"a"}\n{"jsonrpc":"2.0","id":2,"method":"b"}\n');
+  s.input.write(Buffer.from('{"x":"é"}\r\n\n'));
+  await until(() => s.frames.length === 3);
+  assert.equal(
+    s.frames.map((f) => f.payload),
+    [{ text: '{"jsonrpc":"2.0","id":1,"method":"a"}' }, { text: '{"jsonrpc":"2.0","id":2,"method":"b"}' }, { text: '{"x":"é"}' }],
+  );
+});
+
+test('string chunks (setEncoding on the input) are accepted', async () => {
+  const s = setup();
+  s.input.setEncoding('utf8');
+  s.input.write('{"a":1}\n');
+  await until(() => s.frames.length === 1);
+  assert.equal(s.frames[0].payload, { text: '{"a":1}' });
+});
+
+test('framing failures are delivered as error payloads', async () => {
+  const s = setup(16);
+  s.input.write(`${'x'.repeat(40)}\n`);
+  s.input.write(Buffer.from([0xff, 0x0a]));
+  s.input.write('[1]\n');
+  await until(() => s.frames.length === 3);
+  assert.equal(
+    s.frames.map((f) => f.payload),
+    [{ error: 'oversize', bytes: 40, limit: 16 }, { error: 'encoding' }, { text: '[1]' }],
+  );
+});
+
+test('replies and notifications are written as one line each', async () => {
+  const s = setup();
+  s.input.write('{"jsonrpc":"2.0","id":1,"method":"a"}\n');
+  await until(() => s.frames.length === 1);
+  s.frames[0].reply({ jsonrpc: '2.0', id: 1, result: { text: 'multi\nline' } });
+  s.frames[0].reply([
+    { jsonrpc: '2.0', id: 2, result: 1 },
+    { jsonrpc: '2.0', id: 3, error: { code: -32601, message: 'x' } },
+  ]);
+  s.t.notify({ jsonrpc: '2.0', method: 'claw.heartbeat', params: { state: 'READY' } });
+  await tick(5);
+  const out = s.written.join('');
+  const lines = out.split('\n');
+  assert.is(lines.pop(), '', 'output ends with a newline');
+  assert.is(lines.length, 3);
+  assert.equal(JSON.parse(lines[0]), { jsonrpc: '2.0', id: 1, result: { text: 'multi\nline' } });
+  assert.ok(Array.isArray(JSON.parse(lines[1])));
+  assert.is(JSON.parse(lines[2]).method, 'claw.heartbeat');
+});
+
+test('closed resolves on end; a last line without newline is delivered first', async () => {
+  const s = setup();
+  let closed = false;
+  void s.t.closed.then(() => (closed = true));
+  s.input.write('{"last":true}');
+  await tick(5);
+  assert.is(s.frames.length, 0);
+  assert.is(closed, false);
+  s.input.end();
+  await s.t.closed;
+  assert.equal(s.frames.map((f) => f.payload), [{ text: '{"last":true}' }]);
+});
+
+test('closed resolves on close and on input error; close() resolves it too', async () => {
+  const a = setup();
+  a.input.destroy();
+  await a.t.closed;
+  const b = setup();
+  b.input.destroy(new Error('EIO'));
+  await b.t.closed;
+  const c = setup();
+  await c.t.close();
+  await c.t.closed;
+});
+
+test("output 'error' (EPIPE) does not throw; later writes are dropped", async () => {
+  const s = setup();
+  s.input.write('{"jsonrpc":"2.0","id":1,"method":"a"}\n');
+  await until(() => s.frames.length === 1);
+  const epipe = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+  let uncaught = 0;
+  const on = () => uncaught++;
+  process.on('uncaughtException', on);
+  try {
+    s.output.destroy(epipe);
+    await tick(5);
+    s.frames[0].reply({ jsonrpc: '2.0', id: 1, result: 'after-epipe' });
+    s.t.notify({ jsonrpc: '2.0', method: 'claw.heartbeat' });
+    await tick(5);
+  } finally {
+    process.off('uncaughtException', on);
+  }
+  assert.is(uncaught, 0);
+  assert.not.ok(s.written.join('').includes('after-epipe'));
+});
+
+test.run();
