@@ -74,6 +74,8 @@ export class Agent implements AgentCore {
   private readonly methods = new Map<string, MethodSpec>();
   private readonly heartbeat: Heartbeat;
   private stopping: Promise<boolean> | undefined;
+  /** Modules whose start succeeded in this session: the only ones a stop must release. */
+  private started: KernelModule[] = [];
   /** A claw.initialize being processed: §9.3.1 says nothing else is processed before its reply. */
   private initializing: Promise<unknown> | undefined;
   /** The last initialize or shutdown, in arrival order. */
@@ -148,14 +150,15 @@ export class Agent implements AgentCore {
     this.lifecycle.to('STARTING');
     this.session = s;
     this.stopping = undefined;
-    const started: KernelModule[] = [];
+    this.started = [];
     try {
       for (const m of this.modules) {
         await m.start?.(s, this);
-        started.push(m);
+        this.started.push(m);
       }
     } catch (err) {
-      for (const m of started.reverse()) await m.stop?.(s).catch(() => {});
+      for (const m of this.started.reverse()) await m.stop?.(s).catch(() => {});
+      this.started = [];
       this.lifecycle.to('ERROR');
       throw err;
     }
@@ -173,10 +176,11 @@ export class Agent implements AgentCore {
       const s = this.session;
       if (s) {
         s.abort.abort(); // whatever did not drain is cancelled now
-        for (const m of [...this.modules].reverse()) {
+        for (const m of this.started.reverse()) {
           await m.stop?.(s).catch((e) => this.opts.log.warn('module stop failed', { module: m.name, error: String(e) }));
         }
       }
+      this.started = [];
       this.lifecycle.to('STOPPED');
       return drained;
     })();

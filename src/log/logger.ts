@@ -11,13 +11,16 @@ export function createLogger(opts: { write: (line: string) => void; level?: LogL
   const now = opts.now ?? Date.now;
   const emit = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (RANK[level] < min) return;
+    // Redact values before serializing, so the line stays one valid JSON object whatever a secret
+    // looks like (a numeric PIN included).
+    const r = opts.redactor;
     let line: string;
     try {
-      line = JSON.stringify({ ts: new Date(now()).toISOString(), level, msg, ...fields });
+      line = JSON.stringify({ ts: new Date(now()).toISOString(), level, msg: r.redact(msg), ...(r.redactValue(fields ?? {}) as object) });
     } catch {
-      line = JSON.stringify({ ts: new Date(now()).toISOString(), level, msg, fields: '[unserializable]' });
+      line = JSON.stringify({ ts: new Date(now()).toISOString(), level, msg: r.redact(msg), fields: '[unserializable]' });
     }
-    opts.write(`${opts.redactor.redact(line)}\n`);
+    opts.write(`${line}\n`);
   };
   return {
     debug: (m, f) => emit('debug', m, f),

@@ -6,14 +6,35 @@ export const REDACTED = '[REDACTED]';
 export class Redactor {
   private readonly values = new Set<string>();
 
+  private ordered: string[] = [];
+
   add(secret: string): void {
     // Very short values would mask ordinary text everywhere; they are still never logged on purpose.
-    if (secret.length >= 4) this.values.add(secret);
+    if (secret.length < 4 || this.values.has(secret)) return;
+    this.values.add(secret);
+    // Longest first, so a secret that contains another leaves no tail behind.
+    this.ordered = [...this.values].sort((a, b) => b.length - a.length);
+  }
+
+  /** Secret values known so far (for output scanning). */
+  known(): Iterable<string> {
+    return this.values;
+  }
+
+  /** Redact inside a structured value: strings are masked, numbers that spell a secret become strings. */
+  redactValue(value: unknown, depth = 0): unknown {
+    if (typeof value === 'string') return this.redact(value);
+    if ((typeof value === 'number' || typeof value === 'bigint') && this.redact(String(value)) !== String(value)) return REDACTED;
+    if (depth > 32 || typeof value !== 'object' || value === null) return value;
+    if (Array.isArray(value)) return value.map((v) => this.redactValue(v, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[this.redact(k)] = this.redactValue(v, depth + 1);
+    return out;
   }
 
   redact(text: string): string {
     let out = text;
-    for (const s of this.values) {
+    for (const s of this.ordered) {
       if (out.includes(s)) out = out.split(s).join(REDACTED);
       const json = JSON.stringify(s).slice(1, -1); // the value as it appears inside a JSON string
       if (json !== s && out.includes(json)) out = out.split(json).join(REDACTED);

@@ -43,11 +43,17 @@ export async function expandGlob(reader: SourceReader, baseDir: string, pattern:
       for (const e of await reader.list(dir)) if (e.dir && !e.name.startsWith('.')) await walk(`${dir}/${e.name}`, i);
       return;
     }
-    if (!isGlob(seg)) return walk(seg === '..' ? joinPath(dir, '..') : `${dir}/${seg}`, i + 1);
+    if (seg === '..') return walk(joinPath(dir, '..'), i + 1);
+    const last = i === segs.length - 1;
+    if (!isGlob(seg)) {
+      // A literal segment must exist too (a file when last, a directory otherwise).
+      if ((await reader.list(dir)).some((e) => e.name === seg && e.dir === !last)) await walk(`${dir}/${seg}`, i + 1);
+      return;
+    }
     const re = segmentRegex(seg);
     for (const e of await reader.list(dir)) {
       if (!re.test(e.name)) continue;
-      if (i === segs.length - 1 ? !e.dir : e.dir) await walk(`${dir}/${e.name}`, i + 1);
+      if (last ? !e.dir : e.dir) await walk(`${dir}/${e.name}`, i + 1);
     }
   };
   await walk(abs ? '' : baseDir, 0);

@@ -89,31 +89,43 @@ export function parseSource(file: string, bytes: Uint8Array): ParseResult {
 }
 
 /**
- * Upper bound of flow-collection nesting ([ and { outside quotes) and of "- - -" block sequences on
- * one line. Cheap pre-check so a hostile 100,000-level document never reaches the recursive parser.
+ * Nesting depth estimate for the pre-check: flow collections ([ and { where a YAML value can start,
+ * i.e. after line start, `:`, `-`, `,`, `[` or `{`) and "- - -" block sequences on one line. A bracket
+ * inside plain or block text ("see [x]") is not counted. Cheap, so a hostile 100,000-level document
+ * never reaches the parser (which can exhaust memory on `- - - ...` in a way nothing can catch).
  */
 function flowDepth(text: string): number {
   let depth = 0;
   let max = 0;
   let quote = '';
   let lineSeq = 0;
+  let prev = ''; // previous non-blank character on this line ('' at line start)
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
     if (quote) {
       if (ch === '\\' && quote === '"') i++;
-      else if (ch === quote) quote = '';
+      else if (ch === quote) {
+        quote = '';
+        prev = ch;
+      }
       continue;
     }
-    // A quote opens a scalar only where YAML allows one to start; an apostrophe inside plain text does not.
-    if ((ch === '"' || ch === "'") && /^$|[\s:[{,]$/.test(text[i - 1] ?? '')) quote = ch;
-    else if (ch === '[' || ch === '{') max = Math.max(max, ++depth);
-    else if (ch === ']' || ch === '}') depth = Math.max(0, depth - 1);
-    else if (ch === '\n') lineSeq = 0;
-    else if (ch === '-' && (text[i + 1] === ' ' || text[i + 1] === '\t')) max = Math.max(max, depth + ++lineSeq);
-    else if (ch === '#' && depth === 0) {
-      while (i < text.length && text[i] !== '\n') i++;
+    if (ch === '\n') {
       lineSeq = 0;
+      prev = '';
+      continue;
     }
+    if (ch === ' ' || ch === '\t') continue;
+    const valueStart = prev === '' || prev === ':' || prev === '-' || prev === ',' || prev === '[' || prev === '{';
+    if ((ch === '"' || ch === "'") && valueStart) quote = ch;
+    else if ((ch === '[' || ch === '{') && valueStart) max = Math.max(max, ++depth);
+    else if ((ch === ']' || ch === '}') && depth > 0) depth--;
+    else if (ch === '-' && (prev === '' || prev === '-') && (text[i + 1] === ' ' || text[i + 1] === '\t')) max = Math.max(max, depth + ++lineSeq);
+    else if (ch === '#' && depth === 0 && (prev === '' || text[i - 1] === ' ')) {
+      while (i + 1 < text.length && text[i + 1] !== '\n') i++;
+      continue;
+    }
+    prev = ch;
   }
   return max;
 }

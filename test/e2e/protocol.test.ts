@@ -1,8 +1,8 @@
 // JSON-RPC 2.0 over NDJSON stdio (spec §9.1, §9.4): ids, notifications, batches, limits, garbage.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { ClawRun } from './helpers/claw-process.ts';
-import { fixture, withClaw, initialize, assertError, assertResult, assertNoReplySince, waitAfter, waitCount, sleep, stderrRecords } from './helpers/e2e-util.ts';
+import { runClaw, type ClawRun } from './helpers/claw-process.ts';
+import { NEUTRAL_CWD, fixture, withClaw, initialize, assertError, assertResult, assertNoReplySince, waitAfter, waitCount, sleep, stderrRecords } from './helpers/e2e-util.ts';
 
 const STATUS = (id: unknown) => ({ jsonrpc: '2.0', id, method: 'claw.status' });
 
@@ -308,6 +308,14 @@ test('garbage: blank lines and CRLF line endings are tolerated (no reply for bla
     await sleep(100);
     assert.is(c.messages.length, mark + 1);
   });
+});
+
+test('a last line without a newline before EOF is still a frame and is answered before exit', async () => {
+  const r = await runClaw(['run'], { cwd: NEUTRAL_CWD, input: JSON.stringify(STATUS('eof')) });
+  assert.is(r.code, 0);
+  const out = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  assert.is(out.length, 1, r.stdout);
+  assertError(out[0], 'eof', -32600, { state: 'INIT' });
 });
 
 test('garbage: valid JSON that is not an object (number, string, null, true) → -32600 id null', async () => {
