@@ -62,13 +62,13 @@ export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
     launchManifest,
     transports: [stdio],
   });
-  log.info('runtime started', { version: env.version, manifest: manifestFile, config: cfg.file, agent: launchManifest?.name });
-
+  // Handlers first: a supervisor may signal as soon as it sees the "runtime started" line.
   const stopped = new Promise<string>((resolve) => {
     env.onSignal('SIGTERM', () => resolve('SIGTERM'));
     env.onSignal('SIGINT', () => resolve('SIGINT'));
     void stdio.closed.then(() => resolve('stdin closed'));
   });
+  log.info('runtime started', { version: env.version, manifest: manifestFile, config: cfg.file, agent: launchManifest?.name });
   const reason = await stopped;
   await runtime.stop(reason);
   log.info('runtime exiting', { reason });

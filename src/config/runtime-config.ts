@@ -32,6 +32,45 @@ export const runtimeConfigSchema = v.strictObject({
     }),
   ),
   log: v.optional(v.strictObject({ level: v.optional(v.picklist(['debug', 'info', 'warn', 'error'])) })),
+  /**
+   * Tool bindings (docs/tools.md): the manifest declares tools, this binds them to implementations.
+   * A manifest tool named like a builtin is bound to it without an entry here.
+   */
+  tools: v.optional(
+    v.record(
+      v.pipe(v.string(), v.minLength(1)),
+      v.union([
+        v.strictObject({ builtin: v.picklist(['echo', 'shell', 'file-read', 'file-write', 'http-fetch']) }),
+        v.strictObject({
+          exec: v.strictObject({
+            bin: v.pipe(v.string(), v.minLength(1)),
+            argv: v.optional(v.array(v.string())),
+            cwd: v.optional(v.string()),
+            env: v.optional(v.record(v.string(), v.string())),
+            secrets: v.optional(v.array(v.pipe(v.string(), v.minLength(1)))),
+          }),
+        }),
+      ]),
+    ),
+  ),
+  sandbox: v.optional(
+    v.strictObject({
+      /**
+       * Named downgrades this machine's operator accepts, e.g. { container: process } or
+       * { bubblewrap: none }. Without one, a level the board cannot provide is refused at STARTING.
+       */
+      allow_downgrade: v.optional(v.record(v.string(), v.string())),
+      /** Grace between SIGTERM and SIGKILL when a tool times out (runtime profile §10). */
+      kill_grace_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(60_000))),
+    }),
+  ),
+  approvals: v.optional(
+    v.strictObject({
+      /** How long a `supervised` identity's approval waits (policy rules carry their own timeout). */
+      default_timeout_seconds: v.optional(positiveInt),
+    }),
+  ),
+  idempotency: v.optional(v.strictObject({ window_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(300_000))) })),
 });
 
 export type RuntimeConfig = v.InferOutput<typeof runtimeConfigSchema>;

@@ -147,8 +147,8 @@ export class Agent implements AgentCore {
   }
 
   async startSession(s: Session): Promise<void> {
+    this.session = s; // first, so the STARTING transition event names this session's agent
     this.lifecycle.to('STARTING');
-    this.session = s;
     this.stopping = undefined;
     this.started = [];
     try {
@@ -189,6 +189,8 @@ export class Agent implements AgentCore {
 
   /** SIGTERM, SIGINT, stdin closed: stop cleanly if a session is running. */
   async shutdown(reason: string): Promise<void> {
+    // An initialize (or shutdown) still in flight finishes first; then its session is stopped too.
+    while (this.lifecycleChain) await this.lifecycleChain.catch(() => {});
     const state = this.lifecycle.state;
     if (state === 'READY' || state === 'ERROR' || state === 'STOPPING') {
       this.opts.log.info('shutting down', { reason });

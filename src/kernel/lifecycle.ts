@@ -23,6 +23,7 @@ export class Lifecycle {
   private current: LifecycleState = 'INIT';
   private enteredAt: number;
   private readyAt: number | undefined;
+  private stoppedAt: number | undefined;
 
   constructor(
     private readonly monotonic: () => number,
@@ -43,12 +44,20 @@ export class Lifecycle {
     const e = { from: this.current, to: next, duration_ms: Math.round(now - this.enteredAt) };
     this.current = next;
     this.enteredAt = now;
-    if (next === 'READY') this.readyAt = now;
+    if (next === 'READY') {
+      this.readyAt = now;
+      this.stoppedAt = undefined;
+    }
+    if (next === 'STOPPED') this.stoppedAt = now;
     this.onTransition(e);
   }
 
-  /** §9.3.1 claw.status: milliseconds since initialization completed (0 before it ever did). */
+  /**
+   * §9.3.1 claw.status: milliseconds since initialization completed (0 before it ever did). Once
+   * STOPPED, the session's uptime stays what it was when it stopped.
+   */
   uptimeMs(): number {
-    return this.readyAt === undefined ? 0 : Math.max(0, Math.floor(this.monotonic() - this.readyAt));
+    if (this.readyAt === undefined) return 0;
+    return Math.max(0, Math.floor((this.stoppedAt ?? this.monotonic()) - this.readyAt));
   }
 }

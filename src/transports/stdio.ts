@@ -8,6 +8,8 @@ export interface ByteSource {
   on(event: 'data', fn: (chunk: Uint8Array | string) => void): unknown;
   on(event: 'end' | 'close', fn: () => void): unknown;
   on(event: 'error', fn: (err: Error) => void): unknown;
+  /** Release the underlying descriptor so the process can exit (a signal arrived, stdin still open). */
+  destroy?(): unknown;
 }
 export interface TextSink {
   write(s: string): unknown;
@@ -55,6 +57,7 @@ export function createStdioTransport(opts: { input: ByteSource; output: TextSink
     notify: write,
     async close() {
       finish();
+      opts.input.destroy?.();
     },
   };
 }
