@@ -177,6 +177,11 @@ class Proc {
     }
     return parts;
   }
+  /** The complete lines received so far, kept. */
+  peekLines() {
+    const text = Buffer.concat(this.chunks).toString('utf8');
+    return text.split('\n').slice(0, -1);
+  }
   write(data) {
     this.child.stdin.write(data);
   }
@@ -306,13 +311,12 @@ async function coldStart(kind, ctx) {
   const p = new Proc(kind, [...opt.nodeFlags, script, 'run', ctx.manifest.file], ctx.spawnOpts);
   try {
     p.write(ctx.initLine);
-    const t = await p.waitLines(1, 15000);
+    const { t, msg } = await awaitReply(p, 1, 15000);
     const mem = readRssKb(p.pid);
     const cpuMs = readCpuMs(p.pid);
     const ms = t - p.t0;
-    const [line] = p.takeLines();
-    const msg = JSON.parse(line);
-    if (msg.id !== 1 || !msg.result) throw new Error(`${kind}: unexpected initialize reply ${line.slice(0, 500)}`);
+    p.takeLines();
+    if (!msg.result) throw new Error(`${kind}: initialize failed: ${JSON.stringify(msg).slice(0, 500)}`);
     const exit = await p.stop();
     return { ms, cpuMs, rssKb: mem.rss, hwmKb: mem.hwm, exitMs: exit.ms, cleanExit: exit.clean };
   } finally {
@@ -325,19 +329,29 @@ async function throughput(kind, ctx) {
   const p = new Proc(kind, [...opt.nodeFlags, script, 'run', ctx.manifest.file], ctx.spawnOpts);
   try {
     p.write(ctx.initLine);
-    await p.waitLines(1, 15000);
+    const init = await awaitReply(p, 1, 15000);
+    if (!init.msg.result) throw new Error(`${kind}: initialize failed: ${JSON.stringify(init.msg).slice(0, 500)}`);
     p.takeLines();
     const n = opt.requests;
     const t0 = performance.now();
     p.write(ctx.statusPayload);
-    const t1 = await p.waitLines(n, 120000);
+    // Count lines while they arrive (cheap); parse afterwards. Should a notification (e.g. a heartbeat)
+    // have been among them, wait for as many more lines as there were non-replies.
+    let want = n;
+    let t1;
+    let lines;
+    for (;;) {
+      t1 = await p.waitLines(want, 120000);
+      lines = p.peekLines().map((l) => JSON.parse(l)).filter((m) => m.id !== undefined);
+      if (lines.length >= n) break;
+      want += n - lines.length;
+    }
     const ms = t1 - t0;
     // Verify outside the timed window: every id answered exactly once, with a result.
-    const lines = p.takeLines();
+    p.takeLines();
     const seen = new Uint8Array(n + 2);
     let errors = 0;
-    for (const l of lines) {
-      const m = JSON.parse(l);
+    for (const m of lines) {
       if (!m.result || typeof m.id !== 'number' || m.id < 2 || m.id > n + 1 || seen[m.id]) errors++;
       else seen[m.id] = 1;
     }
@@ -346,6 +360,18 @@ async function throughput(kind, ctx) {
     return { ms, rps: (n / ms) * 1000, cleanExit: exit.clean };
   } finally {
     p.kill();
+  }
+}
+
+/** Wait for the response with this id (skipping notifications); time is when its line arrived. */
+async function awaitReply(p, id, timeoutMs) {
+  let want = 1;
+  for (;;) {
+    const t = await p.waitLines(want, timeoutMs);
+    const msgs = p.peekLines().map((l) => JSON.parse(l));
+    const msg = msgs.find((m) => m.id === id && (m.result !== undefined || m.error !== undefined));
+    if (msg) return { t, msg };
+    want = msgs.length + 1;
   }
 }
 
