@@ -22,6 +22,7 @@ export function processEnv(): CliEnv {
       process.on(sig, fn);
     },
     version: typeof __CLAW_VERSION__ === 'string' ? __CLAW_VERSION__ : '0.0.0-dev',
+    self: process.argv[1] ? { argv0: process.execPath, args: [process.argv[1]] } : undefined,
   };
 }
 

@@ -15,4 +15,6 @@ export interface CliEnv {
   readText(path: string): Promise<string>;
   onSignal(signal: 'SIGTERM' | 'SIGINT', fn: () => void): void;
   version: string;
+  /** How to start this runtime again (the builtin worker): interpreter and script. */
+  self?: { argv0: string; args: string[] };
 }

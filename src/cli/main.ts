@@ -3,11 +3,13 @@ import { ClawError } from '../protocol/errors.ts';
 import { MAIN_HELP } from './help.ts';
 import { validateCommand } from './validate.ts';
 import { runCommand } from './run.ts';
+import { builtinWorkerCommand } from './builtin-worker.ts';
 import type { CliEnv } from './env.ts';
 
 const COMMANDS: Record<string, (env: CliEnv, argv: string[]) => Promise<number>> = {
   run: runCommand,
   validate: validateCommand,
+  __builtin: builtinWorkerCommand,
 };
 
 export async function main(env: CliEnv): Promise<number> {

@@ -12,6 +12,8 @@ import { parseArgs } from './args.ts';
 import { RUN_HELP } from './help.ts';
 import type { CliEnv } from './env.ts';
 import { ClawError } from '../protocol/errors.ts';
+import { createFileLedgerStore } from '../node/ledger-file.ts';
+import { realpathSync } from 'node:fs';
 
 const LEVELS = ['debug', 'info', 'warn', 'error'];
 
@@ -52,7 +54,15 @@ export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
     redactor,
   );
   const stdio = createStdioTransport({ input: env.stdin, output: env.stdout, maxFrameBytes: cfg.config.limits?.max_frame_bytes });
+  // State lives in data_dir (claw.runtime.yaml), by default .claw-data beside the manifest.
+  const dataDir = cfg.config.data_dir ?? joinPath(manifestFile ? dirnameOf(manifestFile) : env.cwd, '.claw-data');
+  const worker = env.self && { argv0: env.self.argv0, args: env.self.args, binds: selfBinds(env.self) };
   const runtime = startRuntime({
+    redactor,
+    ledgerStore: createFileLedgerStore(dataDir),
+    env: env.env,
+    version: env.version,
+    worker,
     config: cfg.config,
     log,
     clock: env.clock,
@@ -73,6 +83,17 @@ export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
   await runtime.stop(reason);
   log.info('runtime exiting', { reason });
   return 0;
+}
+
+/** The interpreter and the bundle, by their real paths: a builtin worker must be able to read them. */
+function selfBinds(self: { argv0: string; args: string[] }): string[] {
+  return [self.argv0, ...self.args].map((p) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  });
 }
 
 function reportInvalid(log: ReturnType<typeof createLogger>, msg: string, issues: ManifestIssue[]): number {

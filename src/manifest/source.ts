@@ -1,7 +1,12 @@
 // Parsing one YAML or JSON document with positions, so every issue can say file:line:col.
 // JSON is read by the YAML parser too (YAML 1.2 is a JSON superset), which gives JSON the same positions.
-import { isMap, isSeq, isScalar, LineCounter, parseDocument, type Node } from 'yaml';
+// Fast path: most manifests are JSON or a plain YAML subset that fast-yaml.ts reads in microseconds;
+// the `yaml` package (several ms of cold code at start-up) is loaded only when that reader gives up,
+// or when an issue needs a position (`locate`, computed by re-parsing the same text with `yaml`).
+import { createRequire } from 'node:module';
+import type { Node } from 'yaml';
 import { exceedsDepth } from '../protocol/depth.ts';
+import { fastParse } from './fast-yaml.ts';
 import type { PathSegment, RawIssue, SourcePosition } from './issues.ts';
 
 export const MAX_SOURCE_BYTES = 8 * 1024 * 1024;
@@ -37,18 +42,33 @@ export function parseSource(file: string, bytes: Uint8Array): ParseResult {
   if (depth > MAX_SOURCE_DEPTH) {
     return fail(file, `document nests deeper than ${MAX_SOURCE_DEPTH} levels`, 'too-deep');
   }
-  const lc = new LineCounter();
-  let doc;
+  const fast = fastParse(text);
+  if (fast) {
+    if (exceedsDepth(fast.value, MAX_SOURCE_DEPTH)) {
+      return fail(file, `document nests deeper than ${MAX_SOURCE_DEPTH} levels`, 'too-deep');
+    }
+    // Issues are the rare path: only they pay for `yaml`, on the same text, so positions are unchanged.
+    let locator: Locate | undefined;
+    const locate: Locate = (segments) => {
+      if (!locator) {
+        try {
+          locator = parseWithYaml(text).locate;
+        } catch {
+          locator = () => undefined;
+        }
+      }
+      return locator(segments);
+    };
+    return { ok: true, source: { file, value: fast.value, locate } };
+  }
+  let parsed: ReturnType<typeof parseWithYaml>;
   try {
-    doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false });
+    parsed = parseWithYaml(text);
   } catch (e) {
     const msg = e instanceof RangeError ? `document nests too deeply to parse` : `cannot parse: ${(e as Error).message}`;
     return fail(file, msg, e instanceof RangeError ? 'too-deep' : 'syntax');
   }
-  const toPos = (offset: number): SourcePosition => {
-    const p = lc.linePos(offset);
-    return { line: p.line, col: p.col };
-  };
+  const { doc, toPos } = parsed;
   if (doc.errors.length > 0) {
     const e = doc.errors[0];
     const msg = e.message.split('\n')[0];
@@ -65,7 +85,38 @@ export function parseSource(file: string, bytes: Uint8Array): ParseResult {
   if (exceedsDepth(value, MAX_SOURCE_DEPTH)) {
     return fail(file, `document nests deeper than ${MAX_SOURCE_DEPTH} levels`, 'too-deep');
   }
-  const locate = (segments: readonly PathSegment[]): SourcePosition | undefined => {
+  return { ok: true, source: { file, value, locate: parsed.locate } };
+}
+
+type Locate = (segments: readonly PathSegment[]) => SourcePosition | undefined;
+
+let yamlLib: typeof import('yaml') | undefined;
+
+/**
+ * The `yaml` package, loaded on first use. In the bundle (dist/claw.mjs) esbuild inlines it behind
+ * this `require`, so its module code runs only when called; unbundled ESM (the unit tests) has no
+ * `require` in scope and resolves it with createRequire instead.
+ */
+function yaml(): typeof import('yaml') {
+  if (yamlLib) return yamlLib;
+  try {
+    yamlLib = require('yaml') as typeof import('yaml');
+  } catch {
+    yamlLib = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  }
+  return yamlLib;
+}
+
+/** Parse with `yaml` (a syntax error is in `doc.errors`; a RangeError escapes), with a locator over the document. */
+function parseWithYaml(text: string) {
+  const { isMap, isSeq, isScalar, LineCounter, parseDocument } = yaml();
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false });
+  const toPos = (offset: number): SourcePosition => {
+    const p = lc.linePos(offset);
+    return { line: p.line, col: p.col };
+  };
+  const locate: Locate = (segments) => {
     let node: Node | null | undefined = doc.contents as Node | null;
     let best: SourcePosition | undefined = node?.range ? toPos(node.range[0]) : undefined;
     for (const seg of segments) {
@@ -85,7 +136,7 @@ export function parseSource(file: string, bytes: Uint8Array): ParseResult {
     }
     return best;
   };
-  return { ok: true, source: { file, value, locate } };
+  return { doc, toPos, locate };
 }
 
 /**

@@ -8,6 +8,11 @@ import type { SourceReader } from '../manifest/reader.ts';
 import type { SecretResolver } from '../kernel/secrets.ts';
 import { loadWireManifest } from './wire-manifest.ts';
 import { secretsPreflight } from './secrets-preflight.ts';
+import { toolsModule } from './tools-module.ts';
+import { createToolEnvironment } from './tool-deps.ts';
+import type { Redactor } from '../log/redactor.ts';
+import type { LedgerStore } from '../kernel/ledger.ts';
+import type { WorkerCommand } from '../tools/builtins/impl.ts';
 
 export interface RuntimeDeps {
   config: RuntimeConfig;
@@ -19,6 +24,12 @@ export interface RuntimeDeps {
   launchManifest?: ResolvedManifest;
   transports: Transport[];
   modules?: KernelModule[];
+  redactor: Redactor;
+  ledgerStore: LedgerStore;
+  /** The runtime's own environment (tools get an allowlisted part of it). */
+  env: Record<string, string | undefined>;
+  version: string;
+  worker?: WorkerCommand;
 }
 
 export interface Runtime {
@@ -27,16 +38,26 @@ export interface Runtime {
 }
 
 export function startRuntime(d: RuntimeDeps): Runtime {
+  const notify = (n: Parameters<Transport['notify']>[0]) => {
+    for (const t of d.transports) t.notify(n);
+  };
+  const tools = toolsModule({
+    config: d.config,
+    clock: d.clock,
+    log: d.log,
+    redactor: d.redactor,
+    notify,
+    ledgerStore: d.ledgerStore,
+    environment: (m) => createToolEnvironment({ config: d.config, log: d.log, secrets: d.secrets, env: d.env, cwd: d.cwd, version: d.version, worker: d.worker }, m),
+  });
   const agent = new Agent({
     clock: d.clock,
     log: d.log,
     config: d.config,
     launchManifest: d.launchManifest,
-    notify: (n) => {
-      for (const t of d.transports) t.notify(n);
-    },
+    notify,
     loadWireManifest: (value, defaultClaw) => loadWireManifest(value, defaultClaw, d),
-    modules: [secretsPreflight(d.secrets, d.log), ...(d.modules ?? [])],
+    modules: [secretsPreflight(d.secrets, d.log), tools, ...(d.modules ?? [])],
   });
   const router = new Router({
     dispatch: agent.dispatch,

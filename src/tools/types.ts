@@ -1,4 +1,5 @@
 // Shapes shared by tool implementations, the gates and the sandbox. (spec §5.4, §9.3.2)
+import type { SandboxSpec } from '../manifest/schema/index.ts';
 
 /** MCP-compatible content block (spec §9.3.2: implementations MUST support `text`). */
 export type ContentBlock =
@@ -30,6 +31,10 @@ export interface ToolRunContext {
   /** Aborted on timeout or shutdown: the implementation must stop and leave nothing running. */
   signal: AbortSignal;
   requestId: string;
+  /** The effective sandbox for this call (spec §5.8), already narrowed by any override. */
+  sandbox: SandboxSpec;
+  /** Milliseconds the call may run; the gate aborts `signal` when they are up. */
+  timeoutMs?: number;
 }
 
 export interface ToolImpl {
@@ -37,7 +42,28 @@ export interface ToolImpl {
   /** Builtins that touch the OS run in a child process under `level: process` (issue 3). */
   touchesOs: boolean;
   run(args: Record<string, unknown>, ctx: ToolRunContext): Promise<ToolResult>;
+  /**
+   * The command line this call would run, for shell tools and exec tools: checked against the
+   * sandbox's shell rules before execution (spec §5.8 shell.blocked_commands / blocked_patterns).
+   */
+  commandLine?(args: Record<string, unknown>, sandbox: SandboxSpec): string | undefined;
+  /** True for the `shell` builtin: `shell.mode: deny` blocks it entirely. */
+  isShell?: boolean;
   close?(): Promise<void>;
+}
+
+/**
+ * A tool refused by its sandbox while running (a path outside the scope, a host not allowed, a
+ * command string where only argv is allowed). The gate answers -32010 with `rule` and `detail`.
+ */
+export class SandboxViolation extends Error {
+  constructor(
+    readonly rule: string,
+    readonly detail: string,
+  ) {
+    super(detail);
+    this.name = 'SandboxViolation';
+  }
 }
 
 export const textResult = (text: string, isError = false): ToolResult =>

@@ -1,0 +1,100 @@
+// Gate 6b: execution under the tool's timeout (spec §5.4: exceeding timeout_ms MUST terminate the
+// execution and return -32014; runtime profile §10: SIGTERM, grace, SIGKILL — done by the sandbox
+// runner when the signal aborts), then output limits and secret scanning (spec §5.9).
+import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
+import { applySecretScanning, scansOutputs } from '../policy/secret-scan.ts';
+import { SandboxViolation, type ToolResult } from '../tools/types.ts';
+import { policyDenied, sandboxDenied } from './errors.ts';
+import type { GateDeps, ToolCall } from './call.ts';
+
+const minDefined = (...xs: (number | undefined)[]) => {
+  const d = xs.filter((x): x is number => typeof x === 'number' && x > 0);
+  return d.length ? Math.min(...d) : undefined;
+};
+
+export async function executeGate(call: ToolCall, deps: GateDeps, redactText: (s: string) => string): Promise<ToolResult> {
+  const tool = call.tool.name;
+  const limits = call.sandbox.resource_limits ?? {};
+  const timeoutMs = minDefined(call.tool.timeoutMs, limits.timeout_ms);
+  const ac = new AbortController();
+  const onSession = () => ac.abort(call.signal.reason);
+  call.signal.addEventListener('abort', onSession, { once: true });
+  let timedOut = false;
+  let hardStop: () => void = () => {};
+  const ceiling = new Promise<'ceiling'>((resolve) => (hardStop = () => resolve('ceiling')));
+  const timers: { cancel(): void }[] = [];
+  if (timeoutMs !== undefined) {
+    timers.push(
+      deps.clock.setTimeout(() => {
+        timedOut = true;
+        ac.abort(new Error('timeout'));
+        // The implementation kills its processes on abort; we wait for that, but not forever.
+        timers.push(deps.clock.setTimeout(hardStop, deps.killGraceMs + 1000));
+      }, timeoutMs),
+    );
+  }
+  let result: ToolResult;
+  try {
+    const run = call.tool.impl.run(call.args, { signal: ac.signal, requestId: call.requestId, sandbox: call.sandbox, timeoutMs });
+    const r = await Promise.race([run, ceiling]);
+    if (r === 'ceiling' || timedOut) throw timeoutError(tool, timeoutMs!);
+    result = r;
+  } catch (err) {
+    if (err instanceof ProtocolError) throw err;
+    if (timedOut) throw timeoutError(tool, timeoutMs!);
+    if (call.signal.aborted) throw new ProtocolError(ErrorCode.InvalidRequest, `Invalid request: ${tool} was cancelled because the agent is stopping`, { state: 'STOPPING', tool });
+    if (err instanceof SandboxViolation) throw sandboxDenied(tool, err.rule, err.detail);
+    // A tool that failed to run is a tool result with isError (MCP convention), not a protocol error.
+    deps.log.warn('tool failed', { tool, request_id: call.requestId, error: err instanceof Error ? err.message : String(err) });
+    result = { content: [{ type: 'text', text: `${tool} failed: ${err instanceof Error ? err.message : String(err)}` }], isError: true };
+  } finally {
+    for (const t of timers) t.cancel();
+    call.signal.removeEventListener('abort', onSession);
+  }
+  return outputChecks(call, deps, capOutput(result, limits.max_output_bytes), redactText);
+}
+
+function timeoutError(tool: string, timeoutMs: number): ProtocolError {
+  return new ProtocolError(ErrorCode.ToolTimeout, `Tool execution timeout: ${tool} exceeded ${timeoutMs} ms`, { tool, timeout_ms: timeoutMs });
+}
+
+/** resource_limits.max_output_bytes for in-process results (the runner caps child output itself). */
+function capOutput(r: ToolResult, max: number | undefined): ToolResult {
+  if (!max) return r;
+  const enc = new TextEncoder();
+  let budget = max;
+  let truncated = false;
+  const content = r.content.map((b) => {
+    if (b.type !== 'text') return b;
+    const bytes = enc.encode(b.text);
+    if (bytes.length <= budget) {
+      budget -= bytes.length;
+      return b;
+    }
+    truncated = true;
+    const text = new TextDecoder().decode(bytes.subarray(0, budget)).replace(/\uFFFD$/, '');
+    budget = 0;
+    return { type: 'text' as const, text };
+  });
+  if (truncated) content.push({ type: 'text', text: `[output truncated at ${max} bytes by the sandbox's max_output_bytes]` });
+  return { ...r, content };
+}
+
+function outputChecks(call: ToolCall, deps: GateDeps, r: ToolResult, redactText: (s: string) => string): ToolResult {
+  let content = r.content;
+  const policies = call.overridePolicy ? [...call.policies, call.overridePolicy] : call.policies;
+  for (const p of policies) {
+    const ss = p.spec.secret_scanning;
+    if (!ss?.enabled || !scansOutputs(ss)) continue;
+    content = content.map((b) => {
+      if (b.type !== 'text') return b;
+      const s = applySecretScanning(b.text, ss, deps.knownSecrets());
+      if (s.action === 'block') throw policyDenied(call.tool.name, 'secret_scanning', 'tool output contains secrets', { policy: p.name });
+      if (s.action === 'warn') deps.log.warn('secret in tool output', { tool: call.tool.name, policy: p.name, request_id: call.requestId, kinds: [...new Set(s.findings.map((f) => f.kind))] });
+      return s.action === 'redacted' ? { type: 'text' as const, text: s.text } : b;
+    });
+  }
+  // Whatever the policies say, a secret value this runtime resolved never leaves it (runtime profile §7).
+  content = content.map((b) => (b.type === 'text' ? { type: 'text' as const, text: redactText(b.text) } : b));
+  return { ...r, content };
+}

@@ -1,0 +1,112 @@
+// Composition of the tool layer for a running agent: the sandbox runner (src/sandbox), the MCP pool
+// with a sandboxed spawner per sandbox, the network guard and the builtins' worker command.
+// Host capabilities are probed once, when the first session needs them.
+import { detectHost, type HostCapabilities } from '../sandbox/host.ts';
+import { checkLevel } from '../sandbox/levels.ts';
+import { runSandboxed } from '../sandbox/runner.ts';
+import { spawnSandboxed } from '../sandbox/spawn.ts';
+import { mountPaths, fsMode } from '../sandbox/spec-view.ts';
+import { McpPool, createMcpBinder } from '../tools/mcp/backend.ts';
+import { sandboxedFetch } from './net-fetch.ts';
+import { resolveRef } from '../manifest/refs.ts';
+import type { McpProcess, McpSpawn } from '../tools/mcp/client.ts';
+import type { ProcessRunner } from '../tools/runner-port.ts';
+import type { RegistryDeps } from '../tools/registry.ts';
+import type { WorkerCommand } from '../tools/builtins/impl.ts';
+import type { ToolImpl } from '../tools/types.ts';
+import type { SandboxSpec } from '../manifest/schema/index.ts';
+import type { ResolvedManifest } from '../manifest/resolved.ts';
+import type { RuntimeConfig } from '../config/runtime-config.ts';
+import type { Logger } from '../kernel/ports.ts';
+import type { SecretResolver } from '../kernel/secrets.ts';
+
+export interface ToolEnvironment {
+  registry: RegistryDeps;
+  /** A message when this board cannot run `impl` under `sandbox` (spec §5.8), else undefined. */
+  isolationProblem(sandbox: SandboxSpec, impl: ToolImpl): string | undefined;
+  host: HostCapabilities;
+}
+
+export interface ToolEnvironmentDeps {
+  config: RuntimeConfig;
+  log: Logger;
+  secrets: SecretResolver;
+  /** The runtime's own environment: allowlisted variables for tools are taken from it. */
+  env: Record<string, string | undefined>;
+  cwd: string;
+  version: string;
+  worker?: WorkerCommand;
+}
+
+/** In-process builtins need no process mechanism; everything that starts a process does. */
+const useOf = (impl: ToolImpl): 'exec' | 'builtin' => (impl.kind === 'builtin' && !impl.touchesOs ? 'builtin' : 'exec');
+
+/** Where a tool starts and relative paths resolve: the first writable mount of a scoped sandbox. */
+export function cwdFor(sandbox: SandboxSpec, fallback: string): string {
+  if (fsMode(sandbox) === 'scoped') {
+    const m = mountPaths(sandbox);
+    return (m.find((x) => x.permissions === 'rw') ?? m[0])?.path ?? fallback;
+  }
+  return fallback;
+}
+
+export async function createToolEnvironment(d: ToolEnvironmentDeps, manifest: ResolvedManifest): Promise<ToolEnvironment> {
+  const host = await detectHost();
+  const allowDowngrade = d.config.sandbox?.allow_downgrade;
+  const graceMs = d.config.sandbox?.kill_grace_ms;
+  const run: ProcessRunner = (req) =>
+    runSandboxed({
+      bin: req.bin,
+      argv: req.argv,
+      env: d.env,
+      extraEnv: req.env,
+      secrets: req.secrets,
+      cwd: req.cwd,
+      sandbox: req.sandbox,
+      host,
+      allowDowngrade,
+      timeoutMs: req.timeoutMs,
+      readOnlyBinds: req.readOnlyBinds,
+      stdin: req.stdin,
+      signal: req.signal,
+      graceMs,
+    });
+  // One MCP server process runs under one sandbox: the pool's partition is the tool's sandbox_ref.
+  const sandboxOf = (partition: string): SandboxSpec => {
+    const ref = partition.startsWith('sandbox:') ? partition.slice('sandbox:'.length) : undefined;
+    const r = ref ? resolveRef(manifest, 'Sandbox', ref) : undefined;
+    return ((r?.ok ? r.primitive : manifest.sandbox)?.spec as SandboxSpec) ?? { level: 'process' };
+  };
+  const spawnFor =
+    (partition: string): McpSpawn =>
+    async (bin, argv, _env, cwd): Promise<McpProcess> => {
+      const sandbox = sandboxOf(partition);
+      const p = await spawnSandboxed({ bin, argv, env: d.env, cwd: cwd ?? cwdFor(sandbox, d.cwd), sandbox, host, allowDowngrade, graceMs });
+      return {
+        stdin: p.stdin,
+        stdout: p.stdout,
+        stderr: p.stderr,
+        pid: p.pid,
+        kill: p.kill,
+        exited: p.exited.then((s) => ({ code: s.exitCode, signal: s.signal })),
+      };
+    };
+  const pool = new McpPool({ spawn: spawnFor(''), spawnFor, clientVersion: d.version, logger: d.log });
+  return {
+    host,
+    registry: {
+      run,
+      resolveSecrets: async (refs) => {
+        const out: Record<string, string> = {};
+        for (const ref of refs) out[ref] = await d.secrets.resolve(ref);
+        return out;
+      },
+      builtins: { run, fetch: sandboxedFetch, cwdFor: (sb) => cwdFor(sb, d.cwd), worker: d.worker },
+      mcp: createMcpBinder(pool),
+    },
+    isolationProblem(sandbox, impl) {
+      const r = checkLevel(sandbox, host, allowDowngrade, useOf(impl));
+      return r.ok ? undefined : r.message;
+    },
+  };
+}

@@ -1,0 +1,187 @@
+// Level 2 (spec §11): claw.tool.call / approve / deny as a kernel module. STARTING binds the tools
+// and checks that this board provides the declared sandbox levels; STOPPING releases approvals
+// and MCP servers.
+import * as v from 'valibot';
+import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
+import { issuesData } from '../protocol/wire.ts';
+import { approvalParams, toolCallParams } from '../protocol/wire-tools.ts';
+import { canonicalJson } from '../protocol/canonical-json.ts';
+import { ApprovalBroker } from '../kernel/approvals.ts';
+import { DedupCache, DEFAULT_DEDUP_WINDOW_MS } from '../kernel/idempotency.ts';
+import { TokenLedger, type LedgerStore } from '../kernel/ledger.ts';
+import { RateLimiter } from '../policy/rate-limit.ts';
+import { composeForCall } from '../policy/evaluate.ts';
+import { resolveRef } from '../manifest/refs.ts';
+import { narrowSandbox } from '../gates/narrow-sandbox.ts';
+import { runGates, type PipelineDeps } from '../gates/pipeline.ts';
+import { bindTools, type RegisteredTool } from '../tools/registry.ts';
+import type { ToolEnvironment } from './tool-deps.ts';
+import type { KernelModule, Session } from '../kernel/agent.ts';
+import type { Clock, Logger } from '../kernel/ports.ts';
+import type { JsonRpcNotification } from '../protocol/jsonrpc.ts';
+import type { RuntimeConfig } from '../config/runtime-config.ts';
+import type { Redactor } from '../log/redactor.ts';
+import type { SandboxSpec } from '../manifest/schema/index.ts';
+import type { ResolvedManifest, ResolvedPrimitive } from '../manifest/resolved.ts';
+import type { MethodSpec } from '../kernel/methods/index.ts';
+
+export interface ToolsModuleDeps {
+  config: RuntimeConfig;
+  clock: Clock;
+  log: Logger;
+  redactor: Redactor;
+  notify(n: JsonRpcNotification): void;
+  ledgerStore: LedgerStore;
+  /** The tool layer for a manifest: runner, MCP, builtins, and this board's isolation answer. */
+  environment(m: ResolvedManifest): Promise<ToolEnvironment>;
+}
+
+/** Without a Sandbox primitive (not possible at Level 2, but safe): a process with nothing granted. */
+const FALLBACK_SANDBOX: SandboxSpec = { level: 'process' };
+
+export function toolsModule(d: ToolsModuleDeps): KernelModule {
+  const approvals = new ApprovalBroker(d.clock);
+  const ledger = new TokenLedger(d.ledgerStore, d.clock);
+  const rateLimiter = new RateLimiter();
+  let dedup = new DedupCache(d.clock, d.config.idempotency?.window_ms ?? DEFAULT_DEDUP_WINDOW_MS);
+  let tools = new Map<string, RegisteredTool>();
+  let session: Session | undefined;
+  let env: ToolEnvironment | undefined;
+
+  const pipelineDeps = (m: ResolvedManifest): PipelineDeps => ({
+    identity: m.identity,
+    chargedProvider: m.providers[0],
+    approvals,
+    announce: d.notify,
+    ledger,
+    rateLimiter,
+    clock: d.clock,
+    log: d.log,
+    knownSecrets: () => d.redactor.known(),
+    defaultApprovalTimeoutMs: (d.config.approvals?.default_timeout_seconds ?? 300) * 1000,
+    killGraceMs: d.config.sandbox?.kill_grace_ms ?? 2000,
+    isolationProblem: (sb, impl) => env!.isolationProblem(sb, impl),
+    redactValue: (x) => d.redactor.redactValue(x),
+    redactText: (s) => d.redactor.redact(s),
+  });
+
+  const call: MethodSpec = {
+    level: 2,
+    states: ['READY'],
+    async handler(params) {
+      const s = session!;
+      const m = s.manifest;
+      const p = v.safeParse(toolCallParams, params);
+      if (!p.success) throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params for claw.tool.call', issuesData(p.issues));
+      const { name, arguments: args, context } = p.output;
+      const reg = tools.get(name);
+      if (!reg) throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: unknown tool "${name}"`, { tool: name, available: [...tools.keys()] });
+      if (context.identity !== m.identity.name) {
+        throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: context.identity "${context.identity}" is not this agent (${m.identity.name})`, {
+          identity: context.identity,
+        });
+      }
+      let sandbox = sandboxOf(m, reg.bound.sandboxRef);
+      if (context.sandbox) sandbox = narrowSandbox(sandbox, lookup(m, 'Sandbox', context.sandbox).spec as SandboxSpec);
+      const policies = composeForCall(
+        m.policies.map((x) => ({ name: x.name, spec: x.spec as any })),
+        reg.bound.policyRef ? declared(m, 'Policy', reg.bound.policyRef)?.name : undefined,
+      );
+      const override = context.policy ? lookup(m, 'Policy', context.policy) : undefined;
+      const fingerprint = canonicalJson({ name, args, sandbox: context.sandbox, policy: context.policy });
+      const r = dedup.run(context.request_id, fingerprint, () =>
+        runGates(
+          {
+            tool: reg.bound,
+            args,
+            requestId: context.request_id,
+            identity: context.identity,
+            skill: context.skill,
+            policies,
+            overridePolicy: override ? { name: override.name, spec: override.spec as any } : undefined,
+            sandbox,
+            signal: s.abort.signal,
+          },
+          reg.check,
+          pipelineDeps(m),
+        ),
+      );
+      if ('conflict' in r) {
+        throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: request_id "${context.request_id}" was already used for a different call`, {
+          request_id: context.request_id,
+        });
+      }
+      if (r.reused) d.log.info('duplicate request_id: answering with the first result', { request_id: context.request_id, tool: name });
+      return r.outcome;
+    },
+  };
+
+  const decide = (decision: 'approved' | 'denied'): MethodSpec => ({
+    level: 2,
+    states: ['READY', 'STOPPING'],
+    handler(params) {
+      const p = v.safeParse(approvalParams, params);
+      if (!p.success) throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params for claw.tool.${decision === 'approved' ? 'approve' : 'deny'}`, issuesData(p.issues));
+      // spec §9.3.2: an unknown request_id is acknowledged: false, not an error.
+      return { acknowledged: approvals.decide(p.output.request_id, decision, p.output.reason) };
+    },
+  });
+
+  return {
+    name: 'tools',
+    methods: { 'claw.tool.call': call, 'claw.tool.approve': decide('approved'), 'claw.tool.deny': decide('denied') },
+    async start(s) {
+      session = s;
+      tools = new Map();
+      dedup = new DedupCache(d.clock, d.config.idempotency?.window_ms ?? DEFAULT_DEDUP_WINDOW_MS);
+      // Below Level 2 the tool methods answer -32601 (spec §11): nothing to bind or check.
+      if (s.level < 2) return;
+      const m = s.manifest;
+      env = await d.environment(m);
+      try {
+        tools = await bindTools(m, d.config, env.registry);
+      } catch (e) {
+        throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${(e as Error).message}`, { state: 'ERROR' });
+      }
+      // A level or feature this board cannot provide is refused now, never silently downgraded.
+      const refusals = new Set<string>();
+      for (const t of tools.values()) {
+        const why = env.isolationProblem(sandboxOf(m, t.bound.sandboxRef), t.bound.impl);
+        if (why) refusals.add(`tool ${t.bound.name}: ${why}`);
+      }
+      if (refusals.size > 0) {
+        await Promise.all([...tools.values()].map((t) => t.bound.impl.close?.().catch(() => {})));
+        await env.registry.mcp?.close().catch(() => {});
+        throw new ProtocolError(ErrorCode.SandboxDenied, `Sandbox denied: ${[...refusals].join('; ')}`, { state: 'ERROR' });
+      }
+      d.log.info('tools bound', { tools: [...tools.values()].map((t) => `${t.bound.name}:${t.bound.impl.kind}`) });
+    },
+    async stop() {
+      approvals.cancelAll();
+      await Promise.all([...tools.values()].map((t) => t.bound.impl.close?.().catch(() => {})));
+      await env?.registry.mcp?.close().catch(() => {});
+      env = undefined;
+      session = undefined;
+    },
+  };
+}
+
+/** The tool's sandbox: its sandbox_ref, else the manifest's, else a process with nothing granted. */
+function sandboxOf(m: ResolvedManifest, ref: string | undefined): SandboxSpec {
+  const p = declared(m, 'Sandbox', ref) ?? m.sandbox;
+  return (p?.spec as SandboxSpec) ?? FALLBACK_SANDBOX;
+}
+
+/** A ref the loader already checked (sandbox_ref, policy_ref). */
+function declared(m: ResolvedManifest, kind: 'Sandbox' | 'Policy', ref: string | undefined): ResolvedPrimitive | undefined {
+  if (!ref) return undefined;
+  const r = resolveRef(m, kind, ref);
+  return r.ok ? r.primitive : undefined;
+}
+
+/** A context.sandbox / context.policy override must name a declared primitive (spec §9.3.2). */
+function lookup(m: ResolvedManifest, kind: 'Sandbox' | 'Policy', ref: string): ResolvedPrimitive {
+  const r = resolveRef(m, kind, ref);
+  if (r.ok) return r.primitive;
+  throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: context.${kind.toLowerCase()} "${ref}": ${r.reason}`, { [kind.toLowerCase()]: ref });
+}

@@ -1,0 +1,106 @@
+// Which isolation layers this machine offers (spec §5.8 isolation levels; §10.1 layer 3). Every
+// layer is probed by using it once, because an installed binary proves nothing: bubblewrap is
+// often present but refused user namespaces (AppArmor, sysctl), cgroup trees are often read-only.
+// The answer is cached per process; `probeHost` gives an uncached answer (doctor, tests).
+import { execFile } from 'node:child_process';
+import { access, constants } from 'node:fs/promises';
+import { arch, availableParallelism, cpus, release } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { probeCgroups, type CgroupSupport } from './cgroup.ts';
+
+export interface Tool {
+  path?: string;
+  works: boolean;
+  version?: string;
+  error?: string;
+}
+
+export interface HostCapabilities {
+  platform: string;
+  kernel: string;
+  arch: string;
+  cpus: number;
+  uid: number;
+  root: boolean;
+  /** POSIX shell used to enter a cgroup before exec (the only place we need one). */
+  sh?: string;
+  /** `bwrap --unshare-all --die-with-parent --ro-bind / / true` ran; `userns`: `--unshare-user` too. */
+  bwrap: Tool & { userns: boolean };
+  prlimit: Tool;
+  /** Reported only: the runner uses bubblewrap for namespaces. */
+  unshare: Tool;
+  cgroup: { support?: CgroupSupport; notes: string[] };
+}
+
+const STD_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
+
+export async function which(name: string, pathVar = process.env.PATH ?? ''): Promise<string | undefined> {
+  for (const dir of [...pathVar.split(delimiter).filter(Boolean), ...STD_DIRS]) {
+    const p = join(dir, name);
+    try {
+      await access(p, constants.X_OK);
+      return p;
+    } catch {
+      // next
+    }
+  }
+  return undefined;
+}
+
+function run(bin: string, args: string[], timeoutMs = 3000): Promise<{ ok: boolean; out: string; err: string }> {
+  return new Promise((resolve) => {
+    execFile(bin, args, { timeout: timeoutMs, env: { PATH: STD_DIRS.join(':') } }, (e, out, err) =>
+      resolve({ ok: !e, out: String(out), err: String(err || (e ? e.message : '')) }),
+    );
+  });
+}
+
+async function probeTool(name: string, args: string[], versionArgs?: string[]): Promise<Tool> {
+  const path = await which(name);
+  if (!path) return { works: false, error: `${name} not found` };
+  const r = await run(path, args);
+  const t: Tool = { path, works: r.ok };
+  if (!r.ok) t.error = r.err.trim().split('\n').slice(-1)[0] || 'failed';
+  if (versionArgs) {
+    const v = await run(path, versionArgs);
+    if (v.ok) t.version = v.out.trim().split('\n')[0];
+  }
+  return t;
+}
+
+export async function probeHost(opts: { cgroupParent?: string } = {}): Promise<HostCapabilities> {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : -1;
+  const root = uid === 0;
+  const linux = process.platform === 'linux';
+  const none = (n: string): Tool => ({ works: false, error: `${n}: not Linux` });
+  const [bwrap, bwrapUserns, prlimit, unshare, cgroup, sh] = await Promise.all([
+    linux ? probeTool('bwrap', ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', 'true'], ['--version']) : none('bwrap'),
+    linux ? probeTool('bwrap', ['--unshare-user', '--unshare-pid', '--die-with-parent', '--ro-bind', '/', '/', 'true']) : none('bwrap'),
+    linux ? probeTool('prlimit', ['--nofile=64:64', '--', 'true'], ['--version']) : none('prlimit'),
+    linux ? probeTool('unshare', root ? ['--net', '--pid', '--fork', 'true'] : ['--user', '--map-root-user', '--net', 'true']) : none('unshare'),
+    linux ? probeCgroups({ parent: opts.cgroupParent }) : Promise.resolve<{ support?: CgroupSupport; notes: string[] }>({ notes: ['not Linux'] }),
+    which('sh', '/bin:/usr/bin'),
+  ]);
+  return {
+    platform: process.platform,
+    kernel: release(),
+    arch: arch(),
+    cpus: typeof availableParallelism === 'function' ? availableParallelism() : cpus().length,
+    uid,
+    root,
+    sh,
+    bwrap: { ...bwrap, userns: bwrap.works && bwrapUserns.works },
+    prlimit,
+    unshare,
+    // Entering a cgroup before exec needs a shell (launch.ts); without one the groups are unusable.
+    cgroup: sh || !cgroup.support ? cgroup : { notes: [...cgroup.notes, 'no /bin/sh to enter a cgroup with'] },
+  };
+}
+
+let cached: Promise<HostCapabilities> | undefined;
+
+/** Probed once per process (bwrap probe ~10 ms, cgroup probe < 1 ms). */
+export function detectHost(): Promise<HostCapabilities> {
+  cached ??= probeHost();
+  return cached;
+}

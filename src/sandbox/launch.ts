@@ -1,0 +1,176 @@
+// Starting one sandboxed process: plan (levels.ts) → private dirs, secrets, cgroup → command chain
+//   [sh: enter cgroup, exec] → [bwrap … --] → [prlimit … --] → tool
+// Each layer execs the next, so the tool ends up with the pid we spawned when neither cgroup entry
+// nor bubblewrap is needed. prlimit runs inside bubblewrap: the limits then apply to the tool only,
+// and RLIMIT_NPROC is counted in the sandbox's own user namespace.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { access, constants, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { isAbsolute, resolve } from 'node:path';
+import type { SandboxSpec } from '../manifest/schema/index.ts';
+import { ClawError } from '../protocol/errors.ts';
+import { bwrapArgs } from './bwrap-args.ts';
+import { createRunCgroup, type RunCgroup } from './cgroup.ts';
+import { buildEnv, DEFAULT_PATH, writeSecretFiles } from './env.ts';
+import { which, type HostCapabilities } from './host.ts';
+import { planIsolation, type IsolationPlan } from './levels.ts';
+import { checkPath, within } from './paths.ts';
+import { fsMode, injectionMode, mountPaths } from './spec-view.ts';
+
+export interface LaunchOptions {
+  bin: string;
+  argv: string[];
+  /** The environment allowlisted variables are taken from (the runtime's own, passed by the target). */
+  env: Record<string, string | undefined>;
+  /** Non-secret variables the tool binding sets explicitly; added as given. */
+  extraEnv?: Record<string, string>;
+  /** Secret values by variable name, injected per `capabilities.secrets.injection`. */
+  secrets?: Record<string, string>;
+  /** Where the tool should start; honoured only inside the sandbox's scope (see resolveCwd). */
+  cwd?: string;
+  sandbox: SandboxSpec;
+  host: HostCapabilities;
+  /** The runtime configuration's `allow_downgrade` (levels.ts). */
+  allowDowngrade?: Record<string, string>;
+  /** Tool `timeout_ms` (spec §5.4); combined with resource_limits.timeout_ms. */
+  timeoutMs?: number;
+  /** Files the child must be able to read even under a strict filesystem scope. */
+  readOnlyBinds?: string[];
+  /** Parent of the per-run private directories (default: os.tmpdir()). */
+  tmpRoot?: string;
+}
+
+export interface Launched {
+  child: ChildProcess;
+  plan: IsolationPlan;
+  cgroup?: RunCgroup;
+  /** Settles when the OS has started the process (or failed to: ENOENT, EACCES). */
+  spawned: Promise<void>;
+  /** Remove the private directories, the secret files and the cgroup. */
+  cleanup(): Promise<void>;
+}
+
+/** Enter each cgroup.procs file given before `--`, then exec the rest. POSIX sh, no bashisms. */
+const ENTER_CGROUP = 'while [ "$#" -gt 0 ] && [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
+
+async function resolveBin(bin: string, pathVar: string): Promise<string | undefined> {
+  if (!bin.includes('/')) return which(bin, pathVar);
+  const abs = resolve(bin);
+  try {
+    await access(abs, constants.X_OK);
+    return abs;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * deny: always the private dir. scoped: the caller's cwd if it lies inside a mount, else the first
+ * `rw` mount (created if missing), else the private dir. read-only / full: the caller's cwd if given.
+ */
+async function resolveCwd(spec: SandboxSpec, cwd: string | undefined, workdir: string): Promise<string> {
+  const fm = fsMode(spec);
+  if (fm === 'deny') return workdir;
+  if (fm === 'scoped') {
+    if (cwd && (await checkPath(cwd, 'read', spec.capabilities?.filesystem, '/')).ok) return resolve(cwd);
+    const rw = mountPaths(spec).find((m) => m.permissions === 'rw');
+    if (rw) {
+      const p = resolve(rw.path);
+      await mkdir(p, { recursive: true });
+      return p;
+    }
+    return workdir;
+  }
+  return cwd ? resolve(cwd) : workdir;
+}
+
+function prlimitArgs(plan: IsolationPlan): string[] {
+  const a: string[] = [];
+  if (plan.memory?.rlimit !== undefined) a.push(`--data=${plan.memory.rlimit}:${plan.memory.rlimit}`);
+  if (plan.nofile !== undefined) a.push(`--nofile=${plan.nofile}:${plan.nofile}`);
+  if (plan.cpuSeconds !== undefined) a.push(`--cpu=${plan.cpuSeconds}:${plan.cpuSeconds + 1}`);
+  if (plan.pids?.by === 'userns-nproc') a.push(`--nproc=${plan.pids.max}:${plan.pids.max}`);
+  return a;
+}
+
+export async function launch(o: LaunchOptions): Promise<Launched | { notFound: string }> {
+  const r = planIsolation(o.sandbox, o.host, o.allowDowngrade, 'exec', o.timeoutMs);
+  if (!r.ok) throw new ClawError('sandbox-unavailable', r.message);
+  const plan = r.plan;
+  const pathVar = o.env.PATH ?? DEFAULT_PATH;
+  const bin = await resolveBin(o.bin, pathVar);
+  if (!bin) return { notFound: o.bin };
+
+  const undo: (() => Promise<unknown>)[] = [];
+  const cleanup = async () => {
+    for (const u of undo.reverse()) await u().catch(() => undefined);
+    undo.length = 0;
+  };
+  try {
+    const workdir = await mkdtemp(resolve(o.tmpRoot ?? tmpdir(), 'claw-run-'));
+    undo.push(() => rm(workdir, { recursive: true, force: true }));
+    const secrets = o.secrets ?? {};
+    const injection = injectionMode(o.sandbox);
+    let secretDir: string | undefined;
+    if (injection === 'file-mount' && Object.keys(secrets).length > 0) {
+      const s = await writeSecretFiles(secrets, o.tmpRoot);
+      undo.push(s.remove);
+      secretDir = s.dir;
+    }
+    const cwd = await resolveCwd(o.sandbox, o.cwd, workdir);
+    const env = buildEnv({ base: o.env, secrets, injection, home: cwd, tmpdir: workdir, secretDir, extra: o.extraEnv });
+
+    let cgroup: RunCgroup | undefined;
+    if (plan.cgroup && o.host.cgroup.support && o.host.sh) {
+      cgroup = await createRunCgroup(o.host.cgroup.support, {
+        pidsMax: plan.pids?.by === 'cgroup' ? plan.pids.max : undefined,
+        memoryBytes: plan.memory?.cgroup,
+        cpuWeight: plan.cpuWeight,
+      });
+      const cg = cgroup;
+      undo.push(() => cg.remove());
+    }
+
+    const prl = plan.prlimit && o.host.prlimit.path ? [o.host.prlimit.path, ...prlimitArgs(plan), '--'] : [];
+    let chain: string[] = [...prl, bin, ...o.argv];
+    if (plan.bwrap && o.host.bwrap.path) {
+      const readOnly: [string, string][] = [];
+      const add = async (p: string) => {
+        const abs = isAbsolute(p) ? p : resolve(p);
+        const real = await realpath(abs).catch(() => undefined);
+        if (real && !['/usr', '/bin', '/sbin', '/lib', '/lib64'].some((d) => within(abs, d) && within(real, d))) readOnly.push([real, abs]);
+      };
+      await add(bin);
+      if (prl.length > 0) await add(prl[0]);
+      for (const p of o.readOnlyBinds ?? []) await add(p);
+      const args = await bwrapArgs({
+        spec: o.sandbox,
+        plan,
+        root: o.host.root,
+        workdir,
+        cwd,
+        secretDir,
+        readOnly,
+        maskCgroupFs: !!cgroup,
+      });
+      chain = [o.host.bwrap.path, ...args, '--', ...chain];
+    }
+    if (cgroup) chain = [o.host.sh!, '-c', ENTER_CGROUP, 'claw-enter-cgroup', cgroup.procsFile, '--', ...chain];
+
+    const child = spawn(chain[0], chain.slice(1), {
+      detached: true, // own process group: kill(-pid) reaches the whole tree (kill.ts)
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env,
+      cwd: plan.bwrap ? '/' : cwd,
+    });
+    const spawned = new Promise<void>((res, rej) => {
+      child.once('spawn', res);
+      child.once('error', rej);
+    });
+    spawned.catch(() => undefined); // observed by the caller through its own 'error' handling
+    return { child, plan, cgroup, spawned, cleanup };
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
+}

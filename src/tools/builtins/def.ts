@@ -1,0 +1,26 @@
+// A builtin tool: bound by name from a manifest Tool (docs/tools.md lists each one's input).
+import type { SandboxSpec } from '../../manifest/schema/index.ts';
+import type { ToolResult } from '../types.ts';
+import type { ProcessRunner } from '../runner-port.ts';
+import type { NetworkFetch } from './http-fetch.ts';
+
+export interface BuiltinContext {
+  signal: AbortSignal;
+  sandbox: SandboxSpec;
+  timeoutMs?: number;
+  /** Where relative paths resolve and processes start (inside the sandbox's scope). */
+  cwd: string;
+  run: ProcessRunner;
+  fetch: NetworkFetch;
+}
+
+export interface BuiltinDef {
+  name: string;
+  /** Touches the OS (files, processes, network): runs in a child process under `level: process`. */
+  touchesOs: boolean;
+  isShell?: boolean;
+  /** The shape this builtin reads; the manifest's input_schema is checked first (docs/tools.md). */
+  inputSchema: Record<string, unknown>;
+  run(args: Record<string, unknown>, ctx: BuiltinContext): Promise<ToolResult>;
+  commandLine?(args: Record<string, unknown>, sandbox: SandboxSpec): string | undefined;
+}

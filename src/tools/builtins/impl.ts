@@ -1,0 +1,71 @@
+// A builtin as a ToolImpl. Builtins that touch the OS run in a child process — our own bundle in
+// worker mode (`claw __builtin <name>`) — when the sandbox level is `process` (issue 3: "runs every
+// non-builtin tool — and builtins that touch the OS — in a child process group"); under `none` they
+// run in-process. `shell` is in-process either way: the program it starts is the child.
+import { SandboxViolation, type ToolImpl, type ToolResult } from '../types.ts';
+import type { SandboxSpec } from '../../manifest/schema/index.ts';
+import type { ProcessRunner } from '../runner-port.ts';
+import type { BuiltinDef } from './def.ts';
+import type { NetworkFetch } from './http-fetch.ts';
+
+export interface WorkerCommand {
+  /** The runtime binary and the bundle, e.g. [process.execPath, "/opt/claw/claw.mjs"]. */
+  argv0: string;
+  args: string[];
+  /** Paths the worker needs to read under a strict filesystem scope (runtime, bundle). */
+  binds: string[];
+}
+
+export interface BuiltinDeps {
+  run: ProcessRunner;
+  fetch: NetworkFetch;
+  cwdFor(sandbox: SandboxSpec): string;
+  /** Absent in unit tests and embedders: then OS-touching builtins run in-process. */
+  worker?: WorkerCommand;
+}
+
+/** The worker's stdin and stdout, one JSON document each. */
+export interface WorkerRequest {
+  name: string;
+  args: Record<string, unknown>;
+  sandbox: SandboxSpec;
+  cwd: string;
+  timeoutMs?: number;
+}
+export type WorkerReply = { result: ToolResult } | { violation: { rule: string; detail: string } } | { error: string };
+
+export function createBuiltinImpl(def: BuiltinDef, deps: BuiltinDeps): ToolImpl {
+  return {
+    kind: 'builtin',
+    touchesOs: def.touchesOs,
+    isShell: def.isShell,
+    commandLine: def.commandLine,
+    async run(args, ctx) {
+      const cwd = deps.cwdFor(ctx.sandbox);
+      const inWorker = def.touchesOs && !def.isShell && ctx.sandbox.level === 'process' && deps.worker;
+      if (!inWorker) return def.run(args, { signal: ctx.signal, sandbox: ctx.sandbox, timeoutMs: ctx.timeoutMs, cwd, run: deps.run, fetch: deps.fetch });
+      const w = deps.worker!;
+      const request: WorkerRequest = { name: def.name, args, sandbox: ctx.sandbox, cwd, timeoutMs: ctx.timeoutMs };
+      const out = await deps.run({
+        bin: w.argv0,
+        argv: [...w.args, '__builtin'],
+        stdin: JSON.stringify(request),
+        sandbox: ctx.sandbox,
+        timeoutMs: ctx.timeoutMs,
+        signal: ctx.signal,
+        cwd,
+        readOnlyBinds: w.binds,
+      });
+      if (out.timedOut || out.aborted) throw new Error(`${def.name} worker stopped (${out.timedOut ? 'timeout' : 'aborted'})`);
+      let reply: WorkerReply;
+      try {
+        reply = JSON.parse(out.stdout) as WorkerReply;
+      } catch {
+        throw new Error(`${def.name} worker failed (exit ${out.exitCode ?? out.signal}): ${out.stderr.slice(-500) || 'no output'}`);
+      }
+      if ('violation' in reply) throw new SandboxViolation(reply.violation.rule, reply.violation.detail);
+      if ('error' in reply) throw new Error(reply.error);
+      return reply.result;
+    },
+  };
+}

@@ -1,0 +1,15 @@
+// The builtin tools, bound to manifest Tools by name (docs/tools.md).
+import { echo } from './echo.ts';
+import { shell } from './shell.ts';
+import { fileRead } from './file-read.ts';
+import { fileWrite } from './file-write.ts';
+import { httpFetch } from './http-fetch.ts';
+import type { BuiltinDef } from './def.ts';
+
+export const BUILTINS: Record<string, BuiltinDef> = {
+  echo,
+  shell,
+  'file-read': fileRead,
+  'file-write': fileWrite,
+  'http-fetch': httpFetch,
+};

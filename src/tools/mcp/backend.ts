@@ -1,0 +1,238 @@
+// Tool implementations backed by MCP servers (spec §5.4 "MCP Compatibility"), and the pool that
+// lets several manifest Tools pointing at the same server share one client (one process): same
+// executable + arguments + partition (the binder uses the tool's sandbox_ref as partition, since one
+// process runs under one sandbox).
+//
+// - createMcpToolImpl(source, {pool, toolName}) → ToolImpl (kind 'mcp', touchesOs: true: the
+//   server is a process we start). Bad URIs fail here, synchronously (McpError 'config' for
+//   malformed or reserved mcp://, 'unsupported-transport' for https://), so the registry can
+//   report them at STARTING.
+// - The MCP tool called is `mcp_source.tool_name`, or the manifest Tool's own name when absent.
+// - describe() → description + inputSchema (+ title, outputSchema, annotations when the server
+//   gives them) from tools/list, for the registry to fill in what the manifest left out. Throws
+//   McpError 'tool-not-found' (listing what the server offers) when the server lacks the tool.
+// - run():
+//     * result of tools/call → ToolResult (see toToolResult); `isError` carried over;
+//     * the server does not list the tool, or answers tools/call with a JSON-RPC error → an
+//       isError ToolResult with a clear text (the call reached the tool layer and was refused);
+//     * ctx.signal aborted (timeout, shutdown) → throws McpError 'timeout'/'aborted' after the
+//       server has been killed (see client.ts: no work of a timed-out tool survives);
+//     * server crash, spawn failure, version mismatch, protocol violation → throws McpError.
+// - close() releases this tool's share of the client; the last one closes it. pool.closeAll()
+//   stops every server (runtime shutdown).
+import type { ContentBlock, ToolImpl, ToolResult, ToolRunContext } from '../types.ts';
+import type { McpBinder } from '../registry.ts';
+import type { ResolvedPrimitive } from '../../manifest/resolved.ts';
+import { McpClient, type McpCallResult, type McpClientOptions, type McpSpawn, type McpTool } from './client.ts';
+import { McpError } from './errors.ts';
+import { parseMcpUri, type McpStdioTarget } from './uri.ts';
+
+export interface McpSource {
+  uri: string;
+  tool_name?: string;
+}
+
+/** Client options shared by every server of the pool (spawn, env, cwd, logger, limits). */
+export type McpPoolOptions = Omit<McpClientOptions, 'command' | 'args' | 'label'> & {
+  /**
+   * The spawner for a partition (see acquire); when absent, `spawn` serves every partition.
+   * Lets the runtime start each server inside the sandbox its tools declare.
+   */
+  spawnFor?: (partition: string) => McpSpawn;
+};
+
+interface Entry {
+  client: McpClient;
+  refs: number;
+}
+
+/** Parse mcp_source.uri or throw the McpError describing why it cannot be used. */
+export function mcpTargetOf(uri: string): McpStdioTarget {
+  const r = parseMcpUri(uri);
+  if (r.ok) return r.target;
+  throw new McpError(r.reason === 'unsupported-transport' ? 'unsupported-transport' : 'config', r.message);
+}
+
+export class McpPool {
+  private readonly clients = new Map<string, Entry>();
+  constructor(private readonly o: McpPoolOptions) {}
+
+  /** Number of distinct servers in use. */
+  get size(): number {
+    return this.clients.size;
+  }
+
+  /**
+   * The shared client for a server: same executable, same arguments and same `partition` → same
+   * client (one process). The partition keeps servers apart that must not be shared, e.g. tools
+   * with different sandbox_refs (a process runs under one sandbox). The last release closes it.
+   */
+  acquire(uri: string, partition = ''): { client: McpClient; target: McpStdioTarget; release(): Promise<void> } {
+    const target = mcpTargetOf(uri);
+    const key = JSON.stringify([partition, target.command, target.args]);
+    let e = this.clients.get(key);
+    if (!e) {
+      const { spawnFor, ...opts } = this.o;
+      const spawn = spawnFor ? spawnFor(partition) : opts.spawn;
+      e = { client: new McpClient({ ...opts, spawn, command: target.command, args: target.args, label: uri }), refs: 0 };
+      this.clients.set(key, e);
+    }
+    e.refs++;
+    const entry = e;
+    let released = false;
+    return {
+      client: entry.client,
+      target,
+      release: async () => {
+        if (released) return;
+        released = true;
+        if (--entry.refs > 0) return;
+        if (this.clients.get(key) === entry) this.clients.delete(key);
+        await entry.client.close();
+      },
+    };
+  }
+
+  async closeAll(): Promise<void> {
+    const all = [...this.clients.values()];
+    this.clients.clear();
+    await Promise.all(all.map((e) => e.client.close()));
+  }
+}
+
+export interface McpToolDescription {
+  description: string;
+  inputSchema: Record<string, unknown>;
+  title?: string;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+}
+
+export interface McpToolImpl extends ToolImpl {
+  kind: 'mcp';
+  /** The MCP tool name called on the server. */
+  readonly mcpToolName: string;
+  readonly client: McpClient;
+  /** From the server's tools/list (spec §5.4: fills a manifest's missing description/input_schema). */
+  describe(opts?: { signal?: AbortSignal }): Promise<McpToolDescription>;
+}
+
+/**
+ * @param deps.toolName the manifest Tool's name: the MCP tool name when source.tool_name is absent.
+ * @param deps.partition see McpPool.acquire (the binder passes the tool's sandbox_ref).
+ */
+export function createMcpToolImpl(source: McpSource, deps: { pool: McpPool; toolName: string; partition?: string }): McpToolImpl {
+  const { client, release } = deps.pool.acquire(source.uri, deps.partition);
+  const name = source.tool_name ?? deps.toolName;
+  const uri = source.uri;
+
+  const notFound = (tools: McpTool[]) =>
+    `MCP server ${uri} has no tool "${name}"${tools.length ? ` (it offers: ${tools.map((t) => t.name).join(', ')})` : ' (it lists no tools)'}`;
+
+  return {
+    kind: 'mcp',
+    touchesOs: true,
+    mcpToolName: name,
+    client,
+    async describe(opts = {}) {
+      const tools = await client.listTools(opts);
+      const t = tools.find((x) => x.name === name);
+      if (!t) throw new McpError('tool-not-found', notFound(tools));
+      const d: McpToolDescription = { description: t.description ?? t.title ?? '', inputSchema: t.inputSchema };
+      if (t.title !== undefined) d.title = t.title;
+      if (t.outputSchema !== undefined) d.outputSchema = t.outputSchema;
+      if (t.annotations !== undefined) d.annotations = t.annotations;
+      return d;
+    },
+    async run(args: Record<string, unknown>, ctx: ToolRunContext): Promise<ToolResult> {
+      const t = await client.findTool(name, { signal: ctx.signal });
+      if (!t) return { content: [{ type: 'text', text: notFound(client.cachedTools() ?? []) }], isError: true };
+      let res: McpCallResult;
+      try {
+        res = await client.callTool(name, args, { signal: ctx.signal });
+      } catch (err) {
+        if (err instanceof McpError && err.code === 'rpc') {
+          return { content: [{ type: 'text', text: `MCP tool "${name}" on ${uri} failed: ${err.message}` }], isError: true };
+        }
+        throw err;
+      }
+      return toToolResult(res);
+    },
+    close: release,
+  };
+}
+
+/**
+ * The registry's McpBinder (src/tools/registry.ts) over a pool. Tools share a server process only
+ * when they have the same mcp_source.uri and the same sandbox_ref (partition "sandbox:<ref>", or
+ * "" without one: pair it with McpPoolOptions.spawnFor to start each under its sandbox).
+ * bind() creates the tool's impl and,
+ * when the manifest leaves out description or input_schema (spec §5.4: OPTIONAL with mcp_source),
+ * starts the server and takes them from tools/list. With both given the server starts lazily, on
+ * the first call (set `eager` to start and check every MCP tool at STARTING anyway).
+ * close() stops every server of the pool.
+ */
+export function createMcpBinder(pool: McpPool, opts: { eager?: boolean; signal?: AbortSignal } = {}): McpBinder {
+  return {
+    async bind(t: ResolvedPrimitive) {
+      const src = t.spec.mcp_source as McpSource;
+      const partition = typeof t.spec.sandbox_ref === 'string' ? `sandbox:${t.spec.sandbox_ref}` : '';
+      const impl = createMcpToolImpl(src, { pool, toolName: t.name, partition });
+      if (!opts.eager && t.spec.description !== undefined && t.spec.input_schema !== undefined) return { impl };
+      try {
+        const d = await impl.describe({ signal: opts.signal });
+        return { impl, description: d.description, inputSchema: d.inputSchema };
+      } catch (err) {
+        await impl.close?.();
+        throw new McpError(err instanceof McpError ? err.code : 'protocol', `tool ${t.name}: ${(err as Error).message}`);
+      }
+    },
+    close: () => pool.closeAll(),
+  };
+}
+
+/**
+ * MCP CallToolResult → our ToolResult.
+ * - text, image: kept as they are (annotations/_meta dropped).
+ * - resource (embedded resource): kept; `resource` is passed through.
+ * - resource_link (MCP 2025-06-18): becomes a `resource` block holding the link's fields
+ *   (uri, name, title, description, mimeType, size): the data is not fetched.
+ * - audio (no such block in CKP §9.3.2): a text block saying audio was omitted, with its type/size.
+ * - anything else: a text block naming the unsupported type.
+ * - structuredContent: MCP asks servers to mirror it as text; when content is empty we add that
+ *   text block ourselves (JSON), otherwise it is dropped (ToolResult has no such field).
+ */
+export function toToolResult(res: McpCallResult): ToolResult {
+  const content: ContentBlock[] = [];
+  for (const b of res.content) content.push(toBlock(b));
+  if (content.length === 0 && res.structuredContent !== undefined) content.push({ type: 'text', text: JSON.stringify(res.structuredContent) });
+  return res.isError ? { content, isError: true } : { content };
+}
+
+function toBlock(b: Record<string, unknown>): ContentBlock {
+  switch (b.type) {
+    case 'text':
+      if (typeof b.text === 'string') return { type: 'text', text: b.text };
+      break;
+    case 'image':
+      if (typeof b.data === 'string' && typeof b.mimeType === 'string') return { type: 'image', data: b.data, mimeType: b.mimeType };
+      break;
+    case 'resource':
+      if (typeof b.resource === 'object' && b.resource !== null && !Array.isArray(b.resource)) return { type: 'resource', resource: b.resource as Record<string, unknown> };
+      break;
+    case 'resource_link': {
+      if (typeof b.uri !== 'string') break;
+      const resource: Record<string, unknown> = { uri: b.uri };
+      for (const k of ['name', 'title', 'description', 'mimeType', 'size']) if (b[k] !== undefined) resource[k] = b[k];
+      return { type: 'resource', resource };
+    }
+    case 'audio': {
+      const mime = typeof b.mimeType === 'string' ? b.mimeType : 'unknown type';
+      const size = typeof b.data === 'string' ? `, ${Math.floor((b.data.length * 3) / 4)} bytes` : '';
+      return { type: 'text', text: `[audio content omitted (${mime}${size}): claw-edge tool results carry text, image and resource blocks]` };
+    }
+    default:
+      return { type: 'text', text: `[unsupported MCP content type "${String(b.type)}" omitted]` };
+  }
+  return { type: 'text', text: `[malformed MCP "${String(b.type)}" content block omitted]` };
+}

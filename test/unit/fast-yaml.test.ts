@@ -1,0 +1,457 @@
+// Differential proof for the manifest fast path (src/manifest/fast-yaml.ts + src/manifest/source.ts).
+// 1. fastParse(text) either gives up (undefined) or returns exactly `parseDocument(text).toJS()` of a
+//    document `yaml` parses without errors — same keys in the same order, -0, NaN, ±Infinity.
+// 2. parseSource (fast path + lazy yaml) gives the same result as the previous, yaml-only
+//    implementation (kept below as the reference): the same value, the same issue (message, rule,
+//    position) and the same locate() answers.
+// Inputs: every YAML/JSON file under test/fixtures and examples/ (and each document of the
+// multi-document fixture files on its own), hand-picked edge cases, thousands of generated
+// documents in many styles, and random character-level mutations of all of these.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { isMap, isSeq, isScalar, LineCounter, parseDocument, parseAllDocuments, type Node } from 'yaml';
+import { fastParse, resolvePlain } from '../../src/manifest/fast-yaml.ts';
+import { parseSource, MAX_SOURCE_DEPTH, type ParseResult } from '../../src/manifest/source.ts';
+import { exceedsDepth } from '../../src/protocol/depth.ts';
+import type { PathSegment, SourcePosition } from '../../src/manifest/issues.ts';
+
+const ROOT = process.cwd().replace(/\/?$/, '/');
+const enc = new TextEncoder();
+
+// ---------- helpers ----------
+
+/** Exact structural equality: Object.is on primitives, same own keys in the same order, same prototypes. */
+function same(a: unknown, b: unknown, path = '$'): string | undefined {
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) {
+    return Object.is(a, b) ? undefined : `${path}: ${fmt(a)} !== ${fmt(b)}`;
+  }
+  if (Array.isArray(a) !== Array.isArray(b)) return `${path}: array vs object`;
+  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return `${path}: different prototypes`;
+  const ka = Reflect.ownKeys(a);
+  const kb = Reflect.ownKeys(b);
+  if (ka.length !== kb.length || ka.some((k, i) => k !== kb[i])) return `${path}: keys ${fmt(ka.map(String))} vs ${fmt(kb.map(String))}`;
+  for (const k of ka) {
+    const da = Object.getOwnPropertyDescriptor(a, k)!;
+    const db = Object.getOwnPropertyDescriptor(b, k)!;
+    if (da.enumerable !== db.enumerable || da.writable !== db.writable) return `${path}.${String(k)}: descriptors differ`;
+    const d = same(da.value, db.value, `${path}.${String(k)}`);
+    if (d) return d;
+  }
+  return undefined;
+}
+const fmt = (x: unknown) => (typeof x === 'number' ? (Object.is(x, -0) ? '-0' : String(x)) : JSON.stringify(x));
+
+/** What `yaml` makes of the text: its value, or 'error' when the document has errors or cannot be read. */
+function viaYaml(text: string): { value: unknown } | 'error' {
+  try {
+    const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+    if (doc.errors.length > 0) return 'error';
+    return { value: doc.toJS({ maxAliasCount: 100 }) };
+  } catch {
+    return 'error';
+  }
+}
+
+/** The previous parseSource (yaml only), verbatim apart from the shared pre-checks, as the reference. */
+function referenceParse(file: string, text: string): ParseResult {
+  const fail = (message: string, rule: string, pos?: SourcePosition): ParseResult => ({ ok: false, issue: { file, segments: [], message, rule, pos } });
+  const lc = new LineCounter();
+  let doc;
+  try {
+    doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false });
+  } catch (e) {
+    const msg = e instanceof RangeError ? `document nests too deeply to parse` : `cannot parse: ${(e as Error).message}`;
+    return fail(msg, e instanceof RangeError ? 'too-deep' : 'syntax');
+  }
+  const toPos = (offset: number): SourcePosition => {
+    const p = lc.linePos(offset);
+    return { line: p.line, col: p.col };
+  };
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0];
+    const msg = e.message.split('\n')[0];
+    if (/call stack/i.test(msg)) return fail('document nests too deeply to parse', 'too-deep');
+    return fail(`YAML syntax error: ${msg}`, 'syntax', toPos(e.pos[0]));
+  }
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    const msg = e instanceof RangeError ? 'document nests too deeply to read' : (e as Error).message;
+    return fail(msg, e instanceof RangeError ? 'too-deep' : 'syntax');
+  }
+  if (exceedsDepth(value, MAX_SOURCE_DEPTH)) return fail(`document nests deeper than ${MAX_SOURCE_DEPTH} levels`, 'too-deep');
+  const locate = (segments: readonly PathSegment[]): SourcePosition | undefined => {
+    let node: Node | null | undefined = doc.contents as Node | null;
+    let best: SourcePosition | undefined = node?.range ? toPos(node.range[0]) : undefined;
+    for (const seg of segments) {
+      if (isMap(node)) {
+        const pair = node.items.find((it) => (isScalar(it.key) ? it.key.value : it.key) === seg);
+        if (!pair) break;
+        const keyNode = pair.key as Node | null;
+        if (keyNode?.range) best = toPos(keyNode.range[0]);
+        node = pair.value as Node | null;
+      } else if (isSeq(node) && typeof seg === 'number') {
+        const item = node.items[seg] as Node | undefined;
+        if (!item) break;
+        if (item.range) best = toPos(item.range[0]);
+        node = item;
+      } else break;
+    }
+    return best;
+  };
+  return { ok: true, source: { file, value, locate } };
+}
+
+/** Paths into a value (each prefix, plus a missing key and index at each level), to compare locate(). */
+function paths(v: unknown, prefix: PathSegment[] = [], out: PathSegment[][] = [], budget = { n: 60 }): PathSegment[][] {
+  if (budget.n-- <= 0) return out;
+  out.push(prefix);
+  if (Array.isArray(v)) {
+    v.forEach((x, i) => paths(x, [...prefix, i], out, budget));
+    out.push([...prefix, v.length]);
+  } else if (v && typeof v === 'object') {
+    for (const k of Object.keys(v)) paths((v as Record<string, unknown>)[k], [...prefix, k], out, budget);
+    out.push([...prefix, 'no-such-key']);
+  }
+  return out;
+}
+
+const stats = { fast: 0, fallback: 0, yamlErrors: 0, checked: 0 };
+
+/** Both properties for one text; returns a description of the first difference. */
+function check(text: string, label: string): string | undefined {
+  stats.checked++;
+  let fast: { value: unknown } | undefined;
+  try {
+    fast = fastParse(text);
+  } catch (e) {
+    return `${label}: fastParse threw ${(e as Error).stack}`;
+  }
+  const y = viaYaml(text);
+  if (y === 'error') stats.yamlErrors++;
+  if (fast) {
+    stats.fast++;
+    if (y === 'error') return `${label}: fast path accepted a document yaml rejects:\n${text}`;
+    const d = same(fast.value, y.value);
+    if (d) return `${label}: ${d}\n${text}`;
+  } else stats.fallback++;
+  // parseSource against the reference (the pre-checks before the parse are shared and unchanged).
+  const file = label.endsWith('.json') ? 'm.json' : 'm.yaml';
+  const got = parseSource(file, enc.encode(text));
+  if (got.ok === false && (got.issue.rule === 'not-text' || got.issue.rule === 'too-deep' || got.issue.rule === 'file-too-large')) {
+    if (got.issue.rule !== 'too-deep') return undefined;
+  }
+  const plain = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const ref = got.ok || got.issue.rule !== 'too-deep' ? referenceParse(file, plain) : undefined;
+  if (!ref) return undefined; // rejected by the unchanged pre-check before any parser runs
+  if (got.ok !== ref.ok) return `${label}: parseSource ok=${got.ok}, reference ok=${ref.ok}: ${JSON.stringify(got.ok ? ref : got)}\n${text}`;
+  if (!got.ok && !ref.ok) {
+    const a = JSON.stringify(got.issue);
+    const b = JSON.stringify(ref.issue);
+    return a === b ? undefined : `${label}: issue ${a} vs ${b}`;
+  }
+  if (got.ok && ref.ok) {
+    const d = same(got.source.value, ref.source.value);
+    if (d) return `${label}: parseSource value ${d}`;
+    for (const p of paths(ref.source.value)) {
+      const a = JSON.stringify(got.source.locate(p));
+      const b = JSON.stringify(ref.source.locate(p));
+      if (a !== b) return `${label}: locate(${JSON.stringify(p)}) ${a} vs ${b}\n${text}`;
+    }
+  }
+  return undefined;
+}
+
+function expectAll(texts: [string, string][]) {
+  const problems: string[] = [];
+  for (const [label, text] of texts) {
+    const d = check(text, label);
+    if (d) problems.push(d);
+    if (problems.length >= 5) break;
+  }
+  assert.equal(problems, [], problems.join('\n\n'));
+}
+
+/** Seeded PRNG (mulberry32) so failures reproduce. */
+function rng(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return { next, int: (n: number) => Math.floor(next() * n), pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)] };
+}
+
+// ---------- corpus ----------
+
+function walk(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p, out);
+    else if (/\.(ya?ml|json)$/.test(name)) out.push(p);
+  }
+  return out;
+}
+const FILES = [...walk(join(ROOT, 'test', 'fixtures')), ...walk(join(ROOT, 'examples'))];
+
+/** Each file, and each document of the multi-document ones on its own. */
+function corpus(): [string, string][] {
+  const out: [string, string][] = [];
+  for (const f of FILES) {
+    const text = readFileSync(f, 'utf8');
+    const label = f.slice(ROOT.length);
+    out.push([label, text]);
+    if (/\n---/.test(text)) {
+      for (const [i, d] of parseAllDocuments(text).entries()) {
+        if (!('range' in d)) continue;
+        out.push([`${label}#${i}`, text.slice(d.range[0], d.range[2])]);
+      }
+    }
+  }
+  return out;
+}
+
+// ---------- tests ----------
+
+test('fixtures and examples: the fast path agrees with yaml (and actually runs on the manifests)', () => {
+  const texts = corpus();
+  assert.ok(texts.length > 100, `${texts.length} documents`);
+  const before = stats.fast;
+  expectAll(texts);
+  const fastCount = stats.fast - before;
+  assert.ok(fastCount > texts.length * 0.6, `the fast path took only ${fastCount} of ${texts.length} documents`);
+  for (const f of ['examples/minimal/claw.yaml', 'examples/minimal/claw.json', 'examples/home-agent/claw.yaml', 'test/fixtures/manifests/valid/l3.yaml']) {
+    const p = join(ROOT, f);
+    let text: string;
+    try {
+      text = readFileSync(p, 'utf8');
+    } catch {
+      continue;
+    }
+    assert.ok(fastParse(text), `${f} should take the fast path`);
+  }
+});
+
+test('examples/minimal/claw.json is the same agent as claw.yaml', () => {
+  const y = fastParse(readFileSync(join(ROOT, 'examples/minimal/claw.yaml'), 'utf8'));
+  const j = fastParse(readFileSync(join(ROOT, 'examples/minimal/claw.json'), 'utf8'));
+  assert.ok(y && j);
+  assert.equal(j!.value, y!.value);
+});
+
+const EDGE_CASES = [
+  // core schema typing, exactly as yaml resolves plain scalars
+  ...['~', 'null', 'Null', 'NULL', 'nULL', 'true', 'True', 'TRUE', 'tRUE', 'false', 'False', 'FALSE', 'yes', 'no', 'on', 'off', 'y', 'n'],
+  ...['0', '-0', '+0', '007', '012', '-12', '+12', '0o17', '0o8', '0x1F', '0X1F', '0x', '0b101', '1_000', '12345678901234567891', '9007199254740993'],
+  ...['1.', '.5', '-.5', '+1.5', '1.0', '-0.0', '1e3', '1E+3', '-1e-3', '.5e1', '1.e2', 'e3', '1e', '.', '..', '.inf', '-.inf', '+.Inf', '.INF', '.nan', '.NaN', '.NAN', '-.nan', 'inf', 'nan', 'NaN', 'Infinity'],
+  ...['0.1.2', '1:2', '12:30:00', '2026-01-01', '1,000', '0x1g', '00', '-', '--', '-x', '-1x', '+', '+x'],
+].flatMap((s) => [`a: ${s}\n`, `- ${s}\n`, `a: [${s}]\n`, `a: {k: ${s}}\n`, `${s}: 1\n`, `${s}\n`]);
+
+const SYNTAX_CASES = [
+  '', '\n', '# only a comment\n', '---\n', '--- # c\na: 1\n', '# c\n---\na: 1\n', '---\n---\n', 'a: 1\n---\nb: 2\n', 'a: 1\n...\n', '...\n', '%YAML 1.2\n---\na: 1\n', '---a\n', '--- a\n',
+  'a: 1\n', 'a:  1  \n', 'a  : 1\n', 'a:1\n', '"a":1\n', '"a": 1\n', "'a': 1\n", '"a" : 1\n', '"a\\"b": 1\n', "'it''s': 1\n", 'a b: c d\n', 'a#b: 1\n', 'a #b: 1\n', 'a: b #c\n', 'a: b#c\n', 'a: "b"#c\n', 'a: "b" #c\n', "a: 'b'#c\n",
+  'a: b: c\n', 'a: b:\n', 'a: -\n', 'a: - b\n', 'a: ?b\n', 'a: :b\n', 'a: &x b\n', 'a: *x\n', 'a: !!str 1\n', 'a: !x b\n', 'a: |\n  x\n', 'a: >\n  x\n', 'a: %x\n', 'a: @x\n', 'a: `x\n', 'a: x`\n', 'a: ,x\n', 'a: x,y\n', 'a: ]\n', 'a: }\n',
+  'a: http://x.y/z?q=1#f\n', 'a: "http://x"\n', 'a: c:\\dir\n', 'a: "\\x41\\u00e9\\U0001F600\\N\\_\\L\\P\\0\\a\\b\\e\\f\\n\\r\\t\\v\\ \\"\\/\\\\"\n', 'a: "\\q"\n', 'a: "\\ud800"\n', 'a: "\\U00110000"\n', 'a: "\\x4"\n', 'a: "unterminated\n', "a: 'x\n", 'a: "multi\n  line"\n', "a: 'multi\n  line'\n", 'a: "x\\\n  y"\n',
+  'a: b\n  c\n', 'a: b\nc\n', 'a:\n  b\n', 'a:\n  b\n  c\n', 'a:\n  b\nc: 1\n', 'a: 1\n b: 2\n', ' a: 1\nb: 2\n', '  a: 1\n  b: 2\n', 'a:\n  b: 1\n c: 2\n', 'a:\n    b: 1\n  c: 2\n',
+  'a:\n- x\n- y\nb: 1\n', 'a:\n  - x\n  - y\n', 'a:\n  - x\n   - y\n', 'a:\n  - x\n - y\n', '- a\n- b\n', '-\n- a\n', '- \n', '-\n', '- - a\n  - b\n- c\n', '- - - a\n', '-   a: 1\n    b: 2\n', '- a: 1\n  b: 2\n- c\n', '- a: 1\n b: 2\n', '- a: 1\n   b: 2\n', '- a:\n  - x\n  b: 1\n', '- a:\n- b\n', '- a:\n    b: 1\n', 'a: 1\n- b\n', '- a\nb: 1\n', '-a\n', '-1\n', '- -1\n',
+  'a:\n  # comment\n  b: 1\n', 'a: 1\n# c\n  # d\nb: 2\n', '# c\n\n\na: 1\n\n# d\n', 'a: 1\r\nb:\r\n  c: 2\r\n', 'a: 1\rb: 2\n', 'a:\t1\n', 'a: x\ty\n', '\ta: 1\n', 'a: 1 \n', 'a: "x"   \n',
+  'a: [b, c]\n', 'a: [ b , c ]\n', 'a: []\n', 'a: [ ]\n', 'a: {}\n', 'a: { }\n', 'a: [b, c,]\n', 'a: [b c, d]\n', 'a: [b: 1]\n', 'a: [b, [c, d], {e: f}]\n', 'a: {b: 1, c}\n', 'a: {b:1}\n', 'a: {"b":1}\n', "a: {'b':1}\n", 'a: {b: }\n', 'a: {b: , c: 1}\n', 'a: {b: 1,}\n', 'a: {b: 1, b: 2}\n', 'a: {"b": 1, b: 2}\n',
+  'a: [b, - c]\n', 'a: [-1, -x]\n', 'a: [b\n  , c]\n', 'a: [b, c] # x\n', 'a: [b, c]x\n', 'a: [b]]\n', 'a: {b: c}}\n', 'a: [b #c]\n', 'a: [b#c]\n', 'a: [b:c]\n', 'a: [b: c]\n', 'a: ["b": c]\n', 'a: [&x b]\n', 'a: [*x]\n', 'a: [!x b]\n', 'a: [%x]\n', 'a: [b, "c"]\n', "a: ['b', 'c''d']\n", 'a: {b: [1, 2], c: {d: e}}\n', '[a, b]\n', '{a: b}\n', '[a, b]: c\n', '{a: b}: c\n', '? a\n: b\n',
+  'a: 1\na: 2\n', 'a: 1\n"a": 2\n', "a: 1\n'a': 2\n", '1: a\n"1": b\n', 'true: a\n', 'null: a\n', '~: a\n', ': a\n', '<<: {a: 1}\n', '__proto__: 1\n', '"__proto__": {a: 1}\n', 'constructor: 1\ntoString: 2\nhasOwnProperty: 3\n', 'a: {__proto__: 1}\n',
+  `${'k'.repeat(1023)}: 1\n`, `${'k'.repeat(1025)}: 1\n`, `"${'k'.repeat(1030)}": 1\n`, `{"${'k'.repeat(1030)}": 1}\n`,
+  'plain scalar document\n', '"quoted document"\n', 'two\nlines\n', 'a: x\u00a0y\n', 'a: \u00a0x\n', 'a: x\u0085y\n', 'a: x\u2028y\n', 'a: x\ufeffy\n', 'a: \x7f\n', 'a: \x07\n', 'é: ü\n', '日本: 語\n', 'a: 😀\n',
+  // JSON
+  '{}', '[]', '{"a": 1}', '{"a":1,"a":2}', '{"a": {"b": 1, "b": 2}}', '{"a": [{"b": 1}, {"b": 2}]}', '{"a\\u0062": 1, "ab": 2}', '{"a": 1, "b": {"a": 1}}', '{\n\t"a": 1\n}', '{\n"a"\n:\n1\n}', '[\n1,\n2\n]', '{"a": -0, "b": 1e400, "c": 1.0, "d": 12345678901234567891}',
+  '{"__proto__": {"x": 1}}', '{"a": "\\ud800"}', '{"a": "\\u2028"}', '{"a": "\u2028"}', '{"a": "\u007f"}', '{"a": "\ufeff"}', '{"a": 1} # c', '{"a": 1,}', '{a: 1}', '{"a": 1}\n---\n{"b": 2}', ' \n {"a": [1, 2, {"b": null}]} \n', '{"a": "tab\there"}', '{"a":\r\n1}', '"json string"', '123', 'null',
+  `{"${'k'.repeat(2000)}": 1}`, `[${'1,'.repeat(500)}1]`,
+];
+
+test('edge cases: typing, syntax, duplicates, odd characters, JSON', () => {
+  expectAll([...EDGE_CASES, ...SYNTAX_CASES].map((t, i) => [`edge#${i}${t.startsWith('{') || t.startsWith('[') ? '.json' : ''}`, t]));
+});
+
+test('resolvePlain matches yaml for every plain scalar of the edge cases', () => {
+  for (const s of ['~', 'null', 'True', 'x', '0o17', '0x1F', '-0', '.5', '1e3', '-.inf', '.NaN', '12345678901234567891', '1_000', 'nULL']) {
+    const y = viaYaml(`${s}\n`);
+    assert.ok(y !== 'error');
+    assert.is(same(resolvePlain(s), (y as { value: unknown }).value), undefined, s);
+  }
+});
+
+// ---------- generated documents ----------
+
+const PLAIN_POOL = [
+  'x', 'demo', 'minimal-bot', '0.3.0', 'http://localhost:11434/v1', './p.yaml', 'claw://local/tool/x', '*/5 * * * *', 'a b c', 'llama3', 'openai-compatible',
+  '1', '0', '-1', '42', '3.14', '-0', '1e3', '.5', 'true', 'false', 'True', 'null', '~', 'NULL', '0x1F', '0o17', '.inf', '-.inf', '.nan', 'yes', 'no', '012',
+  'a: b', 'a #b', 'a#b', '-x', '- x', '? x', ':x', '&x', '*x', '!x', '|', '>', '%x', '@x', '`x', 'x,y', '[x]', '{x}', 'x]', "it's", 'say "hi"', 'é', '日本', 'a  b', 'x:', 'c:\\dir',
+];
+const KEY_POOL = ['name', 'kind', 'claw', 'metadata', 'spec', 'providers', 'a', 'b', 'a b', 'x-y', 'k_1', 'CamelCase', '1', 'true', 'null', '"q"', "'s'", 'é', '<<', '__proto__', 'a#b', 'a: b', '-k', 'k]', '[k]', 'toString'];
+
+type Tree = { t: 'map'; e: [string, Tree][] } | { t: 'seq'; e: Tree[] } | { t: 'scalar'; s: string };
+
+function genTree(r: ReturnType<typeof rng>, depth: number): Tree {
+  const roll = r.next();
+  if (depth > 4 || roll < 0.35) return { t: 'scalar', s: r.pick(PLAIN_POOL) };
+  const n = r.int(4) + (r.next() < 0.1 ? 0 : 1);
+  if (roll < 0.7) {
+    const keys = Array.from({ length: n }, () => (r.next() < 0.85 ? r.pick(KEY_POOL.slice(0, 10)) : r.pick(KEY_POOL)));
+    return { t: 'map', e: keys.map((k) => [k, genTree(r, depth + 1)]) };
+  }
+  return { t: 'seq', e: Array.from({ length: n }, () => genTree(r, depth + 1)) };
+}
+
+function scalarText(r: ReturnType<typeof rng>, s: string): string {
+  const roll = r.next();
+  if (roll < 0.6) return s;
+  if (roll < 0.8) return JSON.stringify(s);
+  if (roll < 0.9) return `'${s.replace(/'/g, "''")}'`;
+  return `"${[...s].map((c) => (r.next() < 0.2 ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c === '"' || c === '\\' ? `\\${c}` : c)).join('')}"`;
+}
+
+function flowText(r: ReturnType<typeof rng>, t: Tree): string {
+  const sp = () => (r.next() < 0.8 ? ' ' : r.next() < 0.5 ? '' : '  ');
+  if (t.t === 'scalar') return scalarText(r, t.s);
+  if (t.t === 'seq') return `[${sp()}${t.e.map((x) => flowText(r, x)).join(`,${sp()}`)}${sp()}]`;
+  return `{${sp()}${t.e.map(([k, v]) => `${scalarText(r, k)}:${r.next() < 0.9 ? ' ' : ''}${flowText(r, v)}`).join(`,${sp()}`)}${sp()}}`;
+}
+
+/** Block YAML in varied styles: indentation width, sequence indentation, compact items, flow leaves, comments, blank lines, trailing spaces. */
+function blockText(r: ReturnType<typeof rng>, t: Tree, indent: number, style: { step: number; seqIndent: boolean; crlf: boolean }): string[] {
+  const pad = ' '.repeat(indent);
+  const trail = () => (r.next() < 0.05 ? ' ' : '') + (r.next() < 0.05 ? ' # note' : '');
+  if (t.t === 'scalar') return [`${pad}${scalarText(r, t.s)}${trail()}`];
+  if (t.e.length === 0 || r.next() < 0.1) return [`${pad}${flowText(r, t)}${trail()}`];
+  const out: string[] = [];
+  if (t.t === 'seq') {
+    for (const item of t.e) {
+      if (r.next() < 0.05) out.push(r.next() < 0.5 ? '' : `${pad}# comment`);
+      if (item.t === 'scalar' || r.next() < 0.2) {
+        out.push(`${pad}- ${item.t === 'scalar' ? scalarText(r, item.s) : flowText(r, item)}${trail()}`);
+      } else if (r.next() < 0.6) {
+        // compact: the first line of the nested node shares the dash's line
+        const inner = blockText(r, item, indent + 2, style);
+        out.push(`${pad}- ${inner[0].slice(indent + 2)}`, ...inner.slice(1));
+      } else {
+        out.push(`${pad}-${trail()}`, ...blockText(r, item, indent + style.step, style));
+      }
+    }
+    return out;
+  }
+  for (const [k, v] of t.e) {
+    if (r.next() < 0.05) out.push(r.next() < 0.5 ? '' : `${' '.repeat(r.int(indent + 3))}# comment`);
+    const key = scalarText(r, k);
+    if (v.t === 'scalar' || (v.t !== 'map' && v.e.length === 0) || r.next() < 0.15) {
+      out.push(`${pad}${key}:${r.next() < 0.05 ? '  ' : ' '}${v.t === 'scalar' ? scalarText(r, v.s) : flowText(r, v)}${trail()}`);
+    } else {
+      out.push(`${pad}${key}:${trail()}`);
+      const childIndent = v.t === 'seq' && !style.seqIndent ? indent : indent + style.step;
+      out.push(...blockText(r, v, childIndent, style));
+    }
+  }
+  return out;
+}
+
+function generated(seed: number, count: number): [string, string][] {
+  const r = rng(seed);
+  const out: [string, string][] = [];
+  for (let i = 0; i < count; i++) {
+    const tree = genTree(r, 0);
+    const style = { step: 1 + r.int(4), seqIndent: r.next() < 0.5, crlf: r.next() < 0.1 };
+    let text: string;
+    const kind = r.next();
+    if (kind < 0.15) {
+      // JSON, minified or pretty, from a tree of JSON-safe scalars
+      const toJs = (t: Tree): unknown =>
+        t.t === 'scalar' ? (/^-?\d+(\.\d+)?$/.test(t.s) ? Number(t.s) : t.s) : t.t === 'seq' ? t.e.map(toJs) : t.e.map(([k, v]) => `"${JSON.stringify(k).slice(1, -1)}": ${JSON.stringify(toJs(v))}`);
+      const v = toJs(tree);
+      text = Array.isArray(v) && tree.t === 'map' ? `{${(v as string[]).join(r.next() < 0.5 ? ', ' : ',\n  ')}}` : JSON.stringify(v, null, r.pick([0, 2, '\t']));
+    } else if (kind < 0.25) {
+      text = flowText(r, tree);
+    } else {
+      const lines = blockText(r, tree, r.next() < 0.05 ? 2 : 0, style);
+      if (r.next() < 0.1) lines.unshift(r.pick(['---', '--- # doc', '# header', '# header\n---']));
+      text = lines.join(style.crlf ? '\r\n' : '\n') + (r.next() < 0.9 ? '\n' : '');
+    }
+    out.push([`gen#${seed}/${i}${kind < 0.15 ? '.json' : ''}`, text]);
+  }
+  return out;
+}
+
+test('4,000 generated documents in many styles', () => {
+  const before = { ...stats };
+  expectAll(generated(1, 4000));
+  const fast = stats.fast - before.fast;
+  assert.ok(fast > 1000, `the fast path took ${fast} of 4000 generated documents`);
+});
+
+// ---------- mutations: hostile and broken inputs ----------
+
+const MUTATION_CHARS = [' ', ' ', '\n', ':', '-', '#', '"', "'", '[', ']', '{', '}', ',', 'a', '1', '&', '*', '!', '|', '>', '\t', '\\', '?', '%', '.', '~', '\r'];
+
+function mutations(seed: number, sources: [string, string][], count: number): [string, string][] {
+  const r = rng(seed);
+  const out: [string, string][] = [];
+  for (let i = 0; i < count; i++) {
+    const [label, base] = r.pick(sources);
+    let text = base;
+    const edits = 1 + r.int(3);
+    for (let e = 0; e < edits; e++) {
+      const at = r.int(text.length + 1);
+      const op = r.next();
+      if (op < 0.4) text = text.slice(0, at) + r.pick(MUTATION_CHARS) + text.slice(at);
+      else if (op < 0.7) text = text.slice(0, at) + text.slice(at + 1 + r.int(3));
+      else if (op < 0.85) {
+        // duplicate a line (duplicate keys, broken structure)
+        const lines = text.split('\n');
+        const li = r.int(lines.length);
+        lines.splice(li, 0, lines[li]);
+        text = lines.join('\n');
+      } else {
+        // re-indent a line by ±1..2
+        const lines = text.split('\n');
+        const li = r.int(lines.length);
+        lines[li] = r.next() < 0.5 ? ' '.repeat(1 + r.int(2)) + lines[li] : lines[li].replace(/^ {1,2}/, '');
+        text = lines.join('\n');
+      }
+    }
+    out.push([`mut#${seed}/${i} of ${label}`, text]);
+  }
+  return out;
+}
+
+test('6,000 random mutations of fixtures and generated documents: never a different answer', () => {
+  const small = corpus().filter(([, t]) => t.length < 6000);
+  expectAll(mutations(7, [...small, ...generated(2, 300)], 6000));
+});
+
+test('the existing hostile inputs are rejected exactly as before', () => {
+  const texts: [string, string][] = [
+    ['deep-flow', '['.repeat(100_000)],
+    ['deep-json.json', `${'{"a":'.repeat(70)}1${'}'.repeat(70)}`],
+    ['deep-seq', `${'- '.repeat(70)}x\n`],
+    ['alias-bomb', (() => {
+      let s = 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n';
+      for (let i = 1; i < 10; i++) s += `a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]\n`;
+      return s;
+    })()],
+    ['deep-block', Array.from({ length: 100 }, (_, i) => `${' '.repeat(i * 2)}k${i}:`).join('\n')],
+    ['depth-64-flow', `${'['.repeat(64)}${']'.repeat(64)}`],
+    ['depth-64-block', Array.from({ length: 64 }, (_, i) => `${' '.repeat(i)}k:`).join('\n') + ' 1\n'],
+    ['depth-65-block', Array.from({ length: 65 }, (_, i) => `${' '.repeat(i)}k:`).join('\n') + ' 1\n'],
+    ['mixed-depth', `${Array.from({ length: 40 }, (_, i) => `${' '.repeat(i)}k:`).join('\n')} ${'['.repeat(30)}${']'.repeat(30)}\n`],
+  ];
+  expectAll(texts);
+});
+
+test.after(() => {
+  // Visible in the test output: how much of the corpus the fast path handles.
+  console.log(`  fast-yaml: ${stats.checked} documents, ${stats.fast} fast, ${stats.fallback} fallback (${stats.yamlErrors} with yaml errors)`);
+});
+
+test.run();
