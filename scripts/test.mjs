@@ -10,7 +10,8 @@ import { spawnSync } from 'node:child_process';
 const root = new URL('..', import.meta.url).pathname;
 const suite = process.argv[2] ?? 'all';
 const filter = process.argv[3];
-const outdir = join(root, '.build', 'test');
+// One build directory per run, so concurrent runs (several engineers on one machine) never clobber.
+const outdir = join(root, '.build', 'test', String(process.pid));
 
 function walk(dir) {
   const out = [];
@@ -68,4 +69,5 @@ for (const d of dirs.filter((x) => entries.some((e) => e.startsWith(join(root, '
   }
 }
 console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+rmSync(outdir, { recursive: true, force: true });
 process.exit(failed ? 1 : 0);

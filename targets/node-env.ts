@@ -1,11 +1,30 @@
 // Builds the CLI environment from `process`: the only place (with the entry points) that touches it.
+import { writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createFsReader } from '../src/node/fs-reader.ts';
 import { systemClock } from '../src/node/clock.ts';
 import type { CliEnv } from '../src/cli/env.ts';
+import type { Clock } from '../src/kernel/ports.ts';
 import { main } from '../src/cli/main.ts';
+import { createLogSink } from '../src/log/logger.ts';
 
 declare const __CLAW_VERSION__: string;
+
+/** stderr as synchronous writes to fd 2; process.stderr only if fd 2 would block (see createLogSink). */
+const stderr = createLogSink({ writeSync: (data) => writeSync(2, data) }, () => process.stderr);
+
+/**
+ * The system clock with its monotonic reading from process.hrtime: the first touch of the
+ * `performance` global loads Node's perf_hooks machinery (about a millisecond at start-up), and
+ * every user of monotonic() only takes differences.
+ */
+const clock: Clock = {
+  ...systemClock,
+  monotonic: () => {
+    const [s, ns] = process.hrtime();
+    return s * 1e3 + ns / 1e6;
+  },
+};
 
 export function processEnv(): CliEnv {
   return {
@@ -14,9 +33,9 @@ export function processEnv(): CliEnv {
     env: process.env,
     stdin: process.stdin,
     stdout: process.stdout,
-    stderr: process.stderr,
+    stderr,
     reader: createFsReader(),
-    clock: systemClock,
+    clock,
     readText: (p) => readFile(p, 'utf8'),
     onSignal: (sig, fn) => {
       process.on(sig, fn);
@@ -30,7 +49,7 @@ export function processEnv(): CliEnv {
 export async function runProcess(): Promise<void> {
   // Nothing may crash the runtime silently: log and keep the exit code honest.
   process.on('uncaughtException', (err) => {
-    process.stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), level: 'error', msg: 'uncaught exception', error: String(err?.stack ?? err) })}\n`);
+    stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), level: 'error', msg: 'uncaught exception', error: String(err?.stack ?? err) })}\n`);
     process.exitCode = 1;
   });
   const code = await main(processEnv());

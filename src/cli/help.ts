@@ -5,6 +5,7 @@ Usage: claw <command> [options]
 Commands:
   run [manifest]        run an agent, speaking CKP JSON-RPC on stdin/stdout (NDJSON)
   validate <file>       check a claw.yaml manifest or a single primitive document
+  doctor                show which sandbox isolation layers this machine offers
 
 Options:
   -h, --help            show help (also: claw <command> --help)

@@ -4,11 +4,13 @@ import { MAIN_HELP } from './help.ts';
 import { validateCommand } from './validate.ts';
 import { runCommand } from './run.ts';
 import { builtinWorkerCommand } from './builtin-worker.ts';
+import { doctorCommand } from './doctor.ts';
 import type { CliEnv } from './env.ts';
 
 const COMMANDS: Record<string, (env: CliEnv, argv: string[]) => Promise<number>> = {
   run: runCommand,
   validate: validateCommand,
+  doctor: doctorCommand,
   __builtin: builtinWorkerCommand,
 };
 

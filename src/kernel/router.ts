@@ -33,14 +33,21 @@ export class Router {
     this.maxDepth = opts.maxDepth ?? DEFAULT_MAX_DEPTH;
   }
 
-  /** Handle one inbound frame from `transport`. Never throws. */
+  /**
+   * Handle one inbound frame from `transport`. Never throws. The frame is parsed and dispatched
+   * synchronously (in arrival order); a handler that returns a plain value is answered at once,
+   * one that returns a promise when it settles. No promise is created here apart from the one the
+   * in-flight tracker needs per request.
+   */
   handle(frame: InboundFrame, transport: string): void {
-    void this.process(frame, transport).catch((err) => {
+    try {
+      this.process(frame, transport);
+    } catch (err) {
       this.opts.log.error('router failure', { error: String(err) });
-    });
+    }
   }
 
-  private async process(frame: InboundFrame, transport: string): Promise<void> {
+  private process(frame: InboundFrame, transport: string): void {
     const p = frame.payload;
     if ('error' in p) {
       const err =
@@ -49,71 +56,116 @@ export class Router {
               limit: p.limit,
             })
           : new ProtocolError(ErrorCode.ParseError, 'Parse error: frame is not valid UTF-8');
-      frame.reply(failure(null, err));
+      this.send(frame, failure(null, err));
       return;
     }
     let value: unknown;
     try {
       value = JSON.parse(p.text);
     } catch (e) {
-      frame.reply(failure(null, new ProtocolError(ErrorCode.ParseError, `Parse error: ${(e as Error).message}`)));
+      this.send(frame, failure(null, new ProtocolError(ErrorCode.ParseError, `Parse error: ${(e as Error).message}`)));
       return;
     }
-    if (exceedsDepth(value, this.maxDepth)) {
+    // Each level of nesting takes an opening and a closing bracket: a frame of at most 2 × maxDepth
+    // characters cannot nest deeper than maxDepth, so short frames skip the walk.
+    if (p.text.length > 2 * this.maxDepth && exceedsDepth(value, this.maxDepth)) {
       const id = typeof value === 'object' && value !== null && !Array.isArray(value) ? idOf((value as any).id) : null;
-      frame.reply(failure(id, invalidRequest(`message nests deeper than ${this.maxDepth} levels`)));
+      this.send(frame, failure(id, invalidRequest(`message nests deeper than ${this.maxDepth} levels`)));
       return;
     }
     if (Array.isArray(value)) {
       // JSON-RPC 2.0 §6: an empty batch is one invalid request; otherwise answer each request,
       // never the notifications, and send nothing at all when only notifications came.
       if (value.length === 0) {
-        frame.reply(failure(null, invalidRequest('empty batch')));
+        this.send(frame, failure(null, invalidRequest('empty batch')));
         return;
       }
-      const replies = await Promise.all(value.map((v) => this.one(v, transport)));
-      const out = replies.filter((r): r is JsonRpcResponse => r !== undefined);
-      if (out.length > 0) frame.reply(out);
+      const replies: (JsonRpcResponse | undefined)[] = new Array(value.length);
+      let pending = value.length;
+      value.forEach((v, i) =>
+        this.one(v, transport, (reply) => {
+          replies[i] = reply;
+          if (--pending > 0) return;
+          const out = replies.filter((r): r is JsonRpcResponse => r !== undefined);
+          if (out.length > 0) this.send(frame, out);
+        }),
+      );
       return;
     }
-    const reply = await this.one(value, transport);
-    if (reply) frame.reply(reply);
+    this.one(value, transport, (reply) => {
+      if (reply) this.send(frame, reply);
+    });
   }
 
-  /** Process one message; returns its reply, or undefined for notifications and responses. */
-  private async one(value: unknown, transport: string): Promise<JsonRpcResponse | undefined> {
+  /** Process one message; `done` gets its reply (undefined for notifications and responses) once it is known. */
+  private one(value: unknown, transport: string, done: (reply: JsonRpcResponse | undefined) => void): void {
     const c = classify(value);
     switch (c.type) {
       case 'invalid':
-        return failure(c.id, invalidRequest(c.reason));
+        done(failure(c.id, invalidRequest(c.reason)));
+        return;
       case 'response':
         this.opts.onResponse?.(c.msg);
-        return undefined;
+        done(undefined);
+        return;
       case 'notification': {
-        const work = this.opts.dispatch(c.msg.method, c.msg.params, { transport });
-        this.opts.inflight.track(work);
+        const { method, params } = c.msg;
+        // Notifications are never answered (JSON-RPC 2.0 §4.1), but a failure is worth a log line.
+        const failed = (err: unknown) => {
+          this.opts.log.debug('notification failed', { method, error: describe(err) });
+          done(undefined);
+        };
+        let work: unknown;
         try {
-          await work;
+          work = this.opts.dispatch(method, params, { transport });
         } catch (err) {
-          // Notifications are never answered (JSON-RPC 2.0 §4.1), but a failure is worth a log line.
-          this.opts.log.debug('notification failed', { method: c.msg.method, error: describe(err) });
+          failed(err);
+          return;
         }
-        return undefined;
+        if (isThenable(work)) {
+          const p = Promise.resolve(work);
+          this.opts.inflight.track(p);
+          p.then(() => done(undefined), failed);
+        } else done(undefined);
+        return;
       }
       case 'request': {
         const { id, method, params } = c.msg;
         const ctx: CallContext = { id, transport };
-        let resolveStart!: () => void;
-        const started = new Promise<void>((r) => (resolveStart = r));
-        const work = started.then(() => this.opts.dispatch(method, params, ctx));
-        ctx.token = this.opts.inflight.track(work);
-        resolveStart();
+        // The token exists before the handler runs (claw.shutdown drains what arrived before it);
+        // the tracked promise settles right before the reply is sent.
+        let settle!: () => void;
+        ctx.token = this.opts.inflight.track(new Promise<void>((r) => (settle = r)));
+        const fail = (err: unknown) => {
+          settle();
+          done(failure(id, this.toProtocolError(err, method)));
+        };
+        let result: unknown;
         try {
-          return success(id, await work);
+          result = this.opts.dispatch(method, params, ctx);
         } catch (err) {
-          return failure(id, this.toProtocolError(err, method));
+          fail(err);
+          return;
+        }
+        if (isThenable(result)) {
+          Promise.resolve(result).then((v) => {
+            settle();
+            done(success(id, v));
+          }, fail);
+        } else {
+          settle();
+          done(success(id, result));
         }
       }
+    }
+  }
+
+  /** Hand a reply to the transport; a transport that throws (EPIPE…) is logged, never propagated. */
+  private send(frame: InboundFrame, reply: JsonRpcResponse | JsonRpcResponse[]): void {
+    try {
+      frame.reply(reply);
+    } catch (err) {
+      this.opts.log.error('router failure', { error: String(err) });
     }
   }
 
@@ -123,6 +175,10 @@ export class Router {
     this.opts.log.error('handler failed', { method, error: describe(err) });
     return new ProtocolError(ErrorCode.InternalError, 'Internal error');
   }
+}
+
+function isThenable(x: unknown): x is PromiseLike<unknown> {
+  return x instanceof Promise || ((typeof x === 'object' || typeof x === 'function') && x !== null && typeof (x as { then?: unknown }).then === 'function');
 }
 
 function idOf(x: unknown): JsonRpcId {

@@ -32,3 +32,42 @@ export function createLogger(opts: { write: (line: string) => void; level?: LogL
     },
   } as Logger & { setLevel(level: LogLevel): void };
 }
+
+/** A file descriptor written synchronously (fs.writeSync on Node); throws `{ code: 'EAGAIN' }` when a write would block. */
+export interface SyncWriter {
+  writeSync(data: Uint8Array): number;
+}
+
+/**
+ * A log sink over a raw descriptor: each line goes out with synchronous writes, so nothing has to
+ * create the runtime's stream objects at start-up (process.stderr costs over a millisecond). When a
+ * write would block (fd 2 can be a non-blocking pipe, e.g. shared with stdout), that line's rest and
+ * every later line go through `fallback()` (process.stderr, which queues): nothing is lost or reordered.
+ * Other errors (EPIPE, EBADF: nobody reads the log any more) drop the line, never crash the runtime.
+ */
+export function createLogSink(fd: SyncWriter, fallback: () => { write(data: string | Uint8Array): unknown }): { write(s: string): void } {
+  const enc = new TextEncoder();
+  let stream: { write(data: string | Uint8Array): unknown } | undefined;
+  return {
+    write(s: string) {
+      if (stream) {
+        stream.write(s);
+        return;
+      }
+      let bytes = enc.encode(s);
+      while (bytes.length > 0) {
+        let n: number;
+        try {
+          n = fd.writeSync(bytes);
+        } catch (e) {
+          if ((e as { code?: string }).code === 'EAGAIN') {
+            stream = fallback();
+            stream.write(bytes);
+          }
+          return;
+        }
+        bytes = bytes.subarray(n);
+      }
+    },
+  };
+}

@@ -16,6 +16,7 @@
 //   policy-rule-id-duplicate      §5.9   rule id repeated within or across policies
 //   telemetry-exporter-endpoint   §5.11  otlp/webhook exporter without endpoint
 //   telemetry-exporter-path       §5.11  file/sqlite exporter without path
+//   sandbox-shell-rule            §5.8   blocked_patterns entry is not a regular expression
 //
 // References (sandbox_ref, policy_ref, skill_ref, tools_required[], world_model_ref,
 // memory_ref, constraints.policy_ref, backend.ref, embedding.provider_ref, fallback[].provider_ref,
@@ -32,6 +33,7 @@ import { checkProviders } from './checks/providers.ts';
 import { checkSwarm } from './checks/swarm.ts';
 import { checkTelemetry } from './checks/telemetry.ts';
 import { checkSkills, checkTools } from './checks/tools.ts';
+import { checkSandboxes } from './checks/sandbox.ts';
 
 /** `standalone`: `m` holds one primitive checked on its own; references get a syntax check only. */
 export function crossCheck(m: ResolvedManifest, opts: { standalone?: boolean } = {}): RawIssue[] {
@@ -43,6 +45,7 @@ export function crossCheck(m: ResolvedManifest, opts: { standalone?: boolean } =
   checkMemory(c);
   checkWorldModels(c);
   checkPolicies(c);
+  checkSandboxes(c);
   checkSwarm(c);
   checkTelemetry(c);
   return c.issues;

@@ -15,20 +15,36 @@
 /** Thrown inside the YAML reader to give up; never escapes this module. */
 const BAIL = { bail: true };
 
-/** Characters the fast readers leave to `yaml`: controls, tabs (YAML indentation rules), C1, line/paragraph separators, BOM, non-characters, a lone CR. */
-const ODD_YAML = /[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]|\r(?!\n)/;
-/** Same for JSON text, where tabs are whitespace. */
-const ODD_JSON = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]|\r(?!\n)/;
+/**
+ * True when the text has a character the fast readers leave to `yaml`: C0 controls (a tab too
+ * unless `tabOk`: YAML's indentation rules), DEL and C1, line/paragraph separators, a BOM,
+ * non-characters, or a CR not followed by LF. (No regular expressions in this module: compiling
+ * one costs more at start-up than reading a whole manifest.)
+ */
+function hasOddChar(text: string, tabOk: boolean): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x20 && c < 0x7f) continue;
+    if (c === 0x0a) continue;
+    if (c === 0x0d) {
+      if (text.charCodeAt(i + 1) === 0x0a) continue;
+      return true;
+    }
+    if (c === 0x09 && tabOk) continue;
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029 || c === 0xfeff || c === 0xfffe || c === 0xffff) return true;
+  }
+  return false;
+}
 
 /** The document's value, or undefined when the `yaml` package must decide. */
 export function fastParse(text: string): { value: unknown } | undefined {
   let i = 0;
   while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++;
-  if ((text[i] === '{' || text[i] === '[') && !ODD_JSON.test(text)) {
+  if ((text[i] === '{' || text[i] === '[') && !hasOddChar(text, true)) {
     const j = parseJson(text);
     if (j) return j;
   }
-  if (ODD_YAML.test(text)) return undefined;
+  if (hasOddChar(text, false)) return undefined;
   try {
     return { value: new BlockReader(text).document() };
   } catch (e) {
@@ -397,7 +413,6 @@ const ESCAPES: Record<string, string> = {
   '/': '/',
   '\\': '\\',
 };
-const HEX = /^[0-9a-fA-F]+$/;
 
 function doubleQuoted(line: string, p: number): { value: string; end: number } {
   let out = '';
@@ -415,7 +430,7 @@ function doubleQuoted(line: string, p: number): { value: string; end: number } {
     } else if (e === 'x' || e === 'u' || e === 'U') {
       const len = e === 'x' ? 2 : e === 'u' ? 4 : 8;
       const hex = line.substr(i + 2, len);
-      if (hex.length !== len || !HEX.test(hex)) throw BAIL;
+      if (hex.length !== len || !isHex(hex, 0)) throw BAIL;
       const code = parseInt(hex, 16);
       if (code > 0x10ffff) throw BAIL;
       out += String.fromCodePoint(code);
@@ -426,27 +441,76 @@ function doubleQuoted(line: string, p: number): { value: string; end: number } {
   throw BAIL; // continues on the next line
 }
 
-const NULL_RE = /^(?:~|[Nn]ull|NULL)$/;
-const BOOL_RE = /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/;
-const OCT_RE = /^0o[0-7]+$/;
-const INT_RE = /^[-+]?[0-9]+$/;
-const HEX_RE = /^0x[0-9a-fA-F]+$/;
-const NAN_INF_RE = /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
-const EXP_RE = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/;
-const FLOAT_RE = /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/;
-
-/** A plain scalar's value under the YAML 1.2 core schema, tag by tag in `yaml`'s order. */
+/** A plain scalar's value under the YAML 1.2 core schema, exactly as `yaml` resolves it (null, bool, int oct/dec/hex, float nan/inf/exp/fixed, else the string). */
 export function resolvePlain(s: string): unknown {
   const c = s.charCodeAt(0);
-  // Every non-string form starts with one of ~ n N t T f F 0-9 + - .
-  const maybe = c === 0x7e || c === 0x6e || c === 0x4e || c === 0x74 || c === 0x54 || c === 0x66 || c === 0x46 || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e;
-  if (!maybe) return s;
-  if (NULL_RE.test(s)) return null;
-  if (BOOL_RE.test(s)) return c === 0x74 || c === 0x54;
-  if (OCT_RE.test(s)) return parseInt(s.substring(2), 8);
-  if (INT_RE.test(s)) return parseInt(s, 10);
-  if (HEX_RE.test(s)) return parseInt(s.substring(2), 16);
-  if (NAN_INF_RE.test(s)) return s.slice(-3).toLowerCase() === 'nan' ? NaN : s[0] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
-  if (EXP_RE.test(s) || FLOAT_RE.test(s)) return parseFloat(s);
-  return s;
+  switch (s) {
+    case '~':
+    case 'null':
+    case 'Null':
+    case 'NULL':
+      return null;
+    case 'true':
+    case 'True':
+    case 'TRUE':
+      return true;
+    case 'false':
+    case 'False':
+    case 'FALSE':
+      return false;
+  }
+  // Every number starts with a digit, a sign or a dot.
+  if (!((c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e)) return s;
+  if (c === 0x30 && s.length > 2) {
+    if (s[1] === 'o' && isDigits(s, 2, 0x37)) return parseInt(s.substring(2), 8); // /^0o[0-7]+$/
+    if (s[1] === 'x' && isHex(s, 2)) return parseInt(s.substring(2), 16); // /^0x[0-9a-fA-F]+$/
+  }
+  let i = c === 0x2b || c === 0x2d ? 1 : 0;
+  // /^[-+]?\.(?:inf|Inf|INF)$/ and /^\.(?:nan|NaN|NAN)$/
+  if (s[i] === '.') {
+    const rest = s.substring(i + 1);
+    if (rest === 'inf' || rest === 'Inf' || rest === 'INF') return c === 0x2d ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+    if (i === 0 && (rest === 'nan' || rest === 'NaN' || rest === 'NAN')) return NaN;
+  }
+  const intStart = i;
+  while (isDigit(s.charCodeAt(i))) i++;
+  const intDigits = i - intStart;
+  if (i === s.length) return intDigits > 0 ? parseInt(s, 10) : s; // /^[-+]?[0-9]+$/
+  let fracDigits = -1; // -1: no dot
+  if (s[i] === '.') {
+    const fracStart = ++i;
+    while (isDigit(s.charCodeAt(i))) i++;
+    fracDigits = i - fracStart;
+  }
+  // Mantissa: /\.[0-9]+/ or /[0-9]+(\.[0-9]*)?/
+  if (!(intDigits > 0 || fracDigits > 0)) return s;
+  if (i === s.length) return fracDigits >= 0 ? parseFloat(s) : s; // /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/
+  if (s[i] !== 'e' && s[i] !== 'E') return s;
+  i++;
+  if (s[i] === '+' || s[i] === '-') i++;
+  // /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/
+  return i < s.length && isDigits(s, i, 0x39) ? parseFloat(s) : s;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+/** s[from..] is non-empty and all digits from 0 to `max` (a char code: 0x37 for octal, 0x39 for decimal). */
+function isDigits(s: string, from: number, max: number): boolean {
+  if (from >= s.length) return false;
+  for (let i = from; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x30 || c > max) return false;
+  }
+  return true;
+}
+
+function isHex(s: string, from: number): boolean {
+  if (from >= s.length) return false;
+  for (let i = from; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66))) return false;
+  }
+  return true;
 }

@@ -12,7 +12,7 @@ import { resolveRef } from '../manifest/refs.ts';
 import type { McpProcess, McpSpawn } from '../tools/mcp/client.ts';
 import type { ProcessRunner } from '../tools/runner-port.ts';
 import type { RegistryDeps } from '../tools/registry.ts';
-import type { WorkerCommand } from '../tools/builtins/impl.ts';
+import { runsInWorker, workerProcessSandbox, type WorkerCommand } from '../tools/builtins/impl.ts';
 import type { ToolImpl } from '../tools/types.ts';
 import type { SandboxSpec } from '../manifest/schema/index.ts';
 import type { ResolvedManifest } from '../manifest/resolved.ts';
@@ -38,8 +38,16 @@ export interface ToolEnvironmentDeps {
   worker?: WorkerCommand;
 }
 
-/** In-process builtins need no process mechanism; everything that starts a process does. */
-const useOf = (impl: ToolImpl): 'exec' | 'builtin' => (impl.kind === 'builtin' && !impl.touchesOs ? 'builtin' : 'exec');
+/**
+ * What the isolation check applies to: in-process builtins need no process mechanism; a worker
+ * builtin is a process enforcing its own network rules (workerProcessSandbox); all else is `exec`.
+ */
+function isolationTarget(sandbox: SandboxSpec, impl: ToolImpl): { spec: SandboxSpec; use: 'exec' | 'builtin' } {
+  if (impl.kind !== 'builtin') return { spec: sandbox, use: 'exec' };
+  if (impl.isShell) return { spec: sandbox, use: 'exec' };
+  if (impl.touchesOs && runsInWorker(impl as { touchesOs: boolean; isShell?: boolean }, sandbox)) return { spec: workerProcessSandbox(sandbox), use: 'exec' };
+  return { spec: sandbox, use: 'builtin' };
+}
 
 /** Where a tool starts and relative paths resolve: the first writable mount of a scoped sandbox. */
 export function cwdFor(sandbox: SandboxSpec, fallback: string): string {
@@ -105,7 +113,8 @@ export async function createToolEnvironment(d: ToolEnvironmentDeps, manifest: Re
       mcp: createMcpBinder(pool),
     },
     isolationProblem(sandbox, impl) {
-      const r = checkLevel(sandbox, host, allowDowngrade, useOf(impl));
+      const t = isolationTarget(sandbox, impl);
+      const r = checkLevel(t.spec, host, allowDowngrade, t.use);
       return r.ok ? undefined : r.message;
     },
   };

@@ -87,6 +87,13 @@ async function ensureV2Base(base: string, controllers: string[]): Promise<boolea
   }
 }
 
+/** Run groups left by a runtime that died mid-run: rmdir succeeds only on empty ones. */
+async function removeStale(base: string): Promise<void> {
+  for (const n of await readdir(base).catch((): string[] => [])) {
+    if (n.startsWith('run-') && !n.startsWith(`run-${process.pid}-`)) await rmdir(join(base, n)).catch(() => undefined);
+  }
+}
+
 /** Probe what this process may use. `parent` (optional) is an operator-delegated v2 directory. */
 export async function probeCgroups(opts: { parent?: string } = {}): Promise<{ support?: CgroupSupport; notes: string[] }> {
   const notes: string[] = [];
@@ -112,6 +119,7 @@ export async function probeCgroups(opts: { parent?: string } = {}): Promise<{ su
       if ((await ensureV2Base(base, usable)) && (await probeDir(base, { 'pids.max': 'max' }))) {
         // cgroup.kill is write-only: look for it in the listing rather than reading it.
         const hasKill = (await readdir(base).catch((): string[] => [])).includes('cgroup.kill');
+        await removeStale(base);
         return { support: { kind: 'v2', base, controllers: usable, hasKill }, notes };
       }
       notes.push(`cgroup v2: cannot create groups with pids.max under ${base}`);
@@ -129,7 +137,10 @@ export async function probeCgroups(opts: { parent?: string } = {}): Promise<{ su
     } catch {
       ok = false;
     }
-    if (ok) return { support: { kind: 'v1', base, controllers: ['pids'], hasKill: false }, notes };
+    if (ok) {
+      await removeStale(base);
+      return { support: { kind: 'v1', base, controllers: ['pids'], hasKill: false }, notes };
+    }
     notes.push(`cgroup v1 pids at ${v1.mountPoint}: not writable by this process`);
   } else if (!v2) {
     notes.push('no cgroup filesystem mounted');

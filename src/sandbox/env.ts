@@ -57,7 +57,7 @@ export async function writeSecretFiles(secrets: Record<string, string>, root = t
   for (const name of Object.keys(secrets)) {
     if (!NAME.test(name)) throw new ClawError('sandbox-secret-name', `secret name "${name}" is not a valid environment variable name`);
   }
-  const dir = await mkdtemp(join(root, 'claw-secrets-'));
+  const dir = await mkdtemp(join(root, `claw-secrets-${process.pid}-`));
   const remove = () => rm(dir, { recursive: true, force: true });
   try {
     await chmod(dir, 0o700);

@@ -4,8 +4,8 @@
 // nor bubblewrap is needed. prlimit runs inside bubblewrap: the limits then apply to the tool only,
 // and RLIMIT_NPROC is counted in the sandbox's own user namespace.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { access, constants, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { access, constants, mkdir, mkdtemp, readdir, realpath, rm, stat } from 'node:fs/promises';
+import { constants as os, tmpdir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import type { SandboxSpec } from '../manifest/schema/index.ts';
 import { ClawError } from '../protocol/errors.ts';
@@ -81,7 +81,11 @@ async function resolveCwd(spec: SandboxSpec, cwd: string | undefined, workdir: s
     }
     return workdir;
   }
-  return cwd ? resolve(cwd) : workdir;
+  if (!cwd) return workdir;
+  const dir = resolve(cwd);
+  const st = await stat(dir).catch(() => undefined);
+  if (!st?.isDirectory()) throw new ClawError('sandbox-cwd', `working directory ${dir} does not exist`);
+  return dir;
 }
 
 function prlimitArgs(plan: IsolationPlan): string[] {
@@ -91,6 +95,23 @@ function prlimitArgs(plan: IsolationPlan): string[] {
   if (plan.cpuSeconds !== undefined) a.push(`--cpu=${plan.cpuSeconds}:${plan.cpuSeconds + 1}`);
   if (plan.pids?.by === 'userns-nproc') a.push(`--nproc=${plan.pids.max}:${plan.pids.max}`);
   return a;
+}
+
+const swept = new Set<string>();
+
+/** Private dirs of a runtime that was killed mid-call (its pid is gone): removed once per process. */
+async function removeStaleRunDirs(root: string): Promise<void> {
+  if (swept.has(root)) return;
+  swept.add(root);
+  for (const n of await readdir(root).catch((): string[] => [])) {
+    const pid = /^claw-(?:run|secrets)-(\d+)-/.exec(n)?.[1];
+    if (!pid || Number(pid) === process.pid) continue;
+    try {
+      process.kill(Number(pid), 0);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ESRCH') await rm(resolve(root, n), { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
 }
 
 export async function launch(o: LaunchOptions): Promise<Launched | { notFound: string }> {
@@ -107,7 +128,9 @@ export async function launch(o: LaunchOptions): Promise<Launched | { notFound: s
     undo.length = 0;
   };
   try {
-    const workdir = await mkdtemp(resolve(o.tmpRoot ?? tmpdir(), 'claw-run-'));
+    const root = o.tmpRoot ?? tmpdir();
+    await removeStaleRunDirs(root);
+    const workdir = await mkdtemp(resolve(root, `claw-run-${process.pid}-`));
     undo.push(() => rm(workdir, { recursive: true, force: true }));
     const secrets = o.secrets ?? {};
     const injection = injectionMode(o.sandbox);
@@ -138,7 +161,9 @@ export async function launch(o: LaunchOptions): Promise<Launched | { notFound: s
       const add = async (p: string) => {
         const abs = isAbsolute(p) ? p : resolve(p);
         const real = await realpath(abs).catch(() => undefined);
-        if (real && !['/usr', '/bin', '/sbin', '/lib', '/lib64'].some((d) => within(abs, d) && within(real, d))) readOnly.push([real, abs]);
+        // System directories are visible in every filesystem mode; anything else is bound by itself.
+        const inSystem = (x: string) => ['/usr', '/bin', '/sbin', '/lib', '/lib64'].some((d) => within(x, d));
+        if (real && !(inSystem(abs) && inSystem(real))) readOnly.push([real, abs]);
       };
       await add(bin);
       if (prl.length > 0) await add(prl[0]);
@@ -173,4 +198,16 @@ export async function launch(o: LaunchOptions): Promise<Launched | { notFound: s
     await cleanup();
     throw e;
   }
+}
+
+/**
+ * bubblewrap reports a child killed by signal N as exit status 128+N. When we sent the signals
+ * (timeout, abort, kill()), read it back as the signal so results look the same with and without it.
+ */
+export function normaliseStatus(bwrap: boolean, weSignalled: boolean, code: number | null, signal: string | null): { exitCode: number | null; signal: string | null } {
+  if (bwrap && weSignalled && code !== null && code > 128 && code < 128 + 65) {
+    const name = Object.entries(os.signals).find(([, n]) => n === code - 128)?.[0];
+    if (name) return { exitCode: null, signal: name };
+  }
+  return { exitCode: code, signal };
 }

@@ -49,8 +49,6 @@ export interface IsolationPlan {
   /** Run under bubblewrap (namespaces, mounts). */
   bwrap: boolean;
   network: Exclude<NetMode, 'allowlist'>;
-  /** Namespaced filesystem view; false: the tool sees the host's filesystem. */
-  fsScoped: boolean;
   /** Create a per-run cgroup (limits and/or the kill sweep). */
   cgroup: boolean;
   /** How max_processes is bounded. */
@@ -94,7 +92,7 @@ export function planIsolation(
     level = d;
   }
   const lvl = level as 'none' | 'process';
-  const plan: IsolationPlan = { level: lvl, bwrap: false, network: 'allow-all', fsScoped: false, cgroup: false, prlimit: false, notes };
+  const plan: IsolationPlan = { level: lvl, bwrap: false, network: 'allow-all', cgroup: false, prlimit: false, notes };
   if (use === 'builtin') {
     plan.network = netMode(spec) === 'deny' ? 'deny' : 'allow-all';
     notes.push('in-process builtin: filesystem and network are enforced by the path check and the network guard');
@@ -134,7 +132,6 @@ export function planIsolation(
     notes.push(`bubblewrap unavailable: NOT enforced: ${needsNs.join(', ')} (allow_downgrade.bubblewrap)`);
   }
   plan.bwrap = host.bwrap.works && (lvl === 'process' || needsNs.length > 0);
-  plan.fsScoped = plan.bwrap && (fm !== 'full' || deniedPaths(spec).length > 0);
   if (!plan.bwrap && net === 'deny') plan.network = 'allow-all';
   if (lvl === 'process' && !plan.bwrap && cg) notes.push(`setsid() escapes are caught by the cgroup sweep (cgroup ${cg.kind}), not by a pid namespace`);
 

@@ -2,10 +2,9 @@
 // level `process`; §5.4 timeout → terminate; runtime profile §10 SIGTERM → grace → SIGKILL).
 // No shell is involved: `bin` is executed with `argv` as given, so `;`, `$(...)` and backticks in an
 // argument are plain characters.
-import { constants } from 'node:os';
 import { ClawError } from '../protocol/errors.ts';
 import { sweep, terminate, type KillTarget } from './kill.ts';
-import { launch, type LaunchOptions } from './launch.ts';
+import { launch, normaliseStatus, type LaunchOptions } from './launch.ts';
 import { captureHead, captureTail } from './output.ts';
 import { DEFAULT_GRACE_MS, DEFAULT_MAX_OUTPUT_BYTES, effectiveTimeout, limit } from './spec-view.ts';
 
@@ -71,6 +70,7 @@ export async function runSandboxed(opts: RunOptions): Promise<RunResult> {
     stop();
   };
   opts.signal?.addEventListener('abort', onAbort, { once: true });
+  if (opts.signal?.aborted) onAbort(); // aborted while we were preparing the launch
 
   try {
     const status = await exited;
@@ -82,15 +82,9 @@ export async function runSandboxed(opts: RunOptions): Promise<RunResult> {
     await Promise.race([Promise.all([out.closed, err.closed]), sleep(DRAIN_MS)]);
     child.stdout!.destroy();
     child.stderr!.destroy();
-    let { code, signal } = status;
-    // bubblewrap reports a child killed by signal N as exit status 128+N. When we sent the signals
-    // (timeout, abort), read it back as the signal so results look the same with and without it.
-    if (plan.bwrap && stopping && code !== null && code > 128 && code < 128 + 65) {
-      const name = Object.entries(constants.signals).find(([, n]) => n === code! - 128)?.[0];
-      if (name) [code, signal] = [null, name];
-    }
+    const { exitCode, signal } = normaliseStatus(plan.bwrap, !!stopping, status.code, status.signal);
     return {
-      exitCode: code,
+      exitCode,
       signal,
       stdout: out.text(),
       stderr: err.text(),

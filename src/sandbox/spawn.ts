@@ -5,7 +5,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { ClawError } from '../protocol/errors.ts';
 import { sweep, terminate, type KillTarget } from './kill.ts';
-import { launch, type LaunchOptions } from './launch.ts';
+import { launch, normaliseStatus, type LaunchOptions } from './launch.ts';
 import { DEFAULT_GRACE_MS } from './spec-view.ts';
 
 export interface SpawnOptions extends Omit<LaunchOptions, 'timeoutMs'> {
@@ -44,7 +44,7 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
     .then(async (s) => {
       if (stopping) await stopping;
       await sweep(target);
-      return s;
+      return normaliseStatus(plan.bwrap, !!stopping, s.exitCode, s.signal);
     })
     .finally(() => {
       opts.signal?.removeEventListener('abort', onAbort);
@@ -57,6 +57,7 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   };
   const onAbort = () => void kill();
   opts.signal?.addEventListener('abort', onAbort, { once: true });
+  if (opts.signal?.aborted) onAbort();
   exited.catch(() => undefined); // a spawn failure is reported by the throw below
   // Wait for the spawn to succeed or fail, so a missing launcher is an error here, not later.
   try {

@@ -1,6 +1,6 @@
 // stdio transport (spec §9.2): NDJSON, one JSON-RPC message per line. stdout carries protocol
 // messages only. Streams are injected so tests need no monkey-patching.
-import { NdjsonDecoder, encodeFrame, DEFAULT_MAX_FRAME_BYTES } from '../protocol/framing.ts';
+import { NdjsonDecoder, encodeFrame, DEFAULT_MAX_FRAME_BYTES, type FrameSink } from '../protocol/framing.ts';
 import type { InboundFrame, Transport } from '../kernel/ports.ts';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.ts';
 
@@ -14,6 +14,9 @@ export interface ByteSource {
 export interface TextSink {
   write(s: string): unknown;
   on(event: 'error', fn: (err: Error) => void): unknown;
+  /** Node writables: buffer writes until uncork(), then hand them to the OS together. */
+  cork?(): void;
+  uncork?(): void;
 }
 
 export function createStdioTransport(opts: { input: ByteSource; output: TextSink; maxFrameBytes?: number }): Transport {
@@ -29,26 +32,41 @@ export function createStdioTransport(opts: { input: ByteSource; output: TextSink
   };
   // A reader that went away (EPIPE) must not crash the runtime; we stop writing.
   let writable = true;
-  opts.output.on('error', () => {
+  const out = opts.output;
+  out.on('error', () => {
     writable = false;
   });
+  // Replies produced in the same turn (a chunk of pipelined requests answered synchronously or in
+  // the same microtask drain) reach the OS in one write: the output is corked at the first one and
+  // uncorked once the current tick's callbacks and microtasks have run. Order is unchanged and no
+  // reply waits for I/O or a timer.
+  const canCork = typeof out.cork === 'function' && typeof out.uncork === 'function';
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    out.uncork!();
+  };
   const write = (msg: JsonRpcMessage | JsonRpcMessage[]) => {
-    if (writable) opts.output.write(encodeFrame(msg));
+    if (!writable) return;
+    if (canCork && !corked) {
+      corked = true;
+      out.cork!();
+      afterTick(uncork);
+    }
+    out.write(encodeFrame(msg));
   };
   return {
     name: 'stdio',
     closed,
     start(deliver) {
-      const emit = (events: ReturnType<NdjsonDecoder['push']>) => {
-        for (const e of events) {
-          const payload: InboundFrame['payload'] =
-            e.type === 'frame' ? { text: e.text } : e.type === 'oversize' ? { error: 'oversize', bytes: e.bytes, limit: e.limit } : { error: 'encoding' };
-          deliver({ payload, reply: write });
-        }
+      const sink: FrameSink = {
+        frame: (text) => deliver({ payload: { text }, reply: write }),
+        oversize: (bytes, limit) => deliver({ payload: { error: 'oversize', bytes, limit }, reply: write }),
+        encoding: () => deliver({ payload: { error: 'encoding' }, reply: write }),
       };
-      opts.input.on('data', (chunk) => emit(decoder.push(typeof chunk === 'string' ? enc.encode(chunk) : chunk)));
+      opts.input.on('data', (chunk) => decoder.feed(typeof chunk === 'string' ? enc.encode(chunk) : chunk, sink));
       opts.input.on('end', () => {
-        emit(decoder.end());
+        decoder.finish(sink);
         finish();
       });
       opts.input.on('close', finish);
@@ -61,3 +79,7 @@ export function createStdioTransport(opts: { input: ByteSource; output: TextSink
     },
   };
 }
+
+/** Run `fn` after the current callback's microtasks (Node's nextTick queue; a microtask elsewhere). */
+const afterTick: (fn: () => void) => void =
+  typeof process === 'object' && typeof process?.nextTick === 'function' ? (fn) => process.nextTick(fn) : (fn) => queueMicrotask(fn);

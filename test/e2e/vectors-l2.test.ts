@@ -2,98 +2,9 @@
 // manifest and runtime configuration, end to end through dist/claw.mjs, plus the approval flows.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { initParams, startClaw, type ClawRun } from './helpers/claw-process.ts';
-
-const IDENTITY = 'standard-agent';
-
-/** TV-L2-01's manifest, with the pieces a vector's setup changes. */
-function manifest(o: { autonomy?: string; tools?: string; policies?: string; sandbox?: string; providerLimits?: string }): string {
-  return `claw: "0.3.0"
-kind: Claw
-metadata:
-  name: "${IDENTITY}"
-  version: "1.0.0"
-spec:
-  identity:
-    inline:
-      personality: "You are a research assistant."
-      autonomy: "${o.autonomy ?? 'autonomous'}"
-  providers:
-    - inline:
-        protocol: "openai-compatible"
-        endpoint: "https://api.example.com/v1"
-        model: "gpt-4"
-        auth:
-          type: "bearer"
-          secret_ref: "API_KEY"
-${o.providerLimits ?? ''}
-  channels:
-    - inline:
-        type: "cli"
-        transport: "stdio"
-        auth:
-          secret_ref: "LOCAL_CLI_TOKEN"
-  tools:
-    - inline:
-        name: "echo"
-        description: "Returns the input text"
-        input_schema:
-          type: "object"
-          properties:
-            text: { type: "string" }
-          required: ["text"]
-${o.tools ?? ''}
-  sandbox:
-    inline:
-${o.sandbox ?? '      level: "process"'}
-  policies:
-${o.policies ?? `    - inline:
-        rules:
-          - id: "allow-all"
-            action: "allow"
-            scope: "all"`}
-`;
-}
-
-const SHELL_TOOL = `    - inline:
-        name: "shell"
-        description: "Run a command"
-        input_schema:
-          type: "object"
-          properties:
-            command: { type: "string" }
-          required: ["command"]`;
-
-interface Agent {
-  claw: ClawRun;
-  dir: string;
-  call(name: string, args: unknown, requestId: string, id?: string | number): Promise<any>;
-  close(): Promise<void>;
-}
-
-let seq = 0;
-async function agent(m: string, runtime = '', setup?: (dir: string) => void): Promise<Agent> {
-  const dir = mkdtempSync(join(tmpdir(), 'claw-l2-'));
-  writeFileSync(join(dir, 'claw.yaml'), m);
-  writeFileSync(join(dir, 'claw.runtime.yaml'), `data_dir: ./data\n${runtime}`);
-  setup?.(dir);
-  const claw = startClaw(['run', join(dir, 'claw.yaml')], { cwd: dir });
-  const init = await claw.request('claw.initialize', initParams(), 'init');
-  assert.ok(init.result, `initialize failed: ${JSON.stringify(init.error)} ${claw.stderr().slice(-1500)}`);
-  return {
-    claw,
-    dir,
-    call: (name, args, requestId, id = `req-${++seq}`) => claw.request('claw.tool.call', { name, arguments: args, context: { request_id: requestId, identity: IDENTITY } }, id),
-    async close() {
-      await claw.end();
-      assert.equal(claw.garbage, [], 'stdout carries protocol messages only');
-    },
-  };
-}
+import { agent, IDENTITY, manifest, processesWith, SHELL_TOOL } from './helpers/l2-agent.ts';
 
 test('TV-L2-01: the Level 2 manifest is accepted and the agent reports level-2 with tools', async () => {
   const a = await agent(manifest({ autonomy: 'supervised' }));
@@ -155,10 +66,6 @@ test('TV-L2-04: a policy rule denies shell → -32011 with rule_id, tool, action
   }
 });
 
-function processesWith(marker: string): string[] {
-  const out = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
-  return out.split('\n').filter((l) => l.includes(marker) && !l.includes('ps -eo'));
-}
 
 test('TV-L2-05: a tool past its timeout_ms → -32014, and none of its processes survive', async () => {
   const marker = `claw-slow-${process.pid}-${Date.now()}`;

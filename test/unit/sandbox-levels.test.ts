@@ -5,6 +5,8 @@ import { checkLevel, planIsolation, validateDowngrades } from '../../src/sandbox
 import { effectiveTimeout } from '../../src/sandbox/spec-view.ts';
 import { doctorJson, doctorReport } from '../../src/sandbox/doctor.ts';
 import { fakeHost } from '../fixtures/sandbox/helpers.ts';
+import * as v from 'valibot';
+import { sandboxRuntimeConfigSchema } from '../../src/sandbox/config.ts';
 
 const full = fakeHost({ bwrap: true, cgroup: true });
 const bare = fakeHost({});
@@ -163,6 +165,15 @@ test('doctor: layers, what each enables, and the downgrade key when missing', ()
   assert.match(text, /\[ \] bubblewrap: bwrap not found/);
   assert.match(text, /allow_downgrade: \{ bubblewrap: \.\.\. \}/);
   assert.match(text, /\[x\] cgroup pids/);
+});
+
+test('runtime configuration section: allow_downgrade validated, kill_grace_ms bounded', () => {
+  assert.ok(v.safeParse(sandboxRuntimeConfigSchema, { allow_downgrade: { container: 'process' }, kill_grace_ms: 500 }).success);
+  const bad = v.safeParse(sandboxRuntimeConfigSchema, { allow_downgrade: { container: 'docker' } });
+  assert.not.ok(bad.success);
+  if (!bad.success) assert.match(bad.issues[0].message, /allow_downgrade\.container: "docker" is not one of process, none/);
+  assert.not.ok(v.safeParse(sandboxRuntimeConfigSchema, { kill_grace_ms: -1 }).success);
+  assert.not.ok(v.safeParse(sandboxRuntimeConfigSchema, { other: 1 }).success);
 });
 
 test.run();

@@ -11,26 +11,26 @@ import type { SandboxSpec } from '../../src/manifest/schema/index.ts';
 import { detectHost, type HostCapabilities } from '../../src/sandbox/host.ts';
 import { checkLevel } from '../../src/sandbox/levels.ts';
 import { runSandboxed, type RunOptions } from '../../src/sandbox/runner.ts';
-import { findMarked, killAll, marker, settled, sleep, without } from '../fixtures/sandbox/helpers.ts';
+import { findMarked, killAll, marker, processDowngrade, settled, sleep, testHost, without } from '../fixtures/sandbox/helpers.ts';
 
 let host: HostCapabilities;
 const PROC: SandboxSpec = { level: 'process' };
 const baseEnv = { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8' };
 
 test.before(async () => {
-  host = await detectHost();
+  host = testHost(await detectHost());
 });
 
 /** The layer combinations this machine can run, named for messages. */
 function variants(): { name: string; host: HostCapabilities; allow: Record<string, string> }[] {
-  const out = [{ name: 'process group only', host: without(host, 'bwrap', 'cgroup'), allow: { bubblewrap: 'none' } }];
+  const out: { name: string; host: HostCapabilities; allow: Record<string, string> }[] = [{ name: 'process group only', host: without(host, 'bwrap', 'cgroup'), allow: { bubblewrap: 'none' } }];
   if (host.cgroup.support) out.push({ name: `cgroup ${host.cgroup.support.kind}, no bwrap`, host: without(host, 'bwrap'), allow: {} });
   if (host.bwrap.works) out.push({ name: 'bubblewrap', host: without(host, 'cgroup'), allow: {} });
   return out;
 }
 
 const run = (m: string, o: Partial<RunOptions> & { bin: string; argv: string[] }) =>
-  runSandboxed({ env: baseEnv, sandbox: PROC, host, graceMs: 300, ...o, extraEnv: { CLAW_MARKER: m, ...o.extraEnv } });
+  runSandboxed({ env: baseEnv, sandbox: PROC, host, graceMs: 300, allowDowngrade: processDowngrade(host), ...o, extraEnv: { CLAW_MARKER: m, ...o.extraEnv } });
 
 test('timeout: a tool and its forked grandchild (sleep 60) are all killed', async () => {
   for (const v of variants()) {
@@ -90,7 +90,7 @@ test('fork bomb under max_processes 20 is contained, the machine stays responsiv
   const spec: SandboxSpec = { level: 'process', resource_limits: { max_processes: 20 } };
   const hosts = [host, ...(host.bwrap.works && host.cgroup.support ? [without(host, 'bwrap')] : [])];
   for (const h of hosts) {
-    const lc = checkLevel(spec, h);
+    const lc = checkLevel(spec, h, processDowngrade(h));
     if (!lc.ok) {
       // No fork bound on this machine: the sandbox must refuse, never run unbounded.
       assert.match(lc.message, /max_processes needs/);
@@ -99,7 +99,7 @@ test('fork bomb under max_processes 20 is contained, the machine stays responsiv
     }
     const m = marker();
     // Bounded: 300 background sleeps at most, never an unbounded :(){ :|:& };:
-    const bomb = run(m, { bin: 'bash', argv: ['-c', 'for i in $(seq 300); do sleep 30 & done 2>/dev/null; wait'], sandbox: spec, host: h, timeoutMs: 1200, graceMs: 200 });
+    const bomb = run(m, { bin: 'bash', argv: ['-c', 'for i in $(seq 300); do sleep 30 & done 2>/dev/null; wait'], sandbox: spec, host: h, allowDowngrade: processDowngrade(h), timeoutMs: 1200, graceMs: 200 });
     await sleep(700);
     const during = findMarked(m).length;
     const t = performance.now();
@@ -286,6 +286,17 @@ test('filesystem modes under bubblewrap: deny, read-only, scoped (ro/rw mounts),
   }
 });
 
+test('a tool binary outside the system directories runs under filesystem deny; its neighbours stay hidden', async () => {
+  if (!host.bwrap.works) return;
+  const tool = join(process.cwd(), 'test/fixtures/sandbox/hello-tool.sh');
+  const sibling = join(process.cwd(), 'test/fixtures/sandbox/helpers.ts');
+  const deny: SandboxSpec = { level: 'process', capabilities: { filesystem: { mode: 'deny' } } };
+  const r = await run(marker(), { bin: tool, argv: [sibling], sandbox: deny });
+  assert.is(r.stdout, `hello from hello-tool.sh\ncannot see ${sibling}\n`, r.stderr);
+  const shown = await run(marker(), { bin: tool, argv: [sibling], sandbox: deny, readOnlyBinds: [sibling] });
+  assert.is(shown.stdout, `hello from hello-tool.sh\nsees ${sibling}\n`, 'readOnlyBinds are visible');
+});
+
 test('a missing binary is exit 127; an unavailable level is refused before anything runs', async () => {
   const r = await run(marker(), { bin: 'no-such-binary-claw', argv: [] });
   assert.is(r.exitCode, 127);
@@ -297,7 +308,7 @@ test('a missing binary is exit 127; an unavailable level is refused before anyth
     assert.is((e as { code?: string }).code, 'sandbox-unavailable');
     assert.match((e as Error).message, /container/);
   }
-  const ok = await run(marker(), { bin: 'true', argv: [], sandbox: { level: 'container' }, allowDowngrade: { container: 'process' } });
+  const ok = await run(marker(), { bin: 'true', argv: [], sandbox: { level: 'container' }, allowDowngrade: { container: 'process', ...processDowngrade(host) } });
   assert.is(ok.exitCode, 0);
   assert.match(ok.notes.join('\n'), /downgraded/);
 });
@@ -310,6 +321,14 @@ test('no private directories are left behind', async () => {
   const { readdirSync } = await import('node:fs');
   assert.equal(readdirSync(tmpRoot), []);
   rmSync(tmpRoot, { recursive: true, force: true });
+  // A runtime killed mid-call leaves its dir behind; the next runtime using that tmpdir removes it.
+  const root2 = mkdtempSync(join(tmpdir(), 'claw-tmproot-'));
+  mkdirSync(join(root2, 'claw-run-999999999-abc'));
+  mkdirSync(join(root2, 'claw-secrets-999999999-abc'));
+  mkdirSync(join(root2, 'claw-run-1-init-is-alive'));
+  await run(m, { bin: 'true', argv: [], tmpRoot: root2 });
+  assert.equal(readdirSync(root2), ['claw-run-1-init-is-alive']);
+  rmSync(root2, { recursive: true, force: true });
 });
 
 test.run();

@@ -34,6 +34,21 @@ export interface WorkerRequest {
 }
 export type WorkerReply = { result: ToolResult } | { violation: { rule: string; detail: string } } | { error: string };
 
+/**
+ * The sandbox the worker *process* runs under. The worker is our own code and enforces the network
+ * rules itself (allowlist, SSRF guard) the way an in-process builtin does, so a host allowlist — which
+ * no process-level mechanism can hold an arbitrary program to — is `allow-all` at the process layer;
+ * `deny` stays a network namespace. Everything else (filesystem binds, limits, kill) applies as declared.
+ */
+export function workerProcessSandbox(sb: SandboxSpec): SandboxSpec {
+  const net = sb.capabilities?.network;
+  if (net?.mode !== 'allowlist') return sb;
+  return { ...sb, capabilities: { ...sb.capabilities, network: { ...net, mode: 'allow-all' } } };
+}
+
+/** A builtin that runs in a worker child under this sandbox. */
+export const runsInWorker = (def: Pick<BuiltinDef, 'touchesOs' | 'isShell'>, sb: SandboxSpec) => def.touchesOs && !def.isShell && sb.level === 'process';
+
 export function createBuiltinImpl(def: BuiltinDef, deps: BuiltinDeps): ToolImpl {
   return {
     kind: 'builtin',
@@ -42,7 +57,7 @@ export function createBuiltinImpl(def: BuiltinDef, deps: BuiltinDeps): ToolImpl 
     commandLine: def.commandLine,
     async run(args, ctx) {
       const cwd = deps.cwdFor(ctx.sandbox);
-      const inWorker = def.touchesOs && !def.isShell && ctx.sandbox.level === 'process' && deps.worker;
+      const inWorker = runsInWorker(def, ctx.sandbox) && deps.worker;
       if (!inWorker) return def.run(args, { signal: ctx.signal, sandbox: ctx.sandbox, timeoutMs: ctx.timeoutMs, cwd, run: deps.run, fetch: deps.fetch });
       const w = deps.worker!;
       const request: WorkerRequest = { name: def.name, args, sandbox: ctx.sandbox, cwd, timeoutMs: ctx.timeoutMs };
@@ -50,7 +65,7 @@ export function createBuiltinImpl(def: BuiltinDef, deps: BuiltinDeps): ToolImpl 
         bin: w.argv0,
         argv: [...w.args, '__builtin'],
         stdin: JSON.stringify(request),
-        sandbox: ctx.sandbox,
+        sandbox: workerProcessSandbox(ctx.sandbox),
         timeoutMs: ctx.timeoutMs,
         signal: ctx.signal,
         cwd,

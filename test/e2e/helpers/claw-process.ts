@@ -26,8 +26,10 @@ export interface ClawRun {
 
 let nextId = 1000;
 
-export function startClaw(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): ClawRun {
-  const child = spawn(process.execPath, [CLAW, ...args], {
+export function startClaw(args: string[], opts: { cwd?: string; env?: Record<string, string>; wrap?: string[] } = {}): ClawRun {
+  // `wrap`: a command prefix, e.g. ['unshare', '-m', 'sh', '-c', '... exec "$0" "$@"'] for namespaced runs.
+  const cmd = [...(opts.wrap ?? []), process.execPath, CLAW, ...args];
+  const child = spawn(cmd[0], cmd.slice(1), {
     cwd: opts.cwd ?? ROOT,
     env: { PATH: process.env.PATH ?? '', ...opts.env },
     stdio: ['pipe', 'pipe', 'pipe'],
