@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# System packages the tests use, installed from Debian's registry when missing:
+# bubblewrap (the process sandbox's namespaces), procps (ps), util-linux (unshare, mount).
+set -euo pipefail
+need=()
+command -v bwrap >/dev/null || need+=(bubblewrap)
+command -v ps >/dev/null || need+=(procps)
+command -v unshare >/dev/null || need+=(util-linux)
+[ ${#need[@]} -eq 0 ] && exit 0
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
