@@ -6,7 +6,6 @@ import { schemaIssues } from '../manifest/schema-issues.ts';
 import { formatPath, type ManifestIssue } from '../manifest/issues.ts';
 import { dirnameOf, joinPath, type SourceReader } from '../manifest/reader.ts';
 import * as v from 'valibot';
-import { validateDowngrades } from '../sandbox/levels.ts';
 
 export interface LoadedConfig {
   config: RuntimeConfig;
@@ -41,12 +40,6 @@ export async function loadRuntimeConfig(reader: SourceReader, opts: { explicit?:
     };
   }
   const config = v.parse(runtimeConfigSchema, value);
-  // allow_downgrade names only downgrades the sandbox knows (src/sandbox/levels.ts DOWNGRADES).
-  const bad = validateDowngrades(config.sandbox?.allow_downgrade ?? {});
-  if (bad.length > 0) {
-    const segments = ['sandbox', 'allow_downgrade'];
-    return { config: {}, file, issues: bad.map((message) => ({ file, pos: parsed.source.locate(segments), path: 'sandbox.allow_downgrade', message, rule: 'downgrade' })) };
-  }
   const base = dirnameOf(file);
   if (config.data_dir) config.data_dir = joinPath(base, config.data_dir);
   if (config.secrets?.dir) config.secrets.dir = joinPath(base, config.secrets.dir);

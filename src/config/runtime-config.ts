@@ -1,6 +1,7 @@
 // claw.runtime.yaml: this machine's settings, kept out of the portable manifest (like the spec's
 // registry example in §7). Validated like a manifest: unknown keys are errors, every issue reported.
 import * as v from 'valibot';
+import { sandboxRuntimeConfigSchema } from '../sandbox/config.ts';
 
 const positiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
 
@@ -53,17 +54,8 @@ export const runtimeConfigSchema = v.strictObject({
       ]),
     ),
   ),
-  sandbox: v.optional(
-    v.strictObject({
-      /**
-       * Named downgrades this machine's operator accepts, e.g. { container: process } or
-       * { bubblewrap: none }. Without one, a level the board cannot provide is refused at STARTING.
-       */
-      allow_downgrade: v.optional(v.record(v.string(), v.string())),
-      /** Grace between SIGTERM and SIGKILL when a tool times out (runtime profile §10). */
-      kill_grace_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(60_000))),
-    }),
-  ),
+  /** Named downgrades this operator accepts and the SIGTERM → SIGKILL grace (src/sandbox/config.ts). */
+  sandbox: v.optional(sandboxRuntimeConfigSchema),
   approvals: v.optional(
     v.strictObject({
       /** How long a `supervised` identity's approval waits (policy rules carry their own timeout). */

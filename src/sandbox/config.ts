@@ -1,6 +1,6 @@
 // The `sandbox:` section for claw.runtime.yaml (this machine's settings, not the portable manifest):
 // which downgrades the operator allows (levels.ts) and the SIGTERM → SIGKILL grace (runtime profile
-// §10). To be merged into src/config/runtime-config.ts by its owner.
+// §10). Part of src/config/runtime-config.ts.
 import * as v from 'valibot';
 import { validateDowngrades } from './levels.ts';
 
