@@ -24,6 +24,8 @@ export interface ToolEnvironment {
   registry: RegistryDeps;
   /** A message when this board cannot run `impl` under `sandbox` (spec §5.8), else undefined. */
   isolationProblem(sandbox: SandboxSpec, impl: ToolImpl): string | undefined;
+  /** What will enforce what (and every downgrade the configuration allowed), for the log. */
+  isolationNotes(sandbox: SandboxSpec, impl: ToolImpl): string[];
   host: HostCapabilities;
 }
 
@@ -116,6 +118,11 @@ export async function createToolEnvironment(d: ToolEnvironmentDeps, manifest: Re
       const t = isolationTarget(sandbox, impl);
       const r = checkLevel(t.spec, host, allowDowngrade, t.use);
       return r.ok ? undefined : r.message;
+    },
+    isolationNotes(sandbox, impl) {
+      const t = isolationTarget(sandbox, impl);
+      const r = checkLevel(t.spec, host, allowDowngrade, t.use);
+      return r.ok ? r.notes : [];
     },
   };
 }

@@ -146,8 +146,11 @@ export function toolsModule(d: ToolsModuleDeps): KernelModule {
       // A level or feature this board cannot provide is refused now, never silently downgraded.
       const refusals = new Set<string>();
       for (const t of tools.values()) {
-        const why = env.isolationProblem(sandboxOf(m, t.bound.sandboxRef), t.bound.impl);
+        const sb = sandboxOf(m, t.bound.sandboxRef);
+        const why = env.isolationProblem(sb, t.bound.impl);
         if (why) refusals.add(`tool ${t.bound.name}: ${why}`);
+        // Allowed downgrades and what enforces what: said once per tool at STARTING, never silent.
+        else for (const note of env.isolationNotes(sb, t.bound.impl)) d.log.info('sandbox', { tool: t.bound.name, level: sb.level, note });
       }
       if (refusals.size > 0) {
         await Promise.all([...tools.values()].map((t) => t.bound.impl.close?.().catch(() => {})));
