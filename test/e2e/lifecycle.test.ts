@@ -391,9 +391,13 @@ test('methods above the agent\'s level on a level-1 agent → -32601', async () 
   });
 });
 
-test('methods above level before initialize are also -32601 (the method does not exist here)', async () => {
+test('before initialize: a method this runtime has is "send claw.initialize first"; one it lacks is -32601', async () => {
   await withClaw(['run'], async (c) => {
-    assertError(await c.request('claw.tool.call', { name: 'x', arguments: {} }, 1), 1, -32601);
+    // claw.tool.call exists (Level 2 is implemented): the lifecycle answers, with the state.
+    const r = await c.request('claw.tool.call', { name: 'x', arguments: {} }, 1);
+    assertError(r, 1, -32600);
+    assert.equal(r.error.data, { state: 'INIT' });
+    // claw.memory.query does not exist in this runtime yet (Level 3).
     assertError(await c.request('claw.memory.query', { query: 'x' }, 2), 2, -32601);
   });
 });
