@@ -1,6 +1,7 @@
 // How tools start processes: always through the sandbox runner (src/sandbox/runner.ts), injected,
 // so a tool implementation never spawns anything the sandbox did not see.
 import type { SandboxSpec } from '../manifest/schema/index.ts';
+import type { RunResult } from '../sandbox/runner.ts';
 
 export interface RunRequest {
   bin: string;
@@ -18,14 +19,7 @@ export interface RunRequest {
   readOnlyBinds?: string[];
 }
 
-export interface RunOutcome {
-  exitCode: number | null;
-  signal: string | null;
-  stdout: string;
-  stderr: string;
-  stdoutTruncated: boolean;
-  timedOut: boolean;
-  aborted: boolean;
-}
+/** What a run gives back: the sandbox runner's result (exit, output, truncation, timeout, notes). */
+export type RunOutcome = RunResult;
 
 export type ProcessRunner = (req: RunRequest) => Promise<RunOutcome>;
