@@ -48,6 +48,9 @@ export function processEnv(): CliEnv {
 /** Run the CLI and exit with its code once output has been handed to the OS. */
 export async function runProcess(): Promise<void> {
   // Nothing may crash the runtime silently: log and keep the exit code honest.
+  process.on('unhandledRejection', (reason) => {
+    process.stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), level: 'error', msg: 'unhandled rejection', error: String((reason as Error)?.stack ?? reason) })}\n`);
+  });
   process.on('uncaughtException', (err) => {
     stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), level: 'error', msg: 'uncaught exception', error: String(err?.stack ?? err) })}\n`);
     process.exitCode = 1;

@@ -36,6 +36,8 @@ export async function executeGate(call: ToolCall, deps: GateDeps, redactText: (s
   let result: ToolResult;
   try {
     const run = call.tool.impl.run(call.args, { signal: ac.signal, requestId: call.requestId, sandbox: call.sandbox, timeoutMs });
+    // If the ceiling answers first, the tool's own late failure must not surface as unhandled.
+    run.catch(() => {});
     const r = await Promise.race([run, ceiling]);
     if (r === 'ceiling' || timedOut) throw timeoutError(tool, timeoutMs!);
     result = r;
