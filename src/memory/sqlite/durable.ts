@@ -1,0 +1,457 @@
+// Durability for the sql.js adapter: the database lives in WASM memory; every write transaction is appended to
+// a journal as one checksummed record and fsynced before it is acknowledged; now and then the whole image is
+// written out as a snapshot (export()) and the journal starts over. SD cards wear per write and power gets
+// pulled, so: a write costs one small append, never a rewrite of the file; a crash at any instant leaves a
+// state that opens to exactly the acknowledged transactions.
+//
+// File layout for a database at <file> (all beside each other):
+//   <file>                    current snapshot: SQLite image + 32-byte trailer
+//                             trailer = "CLAWSNP1" | id (8 random bytes) | image length (u64 LE) |
+//                                       crc32(image) (u32 LE) | crc32(trailer bytes 0..27) (u32 LE)
+//                             (`head -c -32 <file> > plain.db` gives a plain SQLite file)
+//   <file>.prev               the snapshot before it (same format), the fallback when <file> is corrupt
+//   <file>.claw-journal       journal: 24-byte header "CLAWJNL1" | base snapshot id (8) | version u32 LE (1) |
+//                             crc32(header bytes 0..19) u32 LE; then records:
+//                             length u32 LE | crc32(length bytes ‖ payload) u32 LE | payload (UTF-8 JSON)
+//                             payload = [[sql | sqlIndex, params?], ...] — one record per write transaction;
+//                             a SQL text is written once per journal and then referred to by its index;
+//                             no params = exec(). The base id ties the journal to the snapshot it continues
+//                             (zeros = the empty database).
+//   <file>.claw-journal.prev  the journal that turned <file>.prev into <file> (lets a fallback to .prev lose nothing)
+//   <file>.tmp, <file>.claw-journal.tmp   being written; removed on open
+//   <file>.corrupt            a snapshot that failed its checksum, kept for inspection
+//
+// Snapshot = write <file>.tmp, fsync, rename <file> → <file>.prev, rename <file>.tmp → <file>, fsync dir, then
+// write a fresh journal (.tmp, fsync) and rename <file>.claw-journal → .prev, .tmp → <file>.claw-journal, fsync dir.
+// Every crash point between those steps is recognised on open by comparing the journal's base id with the ids in
+// the snapshot trailers (see recover()).
+//
+// Replay re-executes the SQL, so writes must be deterministic: pass timestamps and random ids as parameters
+// rather than calling datetime('now') or random() in a write.
+import * as nodeFs from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname } from 'node:path';
+import { ClawError } from '../../protocol/errors.ts';
+import { crc32 } from './crc32.ts';
+import {
+  EMPTY_ID,
+  HEADER,
+  TRAILER,
+  encodeJournalHeader,
+  encodeSnapshot,
+  encodeValue,
+  hex,
+  parseJournal,
+  readSnapshot,
+  snapshotId,
+  type Entry,
+  type ParsedJournal,
+  type Snapshot,
+} from './format.ts';
+import { SqlJsDatabase, openSqlJsRaw, type LoggedStatement, type SqlJsDb, type WriteLog } from './sqljs.ts';
+import type { SqlValue } from './types.ts';
+
+/** The synchronous fs calls the durable layer makes; inject a wrapper to simulate ENOSPC, EIO, torn writes. */
+export interface DurableFs {
+  openSync(path: string, flags: string): number;
+  closeSync(fd: number): void;
+  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
+  fsyncSync(fd: number): void;
+  fdatasyncSync(fd: number): void;
+  ftruncateSync(fd: number, len: number): void;
+  readFileSync(path: string): Uint8Array;
+  renameSync(from: string, to: string): void;
+  unlinkSync(path: string): void;
+  existsSync(path: string): boolean;
+}
+
+export interface DurabilityOptions {
+  fs?: DurableFs;
+  /** Snapshot once the journal is this many times the last snapshot's size (default 2). */
+  snapshotRatio?: number;
+  /** …but never for a journal smaller than this (default 1 MiB). */
+  minJournalBytes?: number;
+  /** …and always once the journal reaches this (default 64 MiB; bounds replay time on open). */
+  maxJournalBytes?: number;
+  /** Also snapshot when the journal has records and the last snapshot is older than this (default 0 = never). */
+  maxSnapshotAgeMs?: number;
+  /** Recoverable problems found on open or while snapshotting (torn journal tail, corrupt snapshot, ENOSPC). */
+  onWarning?: (w: ClawError) => void;
+  now?: () => number;
+}
+
+export interface DurableStats {
+  /** Bytes appended to journals (headers included) since open. */
+  journalBytesWritten: number;
+  /** Bytes of snapshot files written since open. */
+  snapshotBytesWritten: number;
+  snapshots: number;
+  /** Current journal size in bytes. */
+  journalSize: number;
+  lastSnapshotSize: number;
+}
+
+export interface RecoveryReport {
+  source: 'empty' | 'snapshot' | 'previous-snapshot';
+  recordsReplayed: number;
+  /** Bytes dropped from the journal's tail (a torn last record). */
+  journalBytesDropped: number;
+  warnings: ClawError[];
+}
+
+export interface DurableControl {
+  /** Writes a snapshot now and starts a new journal. */
+  snapshot(): void;
+  readonly stats: DurableStats;
+  readonly recovery: RecoveryReport;
+  readonly files: { snapshot: string; previous: string; journal: string; previousJournal: string };
+}
+
+export type DurableDatabase = SqlJsDatabase & { readonly durable: DurableControl };
+
+function fsyncDir(fs: DurableFs, dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch {
+    // Some platforms (Windows) cannot open or fsync a directory; rename is still atomic there.
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+function writeAll(fs: DurableFs, fd: number, buf: Uint8Array, position: number): void {
+  let done = 0;
+  while (done < buf.length) done += fs.writeSync(fd, buf, done, buf.length - done, position + done);
+}
+
+function tryUnlink(fs: DurableFs, p: string): void {
+  try {
+    fs.unlinkSync(p);
+  } catch {
+    // absent
+  }
+}
+
+/** The journal writer and snapshotter behind one sql.js database. */
+class DurableLog implements WriteLog, DurableControl {
+  db!: SqlJsDatabase;
+  fd = -1;
+  /** SQL texts already written to the current journal → index. */
+  private sqlIndex = new Map<string, number>();
+  private lastAppend?: { mark: number; newSql: string[] };
+  /** Set when the on-disk state no longer matches what appends would assume; writes refuse until reopen. */
+  private broken?: ClawError;
+  private nextSnapshotCheck = 0;
+  lastSnapshotAt: number;
+  readonly stats: DurableStats = { journalBytesWritten: 0, snapshotBytesWritten: 0, snapshots: 0, journalSize: 0, lastSnapshotSize: 0 };
+  recovery!: RecoveryReport;
+  readonly files;
+  private readonly fs: DurableFs;
+  private readonly now: () => number;
+
+  constructor(
+    readonly path: string,
+    private readonly opts: DurabilityOptions,
+  ) {
+    this.fs = opts.fs ?? (nodeFs as unknown as DurableFs);
+    this.now = opts.now ?? Date.now;
+    this.lastSnapshotAt = this.now();
+    this.files = { snapshot: path, previous: `${path}.prev`, journal: `${path}.claw-journal`, previousJournal: `${path}.claw-journal.prev` };
+  }
+
+  warn(w: ClawError): void {
+    this.recovery?.warnings.push(w);
+    this.opts.onWarning?.(w);
+  }
+
+  // ---- WriteLog ----
+
+  append(stmts: LoggedStatement[]): number {
+    if (this.broken) throw this.broken;
+    const newSql: string[] = [];
+    const entries: Entry[] = stmts.map((s) => {
+      let ref: string | number | undefined = this.sqlIndex.get(s.sql);
+      if (ref === undefined) {
+        ref = s.sql;
+        this.sqlIndex.set(s.sql, this.sqlIndex.size);
+        newSql.push(s.sql);
+      }
+      return s.params === undefined ? [ref] : [ref, s.params];
+    });
+    const payload = new TextEncoder().encode(JSON.stringify(entries, encodeValue));
+    const rec = new Uint8Array(8 + payload.length);
+    const dv = new DataView(rec.buffer);
+    dv.setUint32(0, payload.length, true);
+    dv.setUint32(4, crc32(payload, crc32(rec.subarray(0, 4))), true);
+    rec.set(payload, 8);
+    const mark = this.stats.journalSize;
+    try {
+      writeAll(this.fs, this.fd, rec, mark);
+      this.fs.fdatasyncSync(this.fd);
+    } catch (e) {
+      for (const s of newSql) this.sqlIndex.delete(s);
+      this.cutBack(mark, e);
+      throw new ClawError('sqlite.journal_write', `journal write to ${this.files.journal} failed: ${(e as Error).message}`, { cause: e });
+    }
+    this.stats.journalSize += rec.length;
+    this.stats.journalBytesWritten += rec.length;
+    this.lastAppend = { mark, newSql };
+    return mark;
+  }
+
+  undo(mark: number): void {
+    if (this.lastAppend?.mark === mark) for (const s of this.lastAppend.newSql) this.sqlIndex.delete(s);
+    this.cutBack(mark, undefined);
+    this.stats.journalSize = mark;
+  }
+
+  /** Removes a partial or unwanted record; if even that fails the journal can't be trusted for appends. */
+  private cutBack(mark: number, cause: unknown): void {
+    try {
+      this.fs.ftruncateSync(this.fd, mark);
+      this.fs.fdatasyncSync(this.fd);
+    } catch (e) {
+      // Whatever tail is left will fail its checksum or be a record we never acknowledged; on reopen it is
+      // dropped. Until then we cannot know where the next record would start.
+      this.broken = new ClawError('sqlite.journal_broken', `journal ${this.files.journal} could not be repaired after a failed write; reopen the database`, { cause: cause ?? e });
+    }
+  }
+
+  afterCommit(): void {
+    const o = this.opts;
+    const size = this.stats.journalSize;
+    if (size <= HEADER || size < this.nextSnapshotCheck) return;
+    const min = o.minJournalBytes ?? 1 << 20;
+    const max = o.maxJournalBytes ?? 64 << 20;
+    const ratio = o.snapshotRatio ?? 2;
+    const aged = (o.maxSnapshotAgeMs ?? 0) > 0 && this.now() - this.lastSnapshotAt >= o.maxSnapshotAgeMs!;
+    if (!(size >= max || size >= Math.max(min, ratio * this.stats.lastSnapshotSize) || aged)) return;
+    try {
+      this.snapshot();
+    } catch (e) {
+      // The acknowledged write is already safe in the journal; a failed snapshot only postpones compaction.
+      this.nextSnapshotCheck = size + Math.max(min, 64 << 10);
+      this.warn(e instanceof ClawError ? e : new ClawError('sqlite.snapshot_failed', `snapshot of ${this.path} failed: ${(e as Error).message}`, { cause: e }));
+    }
+  }
+
+  // ---- snapshots ----
+
+  snapshot(): void {
+    if (this.broken) throw this.broken;
+    const { fs, files } = this;
+    const tmp = `${this.path}.tmp`;
+    const id = hex(randomBytes(8));
+    const data = encodeSnapshot(this.db.raw.export(), id);
+    try {
+      const fd = fs.openSync(tmp, 'w');
+      try {
+        writeAll(fs, fd, data, 0);
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch (e) {
+      tryUnlink(fs, tmp);
+      throw new ClawError('sqlite.snapshot_failed', `snapshot ${tmp} could not be written: ${(e as Error).message}`, { cause: e });
+    }
+    this.stats.snapshotBytesWritten += data.length;
+    const dir = dirname(this.path);
+    // From here on, a crash leaves a state recover() understands; a thrown error mid-way must stop appends to
+    // the old journal once the new snapshot is in place (recover() would treat that journal as already applied).
+    if (fs.existsSync(files.snapshot)) fs.renameSync(files.snapshot, files.previous);
+    fs.renameSync(tmp, files.snapshot);
+    fsyncDir(fs, dir);
+    try {
+      this.startJournal(id, true);
+    } catch (e) {
+      this.broken = new ClawError('sqlite.journal_broken', `snapshot ${files.snapshot} written but a new journal could not be started: ${(e as Error).message}; reopen the database`, { cause: e });
+      throw this.broken;
+    }
+    this.stats.snapshots++;
+    this.stats.lastSnapshotSize = data.length;
+    this.lastSnapshotAt = this.now();
+    this.nextSnapshotCheck = 0;
+  }
+
+  /** Writes a fresh journal for `baseId` atomically (tmp + rename), keeping the old one as .prev when asked. */
+  startJournal(baseId: string, keepOld: boolean): void {
+    const { fs, files } = this;
+    const tmp = `${files.journal}.tmp`;
+    const header = encodeJournalHeader(baseId);
+    const fd = fs.openSync(tmp, 'w');
+    try {
+      writeAll(fs, fd, header, 0);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    if (keepOld && fs.existsSync(files.journal)) fs.renameSync(files.journal, files.previousJournal);
+    fs.renameSync(tmp, files.journal);
+    fsyncDir(fs, dirname(this.path));
+    this.stats.journalBytesWritten += HEADER;
+    this.openJournal(HEADER, new Map());
+  }
+
+  openJournal(size: number, sqlIndex: Map<string, number>): void {
+    if (this.fd >= 0) this.fs.closeSync(this.fd);
+    this.fd = this.fs.openSync(this.files.journal, 'r+');
+    this.stats.journalSize = size;
+    this.sqlIndex = sqlIndex;
+  }
+
+  closeFiles(): void {
+    if (this.fd >= 0) this.fs.closeSync(this.fd);
+    this.fd = -1;
+  }
+
+  // ---- open ----
+
+  readJournal(path: string): ParsedJournal | undefined {
+    if (!this.fs.existsSync(path)) return undefined;
+    return parseJournal(this.fs.readFileSync(path), path);
+  }
+
+  /**
+   * Works out which snapshot and journals make up the acknowledged state (see the layout above), loads it and
+   * returns what to do with the journal next.
+   */
+  async recover(wasmPath?: string): Promise<void> {
+    const { fs, files } = this;
+    tryUnlink(fs, `${this.path}.tmp`);
+    tryUnlink(fs, `${files.journal}.tmp`);
+    const warnings: ClawError[] = [];
+    this.recovery = { source: 'empty', recordsReplayed: 0, journalBytesDropped: 0, warnings };
+    const journal = this.readJournal(files.journal);
+    const orphan = (j: ParsedJournal) =>
+      new ClawError('sqlite.journal_orphan', `journal ${files.journal} continues snapshot ${j.baseId}, which is neither ${files.snapshot} nor ${files.previous}; refusing to guess (move it away to open without it)`);
+
+    let base: Snapshot | undefined;
+    let chain: ParsedJournal[] = [];
+    let resnapshot = false;
+    let staleJournal = false;
+    let main: Snapshot | undefined;
+    let mainError: ClawError | undefined;
+    try {
+      main = readSnapshot(fs, files.snapshot);
+      if (main.id === null && journal) {
+        // Our journal beside a trailer-less file: the snapshot lost its tail rather than being a plain file.
+        main = undefined;
+        throw new ClawError('sqlite.snapshot_corrupt', `corrupt snapshot ${files.snapshot}: no snapshot trailer, yet a journal exists`);
+      }
+    } catch (e) {
+      mainError = e as ClawError;
+      if (mainError.code === 'sqlite.snapshot_unreadable') throw mainError;
+    }
+
+    if (main) {
+      base = main;
+      this.recovery.source = 'snapshot';
+      if (main.id === null) {
+        // A plain SQLite file (native adapter, or copied in, no journal beside it): adopt it.
+        resnapshot = true;
+      } else if (journal) {
+        if (journal.baseId === main.id) chain = [journal];
+        else if (fs.existsSync(files.previous) && snapshotId(fs, files.previous) === journal.baseId) staleJournal = true;
+        else throw orphan(journal);
+      }
+    } else if (mainError!.code === 'sqlite.snapshot_missing' && !fs.existsSync(files.previous)) {
+      if (journal && journal.baseId !== EMPTY_ID) throw orphan(journal);
+      if (journal) chain = [journal];
+    } else {
+      // <file> corrupt, or missing while .prev exists (crash between the two renames of a snapshot).
+      if (mainError!.code === 'sqlite.snapshot_corrupt') warnings.push(mainError!), this.opts.onWarning?.(mainError!);
+      let prev: Snapshot;
+      try {
+        prev = readSnapshot(fs, files.previous);
+      } catch (e) {
+        throw new ClawError('sqlite.snapshot_corrupt', `${mainError!.message}; previous snapshot unusable too (${(e as Error).message})`, { cause: e });
+      }
+      base = prev;
+      this.recovery.source = 'previous-snapshot';
+      const prevJournal = this.readJournal(files.previousJournal);
+      if (journal && journal.baseId === prev.id) chain = [journal];
+      else if (prevJournal && prevJournal.baseId === prev.id) chain = journal ? [prevJournal, journal] : [prevJournal];
+      else if (!journal && !prevJournal) chain = [];
+      else throw new ClawError('sqlite.snapshot_corrupt', `${mainError!.message}; no journal continues ${files.previous}, so falling back would lose writes`, { cause: mainError });
+      if (mainError!.code === 'sqlite.snapshot_corrupt') fs.renameSync(files.snapshot, `${this.path}.corrupt`);
+      resnapshot = true;
+    }
+
+    const raw: SqlJsDb = await openSqlJsRaw({ wasmPath, image: base?.image });
+    this.db = new SqlJsDatabase(raw, this, () => this.closeFiles());
+    if (base) {
+      try {
+        raw.exec('PRAGMA schema_version');
+      } catch (e) {
+        throw new ClawError('sqlite.snapshot_corrupt', `snapshot ${this.recovery.source === 'snapshot' ? files.snapshot : files.previous} is not a usable SQLite image: ${String(e)}`, { cause: e });
+      }
+    }
+    this.stats.lastSnapshotSize = base ? base.image.length + TRAILER : 0;
+
+    // Replay: one transaction per record, nothing logged again.
+    this.db.replaying = true;
+    try {
+      for (const j of chain) this.replay(j);
+    } finally {
+      this.db.replaying = false;
+    }
+
+    const last = chain[chain.length - 1];
+    if (last && last.goodEnd < last.size) {
+      const path = last === journal ? files.journal : files.previousJournal;
+      this.recovery.journalBytesDropped = last.size - last.goodEnd;
+      this.warn(new ClawError('sqlite.journal_torn', `dropped a torn record (${last.size - last.goodEnd} bytes) at the end of ${path}`));
+      if (last === journal) {
+        const fd = fs.openSync(files.journal, 'r+');
+        try {
+          fs.ftruncateSync(fd, last.goodEnd);
+          fs.fsyncSync(fd);
+        } finally {
+          fs.closeSync(fd);
+        }
+      }
+    }
+
+    if (resnapshot) {
+      this.snapshot();
+    } else if (journal && !staleJournal) {
+      // Continue the journal: rebuild its SQL index from the records replayed.
+      const index = new Map<string, number>();
+      for (const rec of journal.records) for (const [ref] of rec) if (typeof ref === 'string') index.set(ref, index.size);
+      this.openJournal(journal.goodEnd, index);
+    } else {
+      // No journal yet, or one already folded into <file> (crash after the snapshot rename).
+      this.startJournal(base?.id ?? EMPTY_ID, staleJournal);
+    }
+  }
+
+  private replay(j: ParsedJournal): void {
+    const sqls: string[] = [];
+    for (const rec of j.records) {
+      this.db.transaction(() => {
+        for (const [ref, params] of rec) {
+          const sql = typeof ref === 'string' ? ref : sqls[ref];
+          if (typeof ref === 'string') sqls.push(ref);
+          if (sql === undefined) throw new ClawError('sqlite.journal_corrupt', `journal record refers to unknown SQL #${ref}`);
+          if (params === undefined) this.db.exec(sql);
+          else this.db.prepare(sql).run(...params);
+        }
+      });
+      this.recovery.recordsReplayed++;
+    }
+  }
+}
+
+/** Opens (creating if needed) a durable sql.js database at `path`. */
+export async function openDurable(path: string, opts: DurabilityOptions = {}, wasmPath?: string): Promise<DurableDatabase> {
+  const log = new DurableLog(path, opts);
+  await log.recover(wasmPath);
+  const db = log.db as DurableDatabase;
+  Object.defineProperty(db, 'durable', { value: log, enumerable: false });
+  return db;
+}
+
+export type { SqlValue };

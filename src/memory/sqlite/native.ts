@@ -1,0 +1,108 @@
+// Native adapter: node:sqlite's DatabaseSync (Node >= 22.5; unflagged from 22.13) or Bun's bun:sqlite.
+// Both write their own file with SQLite's rollback journal / WAL, so no journal of ours is involved. Imported
+// dynamically through a variable so bundlers leave the specifier alone and Node 18/20 never load it.
+import { ClawError } from '../../protocol/errors.ts';
+import { TxRunner, probeFts, splitParams } from './shared.ts';
+import type { BindParams, Row, RunResult, SqlValue, SqliteCapabilities, SqliteDatabase, Statement } from './types.ts';
+
+interface NativeStatement {
+  run(...p: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint } | undefined;
+  get(...p: unknown[]): Row | null | undefined;
+  all(...p: unknown[]): Row[];
+}
+interface NativeDb {
+  exec(sql: string): unknown;
+  prepare(sql: string): NativeStatement;
+  close(): void;
+}
+
+type Engine = 'node' | 'bun';
+
+const isBun = () => typeof (globalThis as { Bun?: unknown }).Bun !== 'undefined';
+
+/** Loads the runtime's SQLite module, or returns undefined when there is none (Node < 22.5, or flagged off). */
+export async function loadNative(): Promise<{ engine: Engine; open: (path: string) => NativeDb } | undefined> {
+  const dynamicImport = (spec: string) => import(spec) as Promise<Record<string, unknown>>;
+  if (isBun()) {
+    try {
+      const m = await dynamicImport('bun:sqlite');
+      const Database = m.Database as new (p: string, o?: object) => NativeDb;
+      // strict: bind named parameters without their prefix, as node:sqlite does.
+      return { engine: 'bun', open: (p) => new Database(p, { create: true, strict: true }) };
+    } catch {
+      // fall through to node:sqlite (Bun implements some node: modules)
+    }
+  }
+  try {
+    const m = await dynamicImport('node:sqlite');
+    const DatabaseSync = m.DatabaseSync as new (p: string) => NativeDb;
+    if (typeof DatabaseSync !== 'function') return undefined;
+    return { engine: 'node', open: (p) => new DatabaseSync(p) };
+  } catch {
+    return undefined;
+  }
+}
+
+export async function nativeAvailable(): Promise<boolean> {
+  return (await loadNative()) !== undefined;
+}
+
+class NativeDatabase implements SqliteDatabase {
+  readonly adapter = 'native' as const;
+  readonly capabilities: SqliteCapabilities;
+  private readonly tx: TxRunner;
+
+  constructor(
+    private readonly db: NativeDb,
+    readonly engine: Engine,
+  ) {
+    this.tx = new TxRunner((sql) => void this.db.exec(sql));
+    this.capabilities = { fts: probeFts((sql) => void this.db.exec(sql)) };
+  }
+
+  exec(sql: string): void {
+    this.db.exec(sql);
+  }
+
+  prepare(sql: string): Statement {
+    const s = this.db.prepare(sql);
+    const args = (params: BindParams): unknown[] => {
+      if (this.engine === 'node') return params; // node:sqlite takes bare or prefixed names natively
+      const { named, positional } = splitParams(params);
+      return named ? [named, ...positional] : positional;
+    };
+    return {
+      run: (...params): RunResult => {
+        const r = s.run(...args(params));
+        return { changes: Number(r?.changes ?? 0), lastInsertRowid: r?.lastInsertRowid ?? 0 };
+      },
+      get: (...params) => s.get(...args(params)) ?? undefined,
+      all: (...params) => s.all(...args(params)),
+    };
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.tx.run(fn);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+/** Opens a file-backed (or ':memory:') native database; throws 'sqlite.native_unavailable' when there is none. */
+export async function openNative(path = ':memory:'): Promise<SqliteDatabase> {
+  const native = await loadNative();
+  if (!native) {
+    throw new ClawError('sqlite.native_unavailable', `no native SQLite in this runtime (node:sqlite needs Node >= 22.5, or Bun); use adapter 'sqljs'`);
+  }
+  const db = native.open(path);
+  if (path !== ':memory:') {
+    // WAL + synchronous=FULL: a committed transaction survives power loss, and readers don't block the writer.
+    db.exec('PRAGMA journal_mode=WAL');
+    db.exec('PRAGMA synchronous=FULL');
+  }
+  return new NativeDatabase(db, native.engine);
+}
+
+export type { SqlValue };

@@ -1,0 +1,62 @@
+// The one database interface the memory capability talks to. Its shape is the subset of node:sqlite's
+// DatabaseSync that Bun's bun:sqlite and sql.js can also honour, so the store code is written once and the
+// adapter (native file-backed SQLite, or sql.js WASM with our own journal) is a deployment detail.
+
+/** A value SQLite can bind or return. Integers come back as `number` (as node:sqlite does by default). */
+export type SqlValue = null | number | bigint | string | Uint8Array;
+
+/**
+ * Parameters as node:sqlite takes them: positional values (`?`, `?NNN`), or one object of named values first
+ * (`:name`, `$name`, `@name`; the key may be written with or without its prefix).
+ */
+export type BindParams = SqlValue[] | [Record<string, SqlValue>, ...SqlValue[]];
+
+export type Row = Record<string, SqlValue>;
+
+export interface RunResult {
+  changes: number;
+  lastInsertRowid: number | bigint;
+}
+
+export interface Statement {
+  run(...params: BindParams): RunResult;
+  /** First row, or `undefined` when there is none (node:sqlite semantics; Bun's `null` is normalised). */
+  get(...params: BindParams): Row | undefined;
+  all(...params: BindParams): Row[];
+}
+
+/** Which full-text engine the adapter's SQLite has. sql.js 1.16 ships FTS3/FTS4 only; node:sqlite and Bun ship FTS5. */
+export type FtsCapability = 'fts5' | 'fts4' | 'none';
+
+export interface SqliteCapabilities {
+  fts: FtsCapability;
+}
+
+export type AdapterName = 'sqljs' | 'native';
+
+export interface SqliteDatabase {
+  readonly adapter: AdapterName;
+  readonly capabilities: SqliteCapabilities;
+  /** Runs one or more statements without parameters and without results (DDL, pragmas). */
+  exec(sql: string): void;
+  prepare(sql: string): Statement;
+  /**
+   * Runs `fn` inside a transaction and returns its result; commits when it returns, rolls back when it throws.
+   * Nested calls become savepoints. With the sql.js adapter the commit is acknowledged only after the journal
+   * record is on disk (fsync), so a returned value means "durable". Must not be async: the work inside must be
+   * synchronous, as every statement method is.
+   */
+  transaction<T>(fn: () => T): T;
+  close(): void;
+}
+
+export interface OpenOptions {
+  /** Database file; `':memory:'` (the default) keeps nothing on disk. */
+  path?: string;
+  /** `'auto'` (default): native when the runtime has node:sqlite or bun:sqlite, else sql.js. */
+  adapter?: AdapterName | 'auto';
+  /** sql.js only: where `sql-wasm.wasm` lives (default: beside the bundle, else from node_modules/sql.js/dist). */
+  wasmPath?: string;
+  /** sql.js only: journal and snapshot policy, fs injection (see durable.ts). */
+  durability?: import('./durable.ts').DurabilityOptions;
+}
