@@ -15,7 +15,8 @@
 //   --json       print only the one-line JSON summary on stdout (progress still on stderr)
 //   --breakdown  also time spawn→exit of `node -e ""`, bare.mjs and `claw --version`
 //   --claw       another build of the runtime to measure (A/B a scratch build; default dist/claw.mjs)
-//   --manifest   another manifest (.json, or YAML parsed with the project's yaml dependency)
+//   --manifest   another manifest (.json, or YAML parsed with the project's yaml dependency), e.g.
+//                examples/minimal/claw.json: the same agent as the default claw.yaml, as JSON
 // Requires a built dist/claw.mjs (`npm run build`). Node 18+, node: built-ins only.
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

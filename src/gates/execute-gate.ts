@@ -12,17 +12,21 @@ const minDefined = (...xs: (number | undefined)[]) => {
   return d.length ? Math.min(...d) : undefined;
 };
 
-export async function executeGate(call: ToolCall, deps: GateDeps, redactText: (s: string) => string): Promise<ToolResult> {
+export async function executeGate(call: ToolCall, deps: GateDeps, redactText: (s: string) => string, redactValue: (v: unknown) => unknown): Promise<ToolResult> {
   const tool = call.tool.name;
   const limits = call.sandbox.resource_limits ?? {};
   const timeoutMs = minDefined(call.tool.timeoutMs, limits.timeout_ms);
   const ac = new AbortController();
-  const onSession = () => ac.abort(call.signal.reason);
-  call.signal.addEventListener('abort', onSession, { once: true });
-  let timedOut = false;
   let hardStop: () => void = () => {};
   const ceiling = new Promise<'ceiling'>((resolve) => (hardStop = () => resolve('ceiling')));
   const timers: { cancel(): void }[] = [];
+  const onSession = () => {
+    ac.abort(call.signal.reason);
+    // A tool that ignores the abort must not hold the call (and the shutdown) forever.
+    timers.push(deps.clock.setTimeout(hardStop, deps.killGraceMs + 1000));
+  };
+  call.signal.addEventListener('abort', onSession, { once: true });
+  let timedOut = false;
   if (timeoutMs !== undefined) {
     timers.push(
       deps.clock.setTimeout(() => {
@@ -39,6 +43,7 @@ export async function executeGate(call: ToolCall, deps: GateDeps, redactText: (s
     // If the ceiling answers first, the tool's own late failure must not surface as unhandled.
     run.catch(() => {});
     const r = await Promise.race([run, ceiling]);
+    if (r === 'ceiling' && !timedOut) throw new Error('did not stop after the session was cancelled');
     if (r === 'ceiling' || timedOut) throw timeoutError(tool, timeoutMs!);
     result = r;
   } catch (err) {
@@ -53,41 +58,53 @@ export async function executeGate(call: ToolCall, deps: GateDeps, redactText: (s
     for (const t of timers) t.cancel();
     call.signal.removeEventListener('abort', onSession);
   }
-  return outputChecks(call, deps, capOutput(result, limits.max_output_bytes), redactText);
+  return outputChecks(call, deps, capOutput(result, limits.max_output_bytes), redactText, redactValue);
 }
 
 function timeoutError(tool: string, timeoutMs: number): ProtocolError {
   return new ProtocolError(ErrorCode.ToolTimeout, `Tool execution timeout: ${tool} exceeded ${timeoutMs} ms`, { tool, timeout_ms: timeoutMs });
 }
 
-/** resource_limits.max_output_bytes for in-process results (the runner caps child output itself). */
+/**
+ * resource_limits.max_output_bytes over the whole result (the runner caps a child's stdout itself):
+ * text is cut at a UTF-8 boundary; an image or resource block that does not fit is dropped whole.
+ */
 function capOutput(r: ToolResult, max: number | undefined): ToolResult {
   if (!max) return r;
   const enc = new TextEncoder();
   let budget = max;
   let truncated = false;
-  const content = r.content.map((b) => {
-    if (b.type !== 'text') return b;
+  const content = r.content.flatMap((b): ToolResult['content'] => {
+    if (b.type !== 'text') {
+      const size = enc.encode(JSON.stringify(b)).length;
+      if (size <= budget) {
+        budget -= size;
+        return [b];
+      }
+      truncated = true;
+      budget = 0;
+      return [];
+    }
     const bytes = enc.encode(b.text);
     if (bytes.length <= budget) {
       budget -= bytes.length;
-      return b;
+      return [b];
     }
     truncated = true;
     const text = new TextDecoder().decode(bytes.subarray(0, budget)).replace(/\uFFFD$/, '');
     budget = 0;
-    return { type: 'text' as const, text };
+    return [{ type: 'text' as const, text }];
   });
   if (truncated) content.push({ type: 'text', text: `[output truncated at ${max} bytes by the sandbox's max_output_bytes]` });
   return { ...r, content };
 }
 
-function outputChecks(call: ToolCall, deps: GateDeps, r: ToolResult, redactText: (s: string) => string): ToolResult {
+function outputChecks(call: ToolCall, deps: GateDeps, r: ToolResult, redactText: (s: string) => string, redactValue: (v: unknown) => unknown): ToolResult {
   let content = r.content;
   const policies = call.overridePolicy ? [...call.policies, call.overridePolicy] : call.policies;
   for (const p of policies) {
     const ss = p.spec.secret_scanning;
-    if (!ss?.enabled || !scansOutputs(ss)) continue;
+    if (!ss || !scansOutputs(ss)) continue;
     content = content.map((b) => {
       if (b.type !== 'text') return b;
       const s = applySecretScanning(b.text, ss, deps.knownSecrets());
@@ -97,6 +114,6 @@ function outputChecks(call: ToolCall, deps: GateDeps, r: ToolResult, redactText:
     });
   }
   // Whatever the policies say, a secret value this runtime resolved never leaves it (runtime profile §7).
-  content = content.map((b) => (b.type === 'text' ? { type: 'text' as const, text: redactText(b.text) } : b));
+  content = content.map((b) => (b.type === 'text' ? { type: 'text' as const, text: redactText(b.text) } : (redactValue(b) as typeof b)));
   return { ...r, content };
 }

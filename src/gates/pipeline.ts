@@ -29,7 +29,7 @@ export async function runGates(call: ToolCall, check: ArgumentCheck, deps: Pipel
   await quotaGate(call, deps);
   sandboxGate(call, deps.isolationProblem);
   const started = deps.clock.monotonic();
-  const result = await executeGate(call, deps, deps.redactText);
+  const result = await executeGate(call, deps, deps.redactText, deps.redactValue);
   if (state.audit) {
     // audit-only (spec §5.9): executed, and recorded in detail.
     deps.log.info('tool call audited', {

@@ -27,7 +27,8 @@ export function policyGate(call: ToolCall, deps: GateDeps, state: GateState): vo
   // rate_limits.tool_calls_per_minute of every governing policy (only calls that would run count).
   for (const p of all) {
     const limit = p.spec.rate_limits?.tool_calls_per_minute;
-    if (limit !== undefined && !deps.rateLimiter.tryAcquire(p.name, limit, deps.clock.now())) {
+    // Monotonic time: a wall-clock jump (NTP at boot on a board without an RTC) must not reset the window.
+    if (limit !== undefined && !deps.rateLimiter.tryAcquire(p.name, limit, deps.clock.monotonic())) {
       throw policyDenied(tool, 'rate_limits.tool_calls_per_minute', `policy ${p.name} allows ${limit} tool calls per minute`, { policy: p.name, limit });
     }
   }
@@ -60,8 +61,9 @@ function inputChecks(call: ToolCall, p: NamedPolicy, deps: GateDeps): void {
     deps.log[level]('prompt injection pattern in tool input', { tool, policy: p.name, request_id: call.requestId, paths: where });
   }
 
+  // scansInputs reads the block the way secret-scan.ts documents it (present = on unless enabled: false).
   const ss = p.spec.secret_scanning;
-  if (ss?.enabled && scansInputs(ss)) {
+  if (ss && scansInputs(ss)) {
     const found = scanSecrets(JSON.stringify(call.args), deps.knownSecrets()).findings;
     if (found.length > 0) {
       const kinds = [...new Set(found.map((f) => f.kind))];

@@ -19,7 +19,9 @@ export function sandboxGate(call: ToolCall, isolationProblem: (sb: SandboxSpec, 
   }
   const cmd = call.tool.impl.commandLine?.(call.args, sb);
   if (cmd === undefined) return;
-  const hit = checkShellCommand(cmd, shell);
+  // `shell.mode: deny` is about the shell tool (above); an exec tool's command line still meets the
+  // blocked lists, read as in restricted mode.
+  const hit = checkShellCommand(cmd, !call.tool.impl.isShell && shell?.mode === 'deny' ? { ...shell, mode: 'restricted' } : shell);
   if (hit) {
     const what = hit.rule === 'mode' ? 'the sandbox denies the shell' : `command matches ${hit.rule} entry "${hit.pattern}"`;
     throw sandboxDenied(tool, `shell.${hit.rule}`, what, { pattern: hit.pattern });

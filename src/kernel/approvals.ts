@@ -7,6 +7,8 @@ export type ApprovalOutcome = { kind: 'approved'; reason?: string } | { kind: 'd
 
 interface Pending {
   resolve(o: ApprovalOutcome): void;
+  /** Further waits on the same request_id share the first one's outcome. */
+  joined: ((o: ApprovalOutcome) => void)[];
   timer: { cancel(): void };
 }
 
@@ -14,8 +16,10 @@ export class ApprovalBroker {
   private readonly pending = new Map<string, Pending>();
   constructor(private readonly clock: Clock) {}
 
-  /** Wait for a decision on `requestId`. A second wait on the same id is refused by the caller. */
+  /** Wait for a decision on `requestId`; a second wait on the same id shares the first one's outcome. */
   wait(requestId: string, timeoutMs: number, signal?: AbortSignal): Promise<ApprovalOutcome> {
+    const existing = this.pending.get(requestId);
+    if (existing) return new Promise((resolve) => existing.joined.push(resolve));
     return new Promise((resolve) => {
       const finish = (o: ApprovalOutcome) => {
         const p = this.pending.get(requestId);
@@ -24,10 +28,11 @@ export class ApprovalBroker {
         this.pending.delete(requestId);
         signal?.removeEventListener('abort', onAbort);
         resolve(o);
+        for (const j of p.joined) j(o);
       };
       const onAbort = () => finish({ kind: 'cancelled' });
       const timer = this.clock.setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
-      this.pending.set(requestId, { resolve: finish, timer });
+      this.pending.set(requestId, { resolve: finish, joined: [], timer });
       if (signal?.aborted) onAbort();
       else signal?.addEventListener('abort', onAbort, { once: true });
     });

@@ -10,7 +10,8 @@ const MAX_ENTRIES = 10_000;
 interface Entry {
   fingerprint: string;
   outcome: Promise<unknown>;
-  at: number;
+  /** When the outcome settled (the window counts from there); undefined while the call runs. */
+  settledAt?: number;
 }
 
 export class DedupCache {
@@ -34,15 +35,24 @@ export class DedupCache {
       return { outcome: hit.outcome as Promise<T>, reused: true };
     }
     const outcome = work();
-    outcome.catch(() => {}); // observed by the caller; keep the cache from raising unhandled rejections
-    this.entries.set(requestId, { fingerprint, outcome, at: now });
+    const entry: Entry = { fingerprint, outcome };
+    const settle = () => {
+      entry.settledAt = this.clock.monotonic();
+    };
+    outcome.then(settle, settle); // observed by the caller; this also keeps rejections handled
+    this.entries.set(requestId, entry);
     return { outcome, reused: false };
   }
 
+  /**
+   * Drop settled outcomes older than the window (oldest first, in insertion order). A call still
+   * running is never dropped: a retry of it must wait for it, however long its approval takes.
+   * Over MAX_ENTRIES, the oldest settled ones go first regardless of age.
+   */
   private evict(now: number): void {
-    // Map keeps insertion order, so the oldest entries come first.
     for (const [id, e] of this.entries) {
-      if (now - e.at < this.windowMs && this.entries.size <= MAX_ENTRIES) break;
+      if (e.settledAt === undefined) continue;
+      if (now - e.settledAt < this.windowMs && this.entries.size <= MAX_ENTRIES) break;
       this.entries.delete(id);
     }
   }

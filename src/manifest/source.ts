@@ -101,8 +101,12 @@ function yaml(): typeof import('yaml') {
   if (yamlLib) return yamlLib;
   try {
     yamlLib = require('yaml') as typeof import('yaml');
-  } catch {
-    yamlLib = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  } catch (e) {
+    try {
+      yamlLib = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+    } catch {
+      throw e; // the bundled copy's own failure is the one worth reporting
+    }
   }
   return yamlLib;
 }

@@ -150,7 +150,7 @@ export function toolsModule(d: ToolsModuleDeps): KernelModule {
         const why = env.isolationProblem(sb, t.bound.impl);
         if (why) refusals.add(`tool ${t.bound.name}: ${why}`);
         // Allowed downgrades and what enforces what: said once per tool at STARTING, never silent.
-        else for (const note of env.isolationNotes(sb, t.bound.impl)) d.log.info('sandbox', { tool: t.bound.name, level: sb.level, note });
+        else for (const note of env.isolationNotes(sb, t.bound.impl)) d.log.info('sandbox', { tool: t.bound.name, sandbox_level: sb.level, note });
       }
       if (refusals.size > 0) {
         await Promise.all([...tools.values()].map((t) => t.bound.impl.close?.().catch(() => {})));

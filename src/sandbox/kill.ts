@@ -121,8 +121,16 @@ export async function terminate(t: KillTarget, graceMs: number): Promise<void> {
   await sweep(t);
 }
 
-/** SIGKILL whatever is left (after a normal exit: background processes the tool left behind). */
-export async function sweep(t: KillTarget): Promise<void> {
+/**
+ * SIGKILL whatever is left (after a normal exit: background processes the tool left behind).
+ * `cleanExit`: the tool exited by itself and we sent no signal. Under bubblewrap without a cgroup
+ * there is then nothing to scan for: bwrap runs `--unshare-pid --die-with-parent`, its init is pid 1
+ * of the namespace, and the kernel kills and reaps every process of a pid namespace before its init
+ * finishes exiting — which the outer bwrap waits for before it exits. (After a kill we still scan:
+ * the inner init dies asynchronously through PDEATHSIG then.) Saves a /proc scan per call.
+ */
+export async function sweep(t: KillTarget, opts: { cleanExit?: boolean } = {}): Promise<void> {
+  if (opts.cleanExit && t.bwrap && !t.cgroup && t.exited) return;
   for (let i = 0; i < 80; i++) {
     // Fast path, the usual case: the group is empty (ESRCH) or holds only zombies waiting for
     // their reaper, and the cgroup (if any) has no live member.

@@ -132,6 +132,10 @@ export function planIsolation(
     notes.push(`bubblewrap unavailable: NOT enforced: ${needsNs.join(', ')} (allow_downgrade.bubblewrap)`);
   }
   plan.bwrap = host.bwrap.works && (lvl === 'process' || needsNs.length > 0);
+  if (plan.bwrap) {
+    // Say what bubblewrap is used for, so the log shows every layer in force, not only downgrades.
+    notes.push(`bubblewrap: pid namespace (setsid escapes die with it)${net === 'deny' ? ', no network' : ''}, filesystem ${fm}${deniedPaths(spec).length ? ', denied_paths masked' : ''}`);
+  }
   if (!plan.bwrap && net === 'deny') plan.network = 'allow-all';
   if (lvl === 'process' && !plan.bwrap && cg) notes.push(`setsid() escapes are caught by the cgroup sweep (cgroup ${cg.kind}), not by a pid namespace`);
 

@@ -78,7 +78,7 @@ export async function runSandboxed(opts: RunOptions): Promise<RunResult> {
     opts.signal?.removeEventListener('abort', onAbort);
     // Whatever the tool left behind (background children, setsid daemons we can see) goes now.
     if (stopping) await stopping;
-    await sweep(target);
+    await sweep(target, { cleanExit: !stopping });
     await Promise.race([Promise.all([out.closed, err.closed]), sleep(DRAIN_MS)]);
     child.stdout!.destroy();
     child.stderr!.destroy();

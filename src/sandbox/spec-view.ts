@@ -16,7 +16,13 @@ export type Injection = NonNullable<NonNullable<Caps['secrets']>['injection']>;
 export type Limits = NonNullable<SandboxSpec['resource_limits']>;
 
 export const fsMode = (s: SandboxSpec): FsMode => s.capabilities?.filesystem?.mode ?? 'full';
+/**
+ * An absent network mode is `allow-all` (SSRF protection stays on unless turned off): one reading for
+ * the runner, http-fetch and sandbox narrowing alike (docs/tools.md). Declare `deny` to cut it off.
+ */
 export const netMode = (s: SandboxSpec): NetMode => s.capabilities?.network?.mode ?? 'allow-all';
+/** `shell` with no shell block is `restricted`: argv only, blocked lists applied (docs/tools.md). */
+export const shellMode = (s: SandboxSpec): NonNullable<ShellCaps['mode']> => s.capabilities?.shell?.mode ?? 'restricted';
 export const injectionMode = (s: SandboxSpec): Injection => s.capabilities?.secrets?.injection ?? 'host-boundary';
 export const deniedPaths = (s: SandboxSpec): string[] => s.capabilities?.filesystem?.denied_paths ?? [];
 export const mountPaths = (s: SandboxSpec) => s.capabilities?.filesystem?.mount_paths ?? [];

@@ -4,7 +4,7 @@
 import { BUILTINS } from './builtins/index.ts';
 import { createBuiltinImpl, type BuiltinDeps } from './builtins/impl.ts';
 import { createExecImpl } from './exec.ts';
-import { compileArgumentSchema, type ArgumentCheck } from './json-schema.ts';
+import { compileArgumentSchema, schemaProblem, type ArgumentCheck } from './json-schema.ts';
 import type { BoundTool, ToolImpl } from './types.ts';
 import type { ResolvedManifest, ResolvedPrimitive } from '../manifest/resolved.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
@@ -61,7 +61,7 @@ async function bindOne(t: ResolvedPrimitive, config: RuntimeConfig, deps: Regist
     impl = createExecImpl(binding.exec, { run: deps.run, resolveSecrets: deps.resolveSecrets });
   } else {
     const name = binding && 'builtin' in binding ? binding.builtin : t.name;
-    const def = BUILTINS[name];
+    const def = Object.hasOwn(BUILTINS, name) ? BUILTINS[name] : undefined;
     if (!def) {
       throw new ToolBindingError(
         `tool ${t.name} has no implementation: give it an mcp_source, or bind it in claw.runtime.yaml under tools.${t.name} (builtin: one of ${Object.keys(BUILTINS).join(', ')}, or exec: {bin, argv})`,
@@ -73,6 +73,9 @@ async function bindOne(t: ResolvedPrimitive, config: RuntimeConfig, deps: Regist
   let check: ArgumentCheck;
   try {
     check = compileArgumentSchema(schema);
+    const problem = schemaProblem(schema);
+    if (problem) throw new Error(problem);
+    check({}); // a dry run: an unresolvable $ref throws here, at binding, not at every call
   } catch (e) {
     throw new ToolBindingError(`tool ${t.name}: input_schema is not a usable JSON Schema (${(e as Error).message})`);
   }

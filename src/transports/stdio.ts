@@ -36,10 +36,10 @@ export function createStdioTransport(opts: { input: ByteSource; output: TextSink
   out.on('error', () => {
     writable = false;
   });
-  // Replies produced in the same turn (a chunk of pipelined requests answered synchronously or in
-  // the same microtask drain) reach the OS in one write: the output is corked at the first one and
-  // uncorked once the current tick's callbacks and microtasks have run. Order is unchanged and no
-  // reply waits for I/O or a timer.
+  // Replies produced together (a chunk of pipelined requests answered in the same microtask drain)
+  // reach the OS in one writev: the output is corked at the first of them and uncorked from the
+  // nextTick queue, which runs as soon as the code producing them yields, before any I/O or timer.
+  // Order is unchanged and no reply waits for I/O.
   const canCork = typeof out.cork === 'function' && typeof out.uncork === 'function';
   let corked = false;
   const uncork = () => {
@@ -80,6 +80,6 @@ export function createStdioTransport(opts: { input: ByteSource; output: TextSink
   };
 }
 
-/** Run `fn` after the current callback's microtasks (Node's nextTick queue; a microtask elsewhere). */
+/** Run `fn` once the current synchronous code or microtask drain ends (Node's nextTick queue; a microtask elsewhere). */
 const afterTick: (fn: () => void) => void =
   typeof process === 'object' && typeof process?.nextTick === 'function' ? (fn) => process.nextTick(fn) : (fn) => queueMicrotask(fn);

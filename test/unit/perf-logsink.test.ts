@@ -77,7 +77,8 @@ test('a real descriptor: fd 2 of this process accepts a line', () => {
 test('a real non-blocking pipe that fills up: every line arrives, in order, none torn', async () => {
   const { spawn } = await import('node:child_process');
   const { writeSync } = await import('node:fs');
-  // The reader starts late, so the pipe (64 KiB) fills and writeSync meets EAGAIN.
+  // The reader starts late, so the pipe (64 KiB; a few hundred KiB for a socketpair) fills and
+  // writeSync meets EAGAIN: 16,000 lines are about 2.6 MB.
   const child = spawn(process.execPath, ['-e', 'setTimeout(() => process.stdin.pipe(process.stdout), 300)'], { stdio: ['pipe', 'pipe', 'inherit'] });
   try {
     const fd = (child.stdin as unknown as { _handle?: { fd?: number } })._handle?.fd;
@@ -90,7 +91,7 @@ test('a real non-blocking pipe that fills up: every line arrives, in order, none
     const chunks: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
     const lines: string[] = [];
-    for (let i = 0; i < 2000; i++) lines.push(`${JSON.stringify({ i, pad: 'x'.repeat(100 + (i % 50)) })}\n`);
+    for (let i = 0; i < 16000; i++) lines.push(`${JSON.stringify({ i, pad: 'x'.repeat(100 + (i % 50)) })}\n`);
     for (const l of lines) sink.write(l);
     assert.ok(fellBack, 'the pipe filled up, so the sink fell back to the stream');
     child.stdin.end();

@@ -2,6 +2,7 @@
 // max_bytes?: integer } → status line and body. Network rules of the sandbox apply (spec §5.8):
 // mode, allowed_hosts, SSRF protection with DNS pinning and per-redirect re-checks (src/net).
 import { SandboxViolation, type ToolResult } from '../types.ts';
+import { netMode } from '../../sandbox/spec-view.ts';
 import type { SandboxSpec } from '../../manifest/schema/index.ts';
 import type { BuiltinDef } from './def.ts';
 
@@ -40,9 +41,10 @@ export const httpFetch: BuiltinDef = {
   },
   async run(args, ctx): Promise<ToolResult> {
     if (typeof args.url !== 'string') return { content: [{ type: 'text', text: 'http-fetch needs a "url"' }], isError: true };
-    // No network block means no network: the safe reading of an unconfigured capability.
-    const network: Network = ctx.sandbox.capabilities?.network ?? { mode: 'deny' };
-    if (network.mode === 'deny' || network.mode === undefined) throw new SandboxViolation('network.mode', 'the sandbox denies network access');
+    // The sandbox's network mode as every layer reads it (src/sandbox/spec-view.ts netMode).
+    const mode = netMode(ctx.sandbox);
+    if (mode === 'deny') throw new SandboxViolation('network.mode', 'the sandbox denies network access');
+    const network: Network = { ...ctx.sandbox.capabilities?.network, mode };
     const r = await ctx.fetch(
       args.url,
       {

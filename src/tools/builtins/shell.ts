@@ -4,6 +4,7 @@
 // check. Runs through the sandbox runner: own process group, timeout kill, limits, env allowlist.
 import { SandboxViolation, type ToolResult } from '../types.ts';
 import type { BuiltinDef } from './def.ts';
+import { shellMode } from '../../sandbox/spec-view.ts';
 
 const isStrings = (x: unknown): x is string[] => Array.isArray(x) && x.every((s) => typeof s === 'string');
 
@@ -34,7 +35,7 @@ export const shell: BuiltinDef = {
     let bin: string;
     let argv: string[];
     if ('command' in p) {
-      const mode = ctx.sandbox.capabilities?.shell?.mode ?? 'restricted';
+      const mode = shellMode(ctx.sandbox);
       if (mode !== 'full') throw new SandboxViolation('shell.mode', `a command string needs shell.mode "full" (this sandbox is "${mode}"); pass { bin, argv } instead`);
       bin = '/bin/sh';
       argv = ['-c', p.command];

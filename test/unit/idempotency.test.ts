@@ -1,0 +1,85 @@
+// DedupCache (src/kernel/idempotency.ts; docs/tools.md "Idempotency").
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { DedupCache, DEFAULT_DEDUP_WINDOW_MS } from '../../src/kernel/idempotency.ts';
+import { FakeClock, deferred } from './helpers/fakes.ts';
+
+test('same id + fingerprint within the window → first outcome, no second execution', async () => {
+  const clock = new FakeClock();
+  const c = new DedupCache(clock);
+  assert.is(DEFAULT_DEDUP_WINDOW_MS, 300_000);
+  let runs = 0;
+  const work = async () => ++runs;
+  const r1 = c.run('id', 'fp', work) as any;
+  assert.is(r1.reused, false);
+  await r1.outcome; // the window counts from when the outcome settled
+  clock.advance(299_999);
+  const r2 = c.run('id', 'fp', work) as any;
+  assert.is(r2.reused, true);
+  assert.is(await r2.outcome, 1);
+  assert.is(runs, 1);
+  clock.advance(1); // window over: evicted, runs again
+  const r3 = c.run('id', 'fp', work) as any;
+  assert.is(r3.reused, false);
+  assert.is(await r3.outcome, 2);
+});
+
+test('conflict: same id, other fingerprint', () => {
+  const c = new DedupCache(new FakeClock());
+  c.run('id', 'a', async () => 1);
+  assert.equal(c.run('id', 'b', async () => 2), { conflict: true });
+});
+
+test('concurrent duplicates share one execution; failures are remembered', async () => {
+  const c = new DedupCache(new FakeClock());
+  const d = deferred<string>();
+  let runs = 0;
+  const work = () => (runs++, d.promise);
+  const a = c.run('id', 'fp', work) as any;
+  const b = c.run('id', 'fp', work) as any;
+  assert.is(b.outcome, a.outcome);
+  d.resolve('done');
+  assert.equal(await Promise.all([a.outcome, b.outcome]), ['done', 'done']);
+  assert.is(runs, 1);
+  const err = new Error('denied');
+  c.run('bad', 'fp', async () => {
+    throw err;
+  });
+  const again = c.run('bad', 'fp', async () => 'ran') as any;
+  assert.is(again.reused, true);
+  try {
+    await again.outcome;
+    assert.unreachable();
+  } catch (e) {
+    assert.is(e, err);
+  }
+});
+
+test('eviction: oldest first, by window and beyond 10,000 entries', async () => {
+  const clock = new FakeClock();
+  const c = new DedupCache(clock, 1000);
+  await (c.run('old', 'fp', async () => 'old') as any).outcome;
+  clock.advance(600);
+  await (c.run('new', 'fp', async () => 'new') as any).outcome;
+  clock.advance(400);
+  assert.is((c.run('old', 'fp', async () => 'again') as any).reused, false);
+  assert.is((c.run('new', 'fp', async () => 'x') as any).reused, true);
+  const big = new DedupCache(new FakeClock());
+  for (let i = 0; i < 10_002; i++) big.run(`k${i}`, 'fp', async () => i);
+  await new Promise((r) => setTimeout(r, 0)); // let them settle: running calls are never evicted
+  big.run('last', 'fp', async () => 0);
+  assert.is((big.run('k0', 'fp', async () => -1) as any).reused, false, 'the oldest entry was evicted');
+  assert.is((big.run('k10001', 'fp', async () => -1) as any).reused, true);
+});
+
+test('an entry still in flight (waiting for approval) is evicted when the window passes: a retry runs again', () => {
+  const clock = new FakeClock();
+  const c = new DedupCache(clock);
+  let runs = 0;
+  c.run('id', 'fp', () => (runs++, new Promise(() => {}))); // e.g. require-approval with timeout_seconds: 3600
+  clock.advance(DEFAULT_DEDUP_WINDOW_MS + 1);
+  c.run('id', 'fp', () => (runs++, new Promise(() => {})));
+  assert.is(runs, 1, 'concurrent duplicates wait for the first (docs/tools.md)');
+});
+
+test.run();
