@@ -17,9 +17,8 @@
 //   - Checked addresses are tried in resolver order; the next one only after a connect-level error
 //     (refused/unreachable), so an IPv6-less board still reaches dual-stack hosts.
 //   - `maxRedirects` redirects are followed; one more is `too-many-redirects` (0: none followed).
-import * as http from 'node:http';
-import * as https from 'node:https';
-import { promises as dns } from 'node:dns';
+import type * as http from 'node:http';
+import { dnsModule, httpModule, httpsModule } from '../node/lazy.ts';
 import type { LookupFunction, Socket } from 'node:net';
 import { canonicalIp } from './ip-ranges.ts';
 import { normalizeHost } from './host-allowlist.ts';
@@ -88,7 +87,7 @@ export interface GuardedFetchResult {
   address: string;
 }
 
-const systemLookup: Lookup = (host) => dns.lookup(host, { all: true, verbatim: true });
+const systemLookup: Lookup = async (host) => (await dnsModule()).promises.lookup(host, { all: true, verbatim: true });
 
 const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'EAFNOSUPPORT']);
 
@@ -192,7 +191,8 @@ async function connectAny(t: Target, addresses: string[], req: HopRequest, signa
 
 const sameIp = (a: string | undefined, b: string): boolean => a !== undefined && canonicalIp(a) === canonicalIp(b);
 
-function send(t: Target, address: string, r: HopRequest, signal: AbortSignal): Promise<{ res: http.IncomingMessage; address: string }> {
+async function send(t: Target, address: string, r: HopRequest, signal: AbortSignal): Promise<{ res: http.IncomingMessage; address: string }> {
+  const mod = t.secure ? await httpsModule() : await httpModule();
   return new Promise((resolve, reject) => {
     const family = address.includes(':') ? 6 : 4;
     // The only answer this connection can get: the checked address. Handles both the classic
@@ -214,7 +214,7 @@ function send(t: Target, address: string, r: HopRequest, signal: AbortSignal): P
       req.destroy(new Error(`connected to ${peer ?? 'an unknown address'}, not the pinned ${address}`));
       return false;
     };
-    const req = (t.secure ? https : http).request({
+    const req = mod.request({
       ...connectOptions(t),
       method: r.method,
       headers: r.headers,

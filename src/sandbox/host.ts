@@ -2,7 +2,7 @@
 // layer is probed by using it once, because an installed binary proves nothing: bubblewrap is
 // often present but refused user namespaces (AppArmor, sysctl), cgroup trees are often read-only.
 // The answer is cached per process; `probeHost` gives an uncached answer (doctor, tests).
-import { execFile } from 'node:child_process';
+import { childProcess } from '../node/lazy.ts';
 import { access, constants } from 'node:fs/promises';
 import { arch, availableParallelism, cpus, release } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -47,7 +47,8 @@ export async function which(name: string, pathVar = process.env.PATH ?? ''): Pro
   return undefined;
 }
 
-function run(bin: string, args: string[], timeoutMs = 3000): Promise<{ ok: boolean; out: string; err: string }> {
+async function run(bin: string, args: string[], timeoutMs = 3000): Promise<{ ok: boolean; out: string; err: string }> {
+  const { execFile } = await childProcess();
   return new Promise((resolve) => {
     execFile(bin, args, { timeout: timeoutMs, env: { PATH: STD_DIRS.join(':') } }, (e, out, err) =>
       resolve({ ok: !e, out: String(out), err: String(err || (e ? e.message : '')) }),

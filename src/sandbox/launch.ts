@@ -3,7 +3,8 @@
 // Each layer execs the next, so the tool ends up with the pid we spawned when neither cgroup entry
 // nor bubblewrap is needed. prlimit runs inside bubblewrap: the limits then apply to the tool only,
 // and RLIMIT_NPROC is counted in the sandbox's own user namespace.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { childProcess } from '../node/lazy.ts';
 import { access, constants, mkdir, mkdtemp, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { constants as os, tmpdir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
@@ -182,6 +183,7 @@ export async function launch(o: LaunchOptions): Promise<Launched | { notFound: s
     }
     if (cgroup) chain = [o.host.sh!, '-c', ENTER_CGROUP, 'claw-enter-cgroup', cgroup.procsFile, '--', ...chain];
 
+    const { spawn } = await childProcess();
     const child = spawn(chain[0], chain.slice(1), {
       detached: true, // own process group: kill(-pid) reaches the whole tree (kill.ts)
       stdio: ['pipe', 'pipe', 'pipe'],
