@@ -4,7 +4,6 @@ import { readFile } from 'node:fs/promises';
 import { createFsReader } from '../src/node/fs-reader.ts';
 import { systemClock } from '../src/node/clock.ts';
 import type { CliEnv } from '../src/cli/env.ts';
-import type { Clock } from '../src/kernel/ports.ts';
 import { main } from '../src/cli/main.ts';
 import { createLogSink } from '../src/log/logger.ts';
 
@@ -13,18 +12,6 @@ declare const __CLAW_VERSION__: string;
 /** stderr as synchronous writes to fd 2; process.stderr only if fd 2 would block (see createLogSink). */
 const stderr = createLogSink({ writeSync: (data) => writeSync(2, data) }, () => process.stderr);
 
-/**
- * The system clock with its monotonic reading from process.hrtime: the first touch of the
- * `performance` global loads Node's perf_hooks machinery (about a millisecond at start-up), and
- * every user of monotonic() only takes differences.
- */
-const clock: Clock = {
-  ...systemClock,
-  monotonic: () => {
-    const [s, ns] = process.hrtime();
-    return s * 1e3 + ns / 1e6;
-  },
-};
 
 export function processEnv(): CliEnv {
   return {
@@ -35,7 +22,7 @@ export function processEnv(): CliEnv {
     stdout: process.stdout,
     stderr,
     reader: createFsReader(),
-    clock,
+    clock: systemClock,
     readText: (p) => readFile(p, 'utf8'),
     onSignal: (sig, fn) => {
       process.on(sig, fn);
@@ -49,7 +36,7 @@ export function processEnv(): CliEnv {
 export async function runProcess(): Promise<void> {
   // Nothing may crash the runtime silently: log and keep the exit code honest.
   process.on('unhandledRejection', (reason) => {
-    process.stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), level: 'error', msg: 'unhandled rejection', error: String((reason as Error)?.stack ?? reason) })}\n`);
+    stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), level: 'error', msg: 'unhandled rejection', error: String((reason as Error)?.stack ?? reason) })}\n`);
   });
   process.on('uncaughtException', (err) => {
     stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), level: 'error', msg: 'uncaught exception', error: String(err?.stack ?? err) })}\n`);
