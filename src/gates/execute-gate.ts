@@ -45,11 +45,13 @@ export async function executeGate(call: ToolCall, deps: GateDeps, redactText: (s
     const r = await Promise.race([run, ceiling]);
     if (r === 'ceiling' && !timedOut) throw new Error('did not stop after the session was cancelled');
     if (r === 'ceiling' || timedOut) throw timeoutError(tool, timeoutMs!);
+    // A runner reports a kill as an ordinary (failed) result; a kill by the session's end is not one.
+    if (call.signal.aborted) throw stoppingError(tool);
     result = r;
   } catch (err) {
     if (err instanceof ProtocolError) throw err;
     if (timedOut) throw timeoutError(tool, timeoutMs!);
-    if (call.signal.aborted) throw new ProtocolError(ErrorCode.InvalidRequest, `Invalid request: ${tool} was cancelled because the agent is stopping`, { state: 'STOPPING', tool });
+    if (call.signal.aborted) throw stoppingError(tool);
     if (err instanceof SandboxViolation) throw sandboxDenied(tool, err.rule, err.detail);
     // A tool that failed to run is a tool result with isError (MCP convention), not a protocol error.
     deps.log.warn('tool failed', { tool, request_id: call.requestId, error: err instanceof Error ? err.message : String(err) });
@@ -59,6 +61,11 @@ export async function executeGate(call: ToolCall, deps: GateDeps, redactText: (s
     call.signal.removeEventListener('abort', onSession);
   }
   return outputChecks(call, deps, capOutput(result, limits.max_output_bytes), redactText, redactValue);
+}
+
+/** Work cut off by the end of the session (claw.shutdown's deadline, a signal): docs/protocol.md. */
+function stoppingError(tool: string): ProtocolError {
+  return new ProtocolError(ErrorCode.InvalidRequest, `Invalid request: ${tool} was cancelled because the agent is stopping`, { state: 'STOPPING', tool });
 }
 
 function timeoutError(tool: string, timeoutMs: number): ProtocolError {
