@@ -36,16 +36,13 @@
 //               d: + filesystem read-only and network deny)
 //   --claw      another build of the runtime (A/B a scratch build; default dist/claw.mjs)
 // Requires a built dist/claw.mjs (`npm run build`). Linux, Node 18+, node: built-ins only.
-import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus, arch, platform, loadavg } from 'node:os';
-import { join, dirname, resolve, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { ROOT, DEFAULT_CLAW, BARE, parseArgs, guardChildren, runMain, killAll, extraPids, sleep, spawnAndInit, initializeLine, summaryHead, awaitResponses, processTable, descendants, cmdline, readCgroup, readCpuMs, readChildCpuMs, quantile, median, f2, f3, int, sgn, r2, r3, table } from './bench/lib.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const DEFAULT_CLAW = join(ROOT, 'dist', 'claw.mjs');
-const BARE = join(ROOT, 'scripts', 'bench', 'bare.mjs');
 const BARE_SPAWN = join(ROOT, 'scripts', 'bench-tools', 'bare-spawn.mjs');
 const BARE_MCP = join(ROOT, 'scripts', 'bench-tools', 'bare-mcp.mjs');
 const MCP_SERVER = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
@@ -69,37 +66,15 @@ const VARIANTS = {
 
 // ---------- options ----------
 function parseOptions(argv) {
-  const o = { quick: false, json: false, mcp: true, probe: true, values: {} };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--quick') o.quick = true;
-    else if (a === '--json') o.json = true;
-    else if (a === '--no-mcp') o.mcp = false;
-    else if (a === '--no-probe') o.probe = false;
-    else if (a === '--help' || a === '-h') {
-      process.stdout.write(
-        'usage: node scripts/bench-tools.mjs [--quick] [--json] [--no-mcp] [--no-probe] [--requests=N] [--tput-runs=N] [--tput-warmup=N] [--calls=N] [--warmup=N] [--mcp-calls=N] [--variants=a,b,c,d] [--timeout=S] [--node-flags="..."] [--claw=FILE]\n',
-      );
-      process.exit(0);
-    } else {
-      const m = /^--(requests|tput-runs|tput-warmup|calls|warmup|mcp-calls|variants|timeout|node-flags|claw)(?:=(.*))?$/.exec(a);
-      if (!m) {
-        process.stderr.write(`bench-tools: unknown argument ${a}\n`);
-        process.exit(2);
-      }
-      o.values[m[1]] = m[2] ?? argv[++i];
-    }
-  }
-  const num = (k, d) => {
-    if (o.values[k] === undefined) return d;
-    const n = Number(o.values[k]);
-    if (!Number.isFinite(n) || n <= 0) {
-      process.stderr.write(`bench-tools: --${k} must be a positive number\n`);
-      process.exit(2);
-    }
-    return Math.floor(n);
-  };
-  const variants = (o.values.variants ?? 'a,b,c,d').split(',').map((s) => s.trim()).filter(Boolean);
+  const { flags: o, values, num } = parseArgs(argv, {
+    name: 'bench-tools',
+    usage:
+      'usage: node scripts/bench-tools.mjs [--quick] [--json] [--no-mcp] [--no-probe] [--requests=N] [--tput-runs=N] [--tput-warmup=N] [--calls=N] [--warmup=N] [--mcp-calls=N] [--variants=a,b,c,d] [--timeout=S] [--node-flags="..."] [--claw=FILE]\n',
+    defaults: { quick: false, json: false, mcp: true, probe: true },
+    flags: { '--quick': ['quick', true], '--json': ['json', true], '--no-mcp': ['mcp', false], '--no-probe': ['probe', false] },
+    valueNames: ['requests', 'tput-runs', 'tput-warmup', 'calls', 'warmup', 'mcp-calls', 'variants', 'timeout', 'node-flags', 'claw'],
+  });
+  const variants = (values.variants ?? 'a,b,c,d').split(',').map((s) => s.trim()).filter(Boolean);
   for (const v of variants) {
     if (!VARIANTS[v]) {
       process.stderr.write(`bench-tools: unknown variant ${v} (known: ${Object.keys(VARIANTS).join(', ')})\n`);
@@ -107,103 +82,23 @@ function parseOptions(argv) {
     }
   }
   return {
-    quick: o.quick,
-    json: o.json,
-    mcp: o.mcp,
-    probe: o.probe,
+    ...o, // quick, json, mcp, probe
     requests: num('requests', o.quick ? 5000 : 10000),
     tputRuns: num('tput-runs', o.quick ? 2 : 5),
     calls: num('calls', o.quick ? 50 : 200),
     warmup: num('warmup', o.quick ? 5 : 20),
     mcpCalls: num('mcp-calls', o.quick ? 50 : 200),
-    tputWarmup: o.values['tput-warmup'] === '0' ? 0 : num('tput-warmup', 1000),
+    tputWarmup: values['tput-warmup'] === '0' ? 0 : num('tput-warmup', 1000),
     variants,
     timeoutS: num('timeout', o.quick ? 90 : 300),
-    nodeFlags: (o.values['node-flags'] ?? '').split(/\s+/).filter(Boolean),
-    claw: o.values.claw ? resolve(o.values.claw) : DEFAULT_CLAW,
+    nodeFlags: (values['node-flags'] ?? '').split(/\s+/).filter(Boolean),
+    claw: values.claw ? resolve(values.claw) : DEFAULT_CLAW,
   };
 }
 const opt = parseOptions(process.argv.slice(2));
 const CLAW = opt.claw;
 const progress = (s) => process.stderr.write(`bench-tools: ${s}\n`);
 
-// ---------- process-tree helpers (Linux /proc) ----------
-/** pid → { ppid, comm } for every process we can see. */
-function processTable() {
-  const t = new Map();
-  let names = [];
-  try {
-    names = readdirSync('/proc');
-  } catch {
-    return t;
-  }
-  for (const n of names) {
-    const c = n.charCodeAt(0);
-    if (c < 48 || c > 57) continue;
-    try {
-      const s = readFileSync(`/proc/${n}/stat`, 'utf8');
-      const close = s.lastIndexOf(')');
-      const f = s.slice(close + 2).split(' ');
-      t.set(Number(n), { ppid: Number(f[1]), state: f[0], comm: s.slice(s.indexOf('(') + 1, close) });
-    } catch {
-      // gone
-    }
-  }
-  return t;
-}
-
-/** Descendants of `pid` (children first, breadth-first), from one /proc scan. */
-function descendants(pid, table = processTable()) {
-  const kids = new Map();
-  for (const [p, s] of table) {
-    if (!kids.has(s.ppid)) kids.set(s.ppid, []);
-    kids.get(s.ppid).push(p);
-  }
-  const out = [];
-  const queue = [pid];
-  while (queue.length) {
-    for (const k of kids.get(queue.shift()) ?? []) {
-      out.push(k);
-      queue.push(k);
-    }
-  }
-  return out;
-}
-
-function cmdline(pid) {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
-  } catch {
-    return undefined;
-  }
-}
-
-// ---------- child bookkeeping: nothing may outlive the bench ----------
-const live = new Set();
-/** Extra pids a child reported (the bare MCP proxy's server): killed with everything else. */
-const extraPids = new Set();
-function killAll() {
-  const table = processTable();
-  for (const c of live) {
-    // The child's own descendants first (sandbox wrappers, MCP servers): by pid, from one scan.
-    const below = c.pid ? descendants(c.pid, table) : [];
-    try {
-      c.kill('SIGKILL');
-    } catch {}
-    for (const p of below) {
-      try {
-        process.kill(p, 'SIGKILL');
-      } catch {}
-    }
-  }
-  live.clear();
-  for (const p of extraPids) {
-    try {
-      process.kill(p, 'SIGKILL');
-    } catch {}
-  }
-  extraPids.clear();
-}
 /** The bench's temp dir: removed on every way out (normal end, error, global timeout, signal). */
 let tmpRoot;
 function removeTmp() {
@@ -213,191 +108,12 @@ function removeTmp() {
   } catch {}
   tmpRoot = undefined;
 }
-process.on('exit', () => {
-  killAll();
-  removeTmp();
-});
-for (const sig of ['SIGINT', 'SIGTERM']) {
-  process.on(sig, () => {
-    killAll();
-    process.stderr.write(`bench-tools: interrupted (${sig})\n`);
-    process.exit(130);
-  });
-}
-const globalTimer = setTimeout(() => {
-  process.stderr.write(`bench-tools: global timeout of ${opt.timeoutS}s reached, killing children\n`);
-  killAll();
-  process.exit(1);
-}, opt.timeoutS * 1000);
+// Nothing may outlive the bench: children (with their descendants) killed, the temp dir removed, on every way out.
+const globalTimer = guardChildren({ name: 'bench-tools', timeoutS: opt.timeoutS, tree: true, onExit: removeTmp });
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** A spawned child speaking NDJSON: counts reply lines as they arrive (cheap), parses later. */
-class Proc {
-  constructor(kind, argv, { cwd, env }) {
-    this.kind = kind;
-    this.chunks = [];
-    this.lines = 0;
-    this.waiter = null;
-    this.stderrHead = '';
-    this.stderrTail = '';
-    this.exitInfo = null;
-    this.t0 = performance.now();
-    const child = spawn(process.execPath, argv, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    this.child = child;
-    live.add(child);
-    this.exited = new Promise((resolve) => {
-      child.once('exit', (code, signal) => {
-        this.exitInfo = { code, signal, at: performance.now() };
-        live.delete(child);
-        this.fail(new Error(`${kind} exited early (code ${code}, signal ${signal}); stderr: ${this.stderrTail.slice(-1500)}`));
-        resolve(this.exitInfo);
-      });
-    });
-    child.once('error', (e) => this.fail(e));
-    child.stdin.on('error', () => {}); // EPIPE if the child died: reported through 'exit'
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (d) => {
-      if (this.stderrHead.length < 64 * 1024) this.stderrHead += d;
-      this.stderrTail = (this.stderrTail + d).slice(-4000);
-    });
-    child.stdout.on('data', (chunk) => {
-      const at = performance.now();
-      this.chunks.push(chunk);
-      let i = -1;
-      while ((i = chunk.indexOf(10, i + 1)) !== -1) this.lines++;
-      if (this.waiter && this.lines >= this.waiter.n) {
-        const w = this.waiter;
-        this.waiter = null;
-        clearTimeout(w.timer);
-        w.resolve(at);
-      }
-    });
-  }
-  get pid() {
-    return this.child.pid;
-  }
-  fail(err) {
-    if (!this.waiter) return;
-    const w = this.waiter;
-    this.waiter = null;
-    clearTimeout(w.timer);
-    w.reject(err);
-  }
-  /** Resolves with performance.now() at the moment the n-th reply line (since reset) arrived. */
-  waitLines(n, timeoutMs) {
-    if (this.lines >= n) return Promise.resolve(performance.now());
-    if (this.exitInfo) return Promise.reject(new Error(`${this.kind} already exited; stderr: ${this.stderrTail.slice(-1500)}`));
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiter = null;
-        reject(new Error(`${this.kind}: timed out after ${timeoutMs} ms with ${this.lines}/${n} reply lines; stderr: ${this.stderrTail.slice(-1500)}`));
-      }, timeoutMs);
-      this.waiter = { n, resolve, reject, timer };
-    });
-  }
-  /** The complete lines received so far (and forget them). */
-  takeLines() {
-    const text = Buffer.concat(this.chunks).toString('utf8');
-    this.chunks = [];
-    this.lines = 0;
-    const parts = text.split('\n');
-    const rest = parts.pop();
-    if (rest) this.chunks.push(Buffer.from(rest));
-    return parts;
-  }
-  /** The complete lines received so far, kept. */
-  peekLines() {
-    const text = Buffer.concat(this.chunks).toString('utf8');
-    return text.split('\n').slice(0, -1);
-  }
-  write(data) {
-    this.child.stdin.write(data);
-  }
-  /** Write one request line and wait for the response with its id; { ms, msg } (ms: write → reply line). */
-  async call(line, id, timeoutMs = 15000) {
-    const t0 = performance.now();
-    this.write(line);
-    const { t, msg } = await awaitReply(this, id, timeoutMs);
-    this.takeLines();
-    return { ms: t - t0, msg };
-  }
-  /** The runtime's structured log lines (JSON on stderr) seen so far. */
-  logLines() {
-    const out = [];
-    for (const l of this.stderrHead.split('\n')) {
-      if (!l.startsWith('{')) continue;
-      try {
-        out.push(JSON.parse(l));
-      } catch {}
-    }
-    return out;
-  }
-  /** Close stdin (a clean shutdown), wait up to 3 s, then SIGKILL. */
-  async stop() {
-    if (!this.exitInfo) {
-      try {
-        this.child.stdin.end();
-      } catch {}
-      const done = await Promise.race([this.exited.then(() => true), sleep(3000).then(() => false)]);
-      if (!done) {
-        this.child.kill('SIGKILL');
-        await this.exited;
-        return { clean: false };
-      }
-    }
-    return { clean: this.exitInfo.code === 0 };
-  }
-  kill() {
-    if (!this.exitInfo) this.child.kill('SIGKILL');
-  }
-}
-
-/** Wait for the response with this id (skipping notifications); time is when its line arrived. */
-async function awaitReply(p, id, timeoutMs) {
-  let want = 1;
-  for (;;) {
-    const t = await p.waitLines(want, timeoutMs);
-    const msgs = p.peekLines().map((l) => JSON.parse(l));
-    const msg = msgs.find((m) => m.id === id && (m.result !== undefined || m.error !== undefined));
-    if (msg) return { t, msg };
-    want = msgs.length + 1;
-  }
-}
-
-// ---------- measurement helpers ----------
-/** CPU time of the process itself so far, all threads, ms (schedstat, ns resolution). */
-function readCpuMs(pid) {
-  try {
-    let ns = 0;
-    for (const tid of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    if (ns > 0) return ns / 1e6;
-  } catch {}
-  return NaN;
-}
-/** CPU time of reaped descendants (cutime + cstime), ms; 10 ms ticks (USER_HZ 100). */
-function readChildCpuMs(pid) {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(f[13]) + Number(f[14])) * 1000) / 100; // fields 16, 17
-  } catch {
-    return NaN;
-  }
-}
-
-function quantile(xs, q) {
-  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  const rank = Math.max(1, Math.ceil(q * s.length)); // nearest rank
-  return s[rank - 1];
-}
-const median = (xs) => {
-  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
+// ---------- statistics ----------
 const stat = (xs) => ({ median: median(xs), p90: quantile(xs, 0.9), min: Math.min(...xs.filter(Number.isFinite)) });
+const rs = (s) => (s ? Object.fromEntries(Object.entries(s).map(([k, v]) => [k, r2(v)])) : null);
 
 // ---------- the agents ----------
 const PROBE_SCRIPT = [
@@ -452,13 +168,7 @@ function makeAgent(tmp, name, sandbox, extraTools) {
     },
   };
   writeFileSync(join(dir, 'claw.runtime.yaml'), `${JSON.stringify(runtime, null, 2)}\n`);
-  const initLine =
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'claw.initialize',
-      params: { protocolVersion: '0.3.0', clientInfo: { name: 'claw-bench-tools', version: '1.0.0' }, manifest, capabilities: {} },
-    }) + '\n';
+  const initLine = initializeLine('claw-bench-tools', manifest);
   return { dir, file, initLine, spawnOpts: { cwd: dir, env: { ...process.env } } };
 }
 
@@ -466,18 +176,14 @@ const toolCallLine = (id, name, args) =>
   `{"jsonrpc":"2.0","id":${id},"method":"claw.tool.call","params":{"name":"${name}","arguments":${JSON.stringify(args)},"context":{"request_id":"r-${id}","identity":"${AGENT}"}}}\n`;
 
 async function startInitialized(kind, script, agent) {
-  const p = new Proc(kind, [...opt.nodeFlags, script, 'run', agent.file], agent.spawnOpts);
-  try {
-    p.write(agent.initLine);
-    const { msg } = await awaitReply(p, 1, 20000);
-    p.takeLines();
-    if (!msg.result) throw new Error(`${kind}: initialize failed: ${JSON.stringify(msg).slice(0, 500)}; stderr: ${p.stderrTail.slice(-1500)}`);
-    p.init = msg.result;
-    return p;
-  } catch (e) {
+  const { p, msg } = await spawnAndInit(kind, [...opt.nodeFlags, script, 'run', agent.file], agent.spawnOpts, agent.initLine, 20000, { stampAtArrival: true });
+  p.takeLines();
+  if (!msg.result) {
     p.kill();
-    throw e;
+    throw new Error(`${kind}: initialize failed: ${JSON.stringify(msg).slice(0, 500)}; stderr: ${p.stderrTail.slice(-1500)}`);
   }
+  p.init = msg.result;
+  return p;
 }
 
 // ---------- 1. pipelined echo / status throughput ----------
@@ -489,32 +195,17 @@ async function throughput(kind, agent, payloads) {
     if (opt.tputWarmup > 0) {
       // Warm-up in the same process (JIT, buffers): answered and verified before the timed batch.
       p.write(kind === 'claw-status' ? payloads.statusWarm : payloads.echoWarm);
-      let want = opt.tputWarmup;
-      let warm;
-      for (;;) {
-        await p.waitLines(want, 120000);
-        warm = p.peekLines().map((l) => JSON.parse(l)).filter((m) => m.id !== undefined);
-        if (warm.length >= opt.tputWarmup) break;
-        want += opt.tputWarmup - warm.length; // notifications were among the lines
-      }
+      const { msgs: warm } = await awaitResponses(p, opt.tputWarmup, 120000); // notifications among the lines are waited past
       p.takeLines();
       const bad = warm.find((m) => !m.result);
       if (bad) throw new Error(`${kind}: warm-up reply without result: ${JSON.stringify(bad).slice(0, 400)}`);
     }
     const payload = kind === 'claw-status' ? payloads.status : payloads.echo; // bare gets the echo lines
-    const cpu0 = readCpuMs(p.pid);
+    const cpu0 = readCpuMs(p.pid, false);
     const t0 = performance.now();
     p.write(payload);
-    let want = n;
-    let t1;
-    let lines;
-    for (;;) {
-      t1 = await p.waitLines(want, 120000);
-      lines = p.peekLines().map((l) => JSON.parse(l)).filter((m) => m.id !== undefined);
-      if (lines.length >= n) break;
-      want += n - lines.length;
-    }
-    const cpuMs = readCpuMs(p.pid) - cpu0;
+    const { t: t1, msgs: lines } = await awaitResponses(p, n, 120000);
+    const cpuMs = readCpuMs(p.pid, false) - cpu0;
     const ms = t1 - t0;
     const replyBytes = Buffer.byteLength(JSON.stringify(lines[0])) + 1;
     p.takeLines();
@@ -616,14 +307,6 @@ function ownLimits() {
   return out;
 }
 
-function readCgroup(pid) {
-  try {
-    return readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n').filter(Boolean);
-  } catch {
-    return [];
-  }
-}
-
 /**
  * The argv claw spawned for the probe, rewritten to run /bin/true: the top process's cmdline (after
  * any `sh` cgroup-entry exec it is bubblewrap's, holding the whole rest of the chain) with the probe
@@ -715,11 +398,11 @@ async function execVariant(key, tmp, scratch) {
     };
     for (let i = 0; i < opt.warmup; i++) await round(i, false);
     const procs = { claw, bare, replay: replayer };
-    const cpu0 = Object.fromEntries(Object.entries(procs).map(([k, p]) => [k, { self: readCpuMs(p.pid), kids: readChildCpuMs(p.pid) }]));
+    const cpu0 = Object.fromEntries(Object.entries(procs).map(([k, p]) => [k, { self: readCpuMs(p.pid, false), kids: readChildCpuMs(p.pid) }]));
     for (let i = 0; i < opt.calls; i++) await round(i, true);
     // CPU per call: the process itself (schedstat) and its reaped children (wrappers + tool, 10 ms ticks).
     const cpu = Object.fromEntries(
-      Object.entries(procs).map(([k, p]) => [k, { self: (readCpuMs(p.pid) - cpu0[k].self) / opt.calls, kids: (readChildCpuMs(p.pid) - cpu0[k].kids) / opt.calls }]),
+      Object.entries(procs).map(([k, p]) => [k, { self: (readCpuMs(p.pid, false) - cpu0[k].self) / opt.calls, kids: (readChildCpuMs(p.pid) - cpu0[k].kids) / opt.calls }]),
     );
     const exit = await claw.stop();
     await bare.stop();
@@ -779,26 +462,6 @@ async function mcpBench(tmp) {
     claw.kill();
     bare?.kill();
   }
-}
-
-// ---------- output ----------
-const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
-const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
-const f3 = (x) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
-const int = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : 'n/a');
-const sgn = (x) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${x.toFixed(2)}` : 'n/a');
-const r2 = (x) => (Number.isFinite(x) ? Math.round(x * 100) / 100 : null);
-const r3 = (x) => (Number.isFinite(x) ? Math.round(x * 1000) / 1000 : null);
-const rs = (s) => (s ? Object.fromEntries(Object.entries(s).map(([k, v]) => [k, r2(v)])) : null);
-
-function table(rows) {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
-  return rows
-    .map((r, ri) => {
-      const line = r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
-      return ri === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
-    })
-    .join('\n');
 }
 
 function doctorLayers() {
@@ -881,10 +544,7 @@ async function main() {
     const uncleanExits = [...Object.values(tput).flat(), ...exec].filter((r) => !r.cleanExit).length;
 
     const summary = {
-      date: new Date().toISOString(),
-      node: process.version,
-      platform: `${platform()}-${arch()}`,
-      cpus: cpus().length,
+      ...summaryHead(),
       loadavg: loadavg().map(r2),
       claw: relative(ROOT, CLAW) || CLAW,
       layers,
@@ -1012,14 +672,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => {
-    clearTimeout(globalTimer);
-  },
-  (err) => {
-    clearTimeout(globalTimer);
-    killAll();
-    process.stderr.write(`bench-tools: ${err?.stack ?? err}\n`);
-    process.exitCode = 1;
-  },
-);
+runMain('bench-tools', main, globalTimer);

@@ -18,243 +18,44 @@
 //   --manifest   another manifest (.json, or YAML parsed with the project's yaml dependency), e.g.
 //                examples/minimal/claw.json: the same agent as the default claw.yaml, as JSON
 // Requires a built dist/claw.mjs (`npm run build`). Node 18+, node: built-ins only.
-import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus, arch, platform } from 'node:os';
 import { join, dirname, resolve, relative } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
+import { ROOT, DEFAULT_CLAW, BARE, parseArgs, guardChildren, runMain, killAll, sleep, Proc, spawnAndInit, initializeLine, summaryHead, awaitResponses, readRssKb, readCpuMs, quantile, median, f1, f2, f3, mb, int, r3, table } from './bench/lib.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const DEFAULT_CLAW = join(ROOT, 'dist', 'claw.mjs');
-const BARE = join(ROOT, 'scripts', 'bench', 'bare.mjs');
 const EXAMPLE = join(ROOT, 'examples', 'minimal', 'claw.yaml');
 const TARGETS = { coldStart: 1.1, rss: 1.1 };
 
 // ---------- options ----------
 function parseOptions(argv) {
-  const o = { quick: false, json: false, breakdown: false, values: {} };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--quick') o.quick = true;
-    else if (a === '--json') o.json = true;
-    else if (a === '--breakdown') o.breakdown = true;
-    else if (a === '--help' || a === '-h') {
-      process.stdout.write(
-        'usage: node scripts/bench.mjs [--quick] [--json] [--breakdown] [--runs=N] [--requests=N] [--tput-runs=N] [--timeout=S] [--node-flags="..."] [--claw=FILE] [--manifest=FILE]\n',
-      );
-      process.exit(0);
-    } else {
-      const m = /^--(runs|requests|tput-runs|timeout|node-flags|claw|manifest)(?:=(.*))?$/.exec(a);
-      if (!m) {
-        process.stderr.write(`bench: unknown argument ${a}\n`);
-        process.exit(2);
-      }
-      o.values[m[1]] = m[2] ?? argv[++i];
-    }
-  }
-  const num = (k, d) => {
-    if (o.values[k] === undefined) return d;
-    const n = Number(o.values[k]);
-    if (!Number.isFinite(n) || n <= 0) {
-      process.stderr.write(`bench: --${k} must be a positive number\n`);
-      process.exit(2);
-    }
-    return Math.floor(n);
-  };
+  const { flags: o, values, num } = parseArgs(argv, {
+    name: 'bench',
+    usage:
+      'usage: node scripts/bench.mjs [--quick] [--json] [--breakdown] [--runs=N] [--requests=N] [--tput-runs=N] [--timeout=S] [--node-flags="..."] [--claw=FILE] [--manifest=FILE]\n',
+    defaults: { quick: false, json: false, breakdown: false },
+    flags: { '--quick': ['quick', true], '--json': ['json', true], '--breakdown': ['breakdown', true] },
+    valueNames: ['runs', 'requests', 'tput-runs', 'timeout', 'node-flags', 'claw', 'manifest'],
+  });
   return {
-    quick: o.quick,
-    json: o.json,
-    breakdown: o.breakdown,
+    ...o, // quick, json, breakdown
     runs: num('runs', o.quick ? 5 : 20),
     requests: num('requests', o.quick ? 5000 : 20000),
     tputRuns: num('tput-runs', o.quick ? 2 : 5),
     timeoutS: num('timeout', o.quick ? 60 : 240),
-    nodeFlags: (o.values['node-flags'] ?? '').split(/\s+/).filter(Boolean),
-    claw: o.values.claw ? resolve(o.values.claw) : DEFAULT_CLAW,
-    manifest: o.values.manifest ? resolve(o.values.manifest) : undefined,
+    nodeFlags: (values['node-flags'] ?? '').split(/\s+/).filter(Boolean),
+    claw: values.claw ? resolve(values.claw) : DEFAULT_CLAW,
+    manifest: values.manifest ? resolve(values.manifest) : undefined,
   };
 }
 const opt = parseOptions(process.argv.slice(2));
 const CLAW = opt.claw;
 const progress = (s) => process.stderr.write(`bench: ${s}\n`);
 
-// ---------- child bookkeeping: nothing may outlive the bench ----------
-const live = new Set();
-function killAll() {
-  for (const c of live) {
-    try {
-      c.kill('SIGKILL');
-    } catch {}
-  }
-  live.clear();
-}
-process.on('exit', killAll);
-for (const sig of ['SIGINT', 'SIGTERM']) {
-  process.on(sig, () => {
-    killAll();
-    process.stderr.write(`bench: interrupted (${sig})\n`);
-    process.exit(130);
-  });
-}
-const globalTimer = setTimeout(() => {
-  process.stderr.write(`bench: global timeout of ${opt.timeoutS}s reached, killing children\n`);
-  killAll();
-  process.exit(1);
-}, opt.timeoutS * 1000);
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** A spawned child speaking NDJSON: counts reply lines as they arrive (cheap), parses later. */
-class Proc {
-  constructor(kind, argv, { cwd, env }) {
-    this.kind = kind;
-    this.chunks = [];
-    this.lines = 0;
-    this.waiter = null;
-    this.stderrTail = '';
-    this.exitInfo = null;
-    this.t0 = performance.now();
-    const child = spawn(process.execPath, argv, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    this.child = child;
-    live.add(child);
-    this.exited = new Promise((resolve) => {
-      child.once('exit', (code, signal) => {
-        this.exitInfo = { code, signal, at: performance.now() };
-        live.delete(child);
-        this.fail(new Error(`${kind} exited early (code ${code}, signal ${signal}); stderr: ${this.stderrTail.slice(-1500)}`));
-        resolve(this.exitInfo);
-      });
-    });
-    child.once('error', (e) => this.fail(e));
-    child.stdin.on('error', () => {}); // EPIPE if the child died: reported through 'exit'
-    child.stderr.on('data', (d) => {
-      this.stderrTail = (this.stderrTail + d).slice(-4000);
-    });
-    child.stdout.on('data', (chunk) => {
-      this.chunks.push(chunk);
-      let i = -1;
-      while ((i = chunk.indexOf(10, i + 1)) !== -1) this.lines++;
-      if (this.waiter && this.lines >= this.waiter.n) {
-        const w = this.waiter;
-        this.waiter = null;
-        clearTimeout(w.timer);
-        w.resolve(performance.now());
-      }
-    });
-  }
-  get pid() {
-    return this.child.pid;
-  }
-  fail(err) {
-    if (!this.waiter) return;
-    const w = this.waiter;
-    this.waiter = null;
-    clearTimeout(w.timer);
-    w.reject(err);
-  }
-  /** Resolves with performance.now() at the moment the n-th reply line (since reset) arrived. */
-  waitLines(n, timeoutMs) {
-    if (this.lines >= n) return Promise.resolve(performance.now());
-    if (this.exitInfo) return Promise.reject(new Error(`${this.kind} already exited; stderr: ${this.stderrTail.slice(-1500)}`));
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiter = null;
-        reject(new Error(`${this.kind}: timed out after ${timeoutMs} ms with ${this.lines}/${n} reply lines; stderr: ${this.stderrTail.slice(-1500)}`));
-      }, timeoutMs);
-      this.waiter = { n, resolve, reject, timer };
-    });
-  }
-  /** The complete lines received so far (and forget them). */
-  takeLines() {
-    const text = Buffer.concat(this.chunks).toString('utf8');
-    this.chunks = [];
-    this.lines = 0;
-    const parts = text.split('\n');
-    const rest = parts.pop();
-    if (rest) {
-      this.chunks.push(Buffer.from(rest));
-    }
-    return parts;
-  }
-  /** The complete lines received so far, kept. */
-  peekLines() {
-    const text = Buffer.concat(this.chunks).toString('utf8');
-    return text.split('\n').slice(0, -1);
-  }
-  write(data) {
-    this.child.stdin.write(data);
-  }
-  /** Close stdin (a clean shutdown for both), wait up to 3 s, then SIGKILL. Resolves with ms to exit after EOF. */
-  async stop() {
-    const t = performance.now();
-    if (!this.exitInfo) {
-      try {
-        this.child.stdin.end();
-      } catch {}
-      const done = await Promise.race([this.exited.then(() => true), sleep(3000).then(() => false)]);
-      if (!done) {
-        this.child.kill('SIGKILL');
-        await this.exited;
-        return { ms: performance.now() - t, clean: false };
-      }
-    }
-    const info = this.exitInfo;
-    return { ms: info.at - t, clean: info.code === 0 };
-  }
-  kill() {
-    if (!this.exitInfo) this.child.kill('SIGKILL');
-  }
-}
-
-// ---------- measurement helpers ----------
-function readRssKb(pid) {
-  try {
-    const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const rss = /VmRSS:\s+(\d+)\s+kB/.exec(s);
-    const hwm = /VmHWM:\s+(\d+)\s+kB/.exec(s);
-    if (rss) return { rss: Number(rss[1]), hwm: hwm ? Number(hwm[1]) : NaN };
-  } catch {}
-  try {
-    const out = execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim();
-    return { rss: Number(out), hwm: NaN };
-  } catch {
-    return { rss: NaN, hwm: NaN };
-  }
-}
-
-/**
- * CPU time the child has used so far, all threads, in ms: the sum of sum_exec_runtime (ns) in
- * /proc/<pid>/task/<tid>/schedstat. Unlike wall-clock it barely moves when the machine is busy,
- * so it is the steadier number on a shared box. Falls back to utime+stime (10 ms ticks); NaN if neither.
- */
-function readCpuMs(pid) {
-  try {
-    let ns = 0;
-    for (const tid of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    if (ns > 0) return ns / 1e6;
-  } catch {}
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // fields 14, 15; USER_HZ is 100 on Linux
-  } catch {
-    return NaN;
-  }
-}
-
-function quantile(xs, q) {
-  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  const rank = Math.max(1, Math.ceil(q * s.length)); // nearest rank
-  return s[rank - 1];
-}
-const median = (xs) => {
-  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
+// Nothing may outlive the bench.
+const globalTimer = guardChildren({ name: 'bench', timeoutS: opt.timeoutS });
 
 // ---------- the manifest ----------
 // TV-L1-01 (clawkernel-test-vectors-0.3.0): the valid minimal Level 1 manifest.
@@ -307,12 +108,15 @@ async function chooseManifest(tmp) {
 }
 
 // ---------- benchmarks ----------
-async function coldStart(kind, ctx) {
+/** Spawn `kind` (claw or bare) on the manifest and send initialize; { p, t: when the reply line arrived, msg }. */
+async function startAndInit(kind, ctx) {
   const script = kind === 'claw' ? CLAW : BARE;
-  const p = new Proc(kind, [...opt.nodeFlags, script, 'run', ctx.manifest.file], ctx.spawnOpts);
+  return spawnAndInit(kind, [...opt.nodeFlags, script, 'run', ctx.manifest.file], ctx.spawnOpts, ctx.initLine, 15000);
+}
+
+async function coldStart(kind, ctx) {
+  const { p, t, msg } = await startAndInit(kind, ctx);
   try {
-    p.write(ctx.initLine);
-    const { t, msg } = await awaitReply(p, 1, 15000);
     const mem = readRssKb(p.pid);
     const cpuMs = readCpuMs(p.pid);
     const ms = t - p.t0;
@@ -326,27 +130,15 @@ async function coldStart(kind, ctx) {
 }
 
 async function throughput(kind, ctx) {
-  const script = kind === 'claw' ? CLAW : BARE;
-  const p = new Proc(kind, [...opt.nodeFlags, script, 'run', ctx.manifest.file], ctx.spawnOpts);
+  const { p, msg: initMsg } = await startAndInit(kind, ctx);
   try {
-    p.write(ctx.initLine);
-    const init = await awaitReply(p, 1, 15000);
-    if (!init.msg.result) throw new Error(`${kind}: initialize failed: ${JSON.stringify(init.msg).slice(0, 500)}`);
+    if (!initMsg.result) throw new Error(`${kind}: initialize failed: ${JSON.stringify(initMsg).slice(0, 500)}`);
     p.takeLines();
     const n = opt.requests;
     const t0 = performance.now();
     p.write(ctx.statusPayload);
-    // Count lines while they arrive (cheap); parse afterwards. Should a notification (e.g. a heartbeat)
-    // have been among them, wait for as many more lines as there were non-replies.
-    let want = n;
-    let t1;
-    let lines;
-    for (;;) {
-      t1 = await p.waitLines(want, 120000);
-      lines = p.peekLines().map((l) => JSON.parse(l)).filter((m) => m.id !== undefined);
-      if (lines.length >= n) break;
-      want += n - lines.length;
-    }
+    // Count lines while they arrive (cheap); parse afterwards (notifications among them are waited past).
+    const { t: t1, msgs: lines } = await awaitResponses(p, n, 120000);
     const ms = t1 - t0;
     // Verify outside the timed window: every id answered exactly once, with a result.
     p.takeLines();
@@ -364,18 +156,6 @@ async function throughput(kind, ctx) {
   }
 }
 
-/** Wait for the response with this id (skipping notifications); time is when its line arrived. */
-async function awaitReply(p, id, timeoutMs) {
-  let want = 1;
-  for (;;) {
-    const t = await p.waitLines(want, timeoutMs);
-    const msgs = p.peekLines().map((l) => JSON.parse(l));
-    const msg = msgs.find((m) => m.id === id && (m.result !== undefined || m.error !== undefined));
-    if (msg) return { t, msg };
-    want = msgs.length + 1;
-  }
-}
-
 /** spawn → exit of a short command (stdin closed at once). */
 async function spawnToExit(argv, ctx) {
   const p = new Proc('probe', argv, ctx.spawnOpts);
@@ -389,36 +169,13 @@ async function spawnToExit(argv, ctx) {
   }
 }
 
-// ---------- output ----------
-const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
-const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
-const f3 = (x) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
-const mb = (kb) => (Number.isFinite(kb) ? (kb / 1024).toFixed(1) : 'n/a');
-const int = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : 'n/a');
-
-function table(rows) {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
-  return rows
-    .map((r, ri) => {
-      const line = r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
-      return ri === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
-    })
-    .join('\n');
-}
-
 // ---------- main ----------
 async function main() {
   if (!existsSync(CLAW)) throw new Error(`${CLAW} not found: run \`npm run build\` first`);
   const tmp = mkdtempSync(join(tmpdir(), 'claw-bench-'));
   try {
     const manifest = await chooseManifest(tmp);
-    const initLine =
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'claw.initialize',
-        params: { protocolVersion: '0.3.0', clientInfo: { name: 'claw-bench', version: '1.0.0' }, manifest: manifest.object, capabilities: {} },
-      }) + '\n';
+    const initLine = initializeLine('claw-bench', manifest.object);
     let status = '';
     for (let id = 2; id <= opt.requests + 1; id++) status += `{"jsonrpc":"2.0","id":${id},"method":"claw.status"}\n`;
     const ctx = {
@@ -479,10 +236,7 @@ async function main() {
     const ok = (r, t) => (r <= t ? 'ok' : 'MISS');
 
     const summary = {
-      date: new Date().toISOString(),
-      node: process.version,
-      platform: `${platform()}-${arch()}`,
-      cpus: cpus().length,
+      ...summaryHead(),
       manifest: manifest.label,
       claw: relative(ROOT, CLAW) || CLAW,
       runs: opt.runs,
@@ -531,18 +285,4 @@ async function main() {
 function round(st) {
   return Object.fromEntries(Object.entries(st).map(([k, v]) => [k, Number.isFinite(v) ? Math.round(v * 10) / 10 : null]));
 }
-function r3(x) {
-  return Number.isFinite(x) ? Math.round(x * 1000) / 1000 : null;
-}
-
-main().then(
-  () => {
-    clearTimeout(globalTimer);
-  },
-  (err) => {
-    clearTimeout(globalTimer);
-    killAll();
-    process.stderr.write(`bench: ${err?.stack ?? err}\n`);
-    process.exitCode = 1;
-  },
-);
+runMain('bench', main, globalTimer);

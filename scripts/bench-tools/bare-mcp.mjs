@@ -10,20 +10,14 @@
 // Arguments are ignored (the bench passes the same argv as to claw).
 // Plain and idiomatic, like scripts/bench/bare.mjs: split on "\n", JSON.parse, one write per message.
 // Exits when stdin ends, after closing the server's stdin (and SIGTERM if it lingers).
+// reply/fail and the line loop (eachLine) are scripts/bench/ndjson-loop.mjs.
 import { spawn } from 'node:child_process';
+import { reply, fail, eachLine } from '../bench/ndjson-loop.mjs';
 
 let server;
 let toolName = 'echo';
-let serverBuf = '';
 let nextId = 1;
 const pending = new Map();
-
-function reply(id, result) {
-  process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, result })}\n`);
-}
-function fail(id, message) {
-  process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message } })}\n`);
-}
 
 function toServer(method, params) {
   const id = nextId++;
@@ -39,26 +33,18 @@ function startServer(manifest) {
   toolName = tool.mcp_source.tool_name ?? tool.name;
   const command = decodeURIComponent(uri.pathname);
   server = spawn(command, uri.searchParams.getAll('arg'), { stdio: ['pipe', 'pipe', 'ignore'] });
-  server.stdout.setEncoding('utf8');
-  server.stdout.on('data', (chunk) => {
-    serverBuf += chunk;
-    let nl;
-    while ((nl = serverBuf.indexOf('\n')) !== -1) {
-      const line = serverBuf.slice(0, nl);
-      serverBuf = serverBuf.slice(nl + 1);
-      if (!line.trim()) continue;
-      let m;
-      try {
-        m = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      const p = m.id !== undefined ? pending.get(m.id) : undefined;
-      if (!p) continue; // notifications, server→client requests: not used by echo
-      pending.delete(m.id);
-      if (m.error) p.reject(new Error(m.error.message ?? 'MCP error'));
-      else p.resolve(m.result);
+  eachLine(server.stdout, (line) => {
+    let m;
+    try {
+      m = JSON.parse(line);
+    } catch {
+      return;
     }
+    const p = m.id !== undefined ? pending.get(m.id) : undefined;
+    if (!p) return; // notifications, server→client requests: not used by echo
+    pending.delete(m.id);
+    if (m.error) p.reject(new Error(m.error.message ?? 'MCP error'));
+    else p.resolve(m.result);
   });
   server.once('exit', () => {
     for (const p of pending.values()) p.reject(new Error('MCP server exited'));
@@ -77,24 +63,15 @@ async function handle(msg) {
   reply(msg.id, await toServer('tools/call', { name: toolName, arguments: msg.params?.arguments ?? {} }));
 }
 
-let buf = '';
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (chunk) => {
-  buf += chunk;
-  let nl;
-  while ((nl = buf.indexOf('\n')) !== -1) {
-    const line = buf.slice(0, nl);
-    buf = buf.slice(nl + 1);
-    if (!line.trim()) continue;
-    let msg;
-    try {
-      msg = JSON.parse(line);
-    } catch (e) {
-      fail(null, `Parse error: ${e.message}`);
-      continue;
-    }
-    if (msg && typeof msg === 'object' && msg.id !== undefined) handle(msg).catch((e) => fail(msg.id, e.message));
+eachLine(process.stdin, (line) => {
+  let msg;
+  try {
+    msg = JSON.parse(line);
+  } catch (e) {
+    fail(null, `Parse error: ${e.message}`);
+    return;
   }
+  if (msg && typeof msg === 'object' && msg.id !== undefined) handle(msg).catch((e) => fail(msg.id, e.message));
 });
 process.stdin.on('end', () => {
   if (!server || server.exitCode !== null || server.signalCode !== null) return;

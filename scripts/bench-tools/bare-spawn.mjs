@@ -10,29 +10,11 @@
 //   anything else           → spawn('/bin/true') (the floor the exec-tool latency is compared with)
 // The reply carries the exit code. Arguments are ignored (the bench passes the same argv as to claw).
 // Exits when stdin ends (a running child is left to finish on its own; /bin/true is gone in ~1 ms).
+// The stdin loop and line handling are scripts/bench/ndjson-loop.mjs (shared with bare.mjs).
 import { spawn } from 'node:child_process';
+import { reply, fail, serveRequests } from '../bench/ndjson-loop.mjs';
 
-let buf = '';
-
-function reply(id, result) {
-  process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, result })}\n`);
-}
-
-function fail(id, message) {
-  process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message } })}\n`);
-}
-
-function handle(line) {
-  if (line.endsWith('\r')) line = line.slice(0, -1);
-  if (line.trim() === '') return;
-  let msg;
-  try {
-    msg = JSON.parse(line);
-  } catch (e) {
-    process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: ${e.message}` } })}\n`);
-    return;
-  }
-  if (msg === null || typeof msg !== 'object' || msg.id === undefined) return;
+serveRequests((msg) => {
   if (msg.method === 'claw.initialize') {
     reply(msg.id, { protocolVersion: '0.3.0', agentInfo: { name: 'bare-spawn', version: '0.0.0' }, conformanceLevel: 'level-2', capabilities: { tools: {} } });
     return;
@@ -42,20 +24,4 @@ function handle(line) {
   const child = spawn(argv[0], argv.slice(1), opts);
   child.once('error', (e) => fail(msg.id, `spawn ${argv[0]}: ${e.message}`));
   child.once('exit', (code, signal) => reply(msg.id, { content: [{ type: 'text', text: '' }], exitCode: code, signal }));
-}
-
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (chunk) => {
-  buf += chunk;
-  let start = 0;
-  let nl;
-  while ((nl = buf.indexOf('\n', start)) !== -1) {
-    handle(buf.slice(start, nl));
-    start = nl + 1;
-  }
-  buf = start === 0 ? buf : buf.slice(start);
-});
-process.stdin.on('end', () => {
-  if (buf !== '') handle(buf);
-  buf = '';
 });

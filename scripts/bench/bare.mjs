@@ -6,6 +6,8 @@
 // process.stdout.write per reply, exactly like claw writes one frame per reply); it is neither
 // slowed down nor micro-optimised. Arguments are ignored (the bench passes it the same argv as
 // claw so both processes start identically). Exits when stdin ends.
+// Self-contained on purpose: the cold-start floor must not read a second module at start-up, so
+// it keeps its own copy of the NDJSON loop that scripts/bench/ndjson-loop.mjs shares elsewhere.
 
 let buf = '';
 let readyAt = 0;
