@@ -6,8 +6,11 @@ import { systemClock } from '../src/node/clock.ts';
 import type { CliEnv } from '../src/cli/env.ts';
 import { main } from '../src/cli/main.ts';
 import { createLogSink } from '../src/log/logger.ts';
+import { Redactor } from '../src/log/redactor.ts';
 
 declare const __CLAW_VERSION__: string;
+
+const redactor = new Redactor();
 
 /** stderr as synchronous writes to fd 2; process.stderr only if fd 2 would block (see createLogSink). */
 const stderr = createLogSink({ writeSync: (data) => writeSync(2, data) }, () => process.stderr);
@@ -28,6 +31,7 @@ export function processEnv(): CliEnv {
       process.on(sig, fn);
     },
     version: typeof __CLAW_VERSION__ === 'string' ? __CLAW_VERSION__ : '0.0.0-dev',
+    redactor,
     self: process.argv[1] ? { argv0: process.execPath, args: [process.argv[1]] } : undefined,
   };
 }
@@ -36,10 +40,10 @@ export function processEnv(): CliEnv {
 export async function runProcess(): Promise<void> {
   // Nothing may crash the runtime silently: log and keep the exit code honest.
   process.on('unhandledRejection', (reason) => {
-    stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), level: 'error', msg: 'unhandled rejection', error: String((reason as Error)?.stack ?? reason) })}\n`);
+    stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), level: 'error', msg: 'unhandled rejection', error: redactor.redact(String((reason as Error)?.stack ?? reason)) })}\n`);
   });
   process.on('uncaughtException', (err) => {
-    stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), level: 'error', msg: 'uncaught exception', error: String(err?.stack ?? err) })}\n`);
+    stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), level: 'error', msg: 'uncaught exception', error: redactor.redact(String(err?.stack ?? err)) })}\n`);
     process.exitCode = 1;
   });
   const code = await main(processEnv());

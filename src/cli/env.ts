@@ -2,6 +2,7 @@
 import type { ByteSource, TextSink } from '../transports/stdio.ts';
 import type { SourceReader } from '../manifest/reader.ts';
 import type { Clock } from '../kernel/ports.ts';
+import type { Redactor } from '../log/redactor.ts';
 
 export interface CliEnv {
   argv: string[];
@@ -15,6 +16,8 @@ export interface CliEnv {
   readText(path: string): Promise<string>;
   onSignal(signal: 'SIGTERM' | 'SIGINT', fn: () => void): void;
   version: string;
+  /** The process's redactor, so even crash reports never carry a resolved secret. */
+  redactor?: Redactor;
   /** How to start this runtime again (the builtin worker): interpreter and script. */
   self?: { argv0: string; args: string[] };
 }

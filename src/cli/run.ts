@@ -27,7 +27,7 @@ export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
   const logLevelArg = args.values.get('log-level')?.[0];
   if (logLevelArg && !LEVELS.includes(logLevelArg)) throw new ClawError('usage', `--log-level must be one of ${LEVELS.join(', ')}`);
 
-  const redactor = new Redactor();
+  const redactor = env.redactor ?? new Redactor();
   const manifestFile = args.positionals[0] && joinPath(env.cwd, args.positionals[0]);
   const explicit = args.values.get('config')?.[0];
   const cfg = await loadRuntimeConfig(env.reader, {
@@ -52,6 +52,7 @@ export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
       readFile: env.readText,
     },
     redactor,
+    (ref) => log.warn('secret too short to be redacted from logs and tool output (fewer than 4 characters)', { secret_ref: ref }),
   );
   const stdio = createStdioTransport({ input: env.stdin, output: env.stdout, maxFrameBytes: cfg.config.limits?.max_frame_bytes });
   // State lives in data_dir (claw.runtime.yaml), by default .claw-data beside the manifest.

@@ -2,7 +2,7 @@
 // execution and return -32014; runtime profile §10: SIGTERM, grace, SIGKILL — done by the sandbox
 // runner when the signal aborts), then output limits and secret scanning (spec §5.9).
 import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
-import { applySecretScanning, scansOutputs } from '../policy/secret-scan.ts';
+import { applySecretScanningToResult } from '../policy/secret-scan.ts';
 import { SandboxViolation, type ToolResult } from '../tools/types.ts';
 import { policyDenied, sandboxDenied } from './errors.ts';
 import type { GateDeps, ToolCall } from './call.ts';
@@ -64,7 +64,7 @@ export async function executeGate(call: ToolCall, deps: GateDeps, redactText: (s
 }
 
 /** Work cut off by the end of the session (claw.shutdown's deadline, a signal): docs/protocol.md. */
-function stoppingError(tool: string): ProtocolError {
+export function stoppingError(tool: string): ProtocolError {
   return new ProtocolError(ErrorCode.InvalidRequest, `Invalid request: ${tool} was cancelled because the agent is stopping`, { state: 'STOPPING', tool });
 }
 
@@ -107,19 +107,19 @@ function capOutput(r: ToolResult, max: number | undefined): ToolResult {
 }
 
 function outputChecks(call: ToolCall, deps: GateDeps, r: ToolResult, redactText: (s: string) => string, redactValue: (v: unknown) => unknown): ToolResult {
-  let content = r.content;
+  let result = r;
   const policies = call.overridePolicy ? [...call.policies, call.overridePolicy] : call.policies;
   for (const p of policies) {
     const ss = p.spec.secret_scanning;
-    if (!ss || !scansOutputs(ss)) continue;
-    content = content.map((b) => {
-      if (b.type !== 'text') return b;
-      const s = applySecretScanning(b.text, ss, deps.knownSecrets());
-      if (s.action === 'block') throw policyDenied(call.tool.name, 'secret_scanning', 'tool output contains secrets', { policy: p.name });
-      if (s.action === 'warn') deps.log.warn('secret in tool output', { tool: call.tool.name, policy: p.name, request_id: call.requestId, kinds: [...new Set(s.findings.map((f) => f.kind))] });
-      return s.action === 'redacted' ? { type: 'text' as const, text: s.text } : b;
-    });
+    if (!ss) continue;
+    // Text blocks and resource text alike (secret-scan.ts applySecretScanningToResult).
+    const s = applySecretScanningToResult(result, ss, deps.knownSecrets());
+    if (s.findings.length === 0) continue;
+    if (s.action === 'block') throw policyDenied(call.tool.name, 'secret_scanning', 'tool output contains secrets', { policy: p.name });
+    if (s.action === 'warn') deps.log.warn('secret in tool output', { tool: call.tool.name, policy: p.name, request_id: call.requestId, kinds: [...new Set(s.findings.map((f) => f.kind))] });
+    result = s.result;
   }
+  let content = result.content;
   // Whatever the policies say, a secret value this runtime resolved never leaves it (runtime profile §7).
   content = content.map((b) => (b.type === 'text' ? { type: 'text' as const, text: redactText(b.text) } : (redactValue(b) as typeof b)));
   return { ...r, content };

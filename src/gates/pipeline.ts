@@ -8,7 +8,7 @@ import { policyGate } from './policy-gate.ts';
 import { approvalGate } from './approval-gate.ts';
 import { quotaGate } from './quota-gate.ts';
 import { sandboxGate } from './sandbox-gate.ts';
-import { executeGate } from './execute-gate.ts';
+import { executeGate, stoppingError } from './execute-gate.ts';
 import type { ArgumentCheck } from '../tools/json-schema.ts';
 import type { ToolImpl, ToolResult } from '../tools/types.ts';
 import type { SandboxSpec } from '../manifest/schema/index.ts';
@@ -27,6 +27,8 @@ export async function runGates(call: ToolCall, check: ArgumentCheck, deps: Pipel
   policyGate(call, deps, state);
   await approvalGate(call, deps, state, deps.redactValue);
   await quotaGate(call, deps);
+  // A session that ended while this call waited (approval, quota) runs nothing more.
+  if (call.signal.aborted) throw stoppingError(call.tool.name);
   sandboxGate(call, deps.isolationProblem);
   const started = deps.clock.monotonic();
   const result = await executeGate(call, deps, deps.redactText, deps.redactValue);

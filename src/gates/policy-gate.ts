@@ -5,7 +5,7 @@ import { evaluatePolicy, type Decision, type PolicyCall } from '../policy/evalua
 import { narrowDecisions } from '../policy/narrow.ts';
 import { validateInput } from '../policy/input-validation.ts';
 import { detectInjection } from '../policy/prompt-injection.ts';
-import { scanSecrets, scansInputs } from '../policy/secret-scan.ts';
+import { applySecretScanningToArgs } from '../policy/secret-scan.ts';
 import { policyDenied } from './errors.ts';
 import type { GateDeps, GateState, NamedPolicy, ToolCall } from './call.ts';
 
@@ -61,13 +61,13 @@ function inputChecks(call: ToolCall, p: NamedPolicy, deps: GateDeps): void {
     deps.log[level]('prompt injection pattern in tool input', { tool, policy: p.name, request_id: call.requestId, paths: where });
   }
 
-  // scansInputs reads the block the way secret-scan.ts documents it (present = on unless enabled: false).
+  // Every string of the arguments on its own (keys included), as secret-scan.ts documents it.
   const ss = p.spec.secret_scanning;
-  if (ss && scansInputs(ss)) {
-    const found = scanSecrets(JSON.stringify(call.args), deps.knownSecrets()).findings;
-    if (found.length > 0) {
-      const kinds = [...new Set(found.map((f) => f.kind))];
-      if (ss.action === 'block') throw policyDenied(tool, 'secret_scanning', `tool input contains secrets (${kinds.join(', ')})`, { policy: p.name });
+  if (ss) {
+    const scan = applySecretScanningToArgs(call.args, ss, deps.knownSecrets());
+    if (scan.findings.length > 0) {
+      const kinds = [...new Set(scan.findings.map((f) => f.kind))];
+      if (scan.action === 'block') throw policyDenied(tool, 'secret_scanning', `tool input contains secrets (${kinds.join(', ')})`, { policy: p.name });
       deps.log.warn('secret in tool input', { tool, policy: p.name, request_id: call.requestId, kinds });
     }
   }

@@ -38,6 +38,7 @@ export class ApprovalBroker {
     });
   }
 
+  /** Is a call waiting under this request_id? */
   has(requestId: string): boolean {
     return this.pending.has(requestId);
   }

@@ -25,6 +25,12 @@ export interface RouterOptions {
   maxDepth?: number;
   /** Called for JSON-RPC responses arriving from peers (agent-initiated requests). */
   onResponse?: (msg: JsonRpcResponse) => void;
+  /**
+   * Masks resolved secret values in an error's message and data before it goes on the wire (runtime
+   * profile §7): errors quote external text (an MCP server's stderr, a tool's message), so this is
+   * done here, once, for every error reply.
+   */
+  redact?: (v: unknown) => unknown;
 }
 
 export class Router {
@@ -170,7 +176,11 @@ export class Router {
   }
 
   private toProtocolError(err: unknown, method: string): ProtocolError {
-    if (err instanceof ProtocolError) return err;
+    if (err instanceof ProtocolError) {
+      const redact = this.opts.redact;
+      if (!redact) return err;
+      return new ProtocolError(err.code, redact(err.message) as string, err.data === undefined ? undefined : redact(err.data));
+    }
     // Unexpected failure: log it (stderr), answer without internals.
     this.opts.log.error('handler failed', { method, error: describe(err) });
     return new ProtocolError(ErrorCode.InternalError, 'Internal error');

@@ -2,7 +2,7 @@
 // secret_ref → file $CLAW_SECRETS_DIR/<secret_ref>. Unresolvable → an error naming the ref, never a value.
 import { ClawError } from '../protocol/errors.ts';
 import type { SecretStore } from './ports.ts';
-import type { Redactor } from '../log/redactor.ts';
+import { MIN_REDACTABLE_LENGTH, type Redactor } from '../log/redactor.ts';
 
 export interface SecretSources {
   store?: SecretStore;
@@ -14,9 +14,12 @@ export interface SecretSources {
 const SAFE_REF = /^[A-Za-z0-9_.-]+$/;
 
 export class SecretResolver {
+  private readonly warnedShort = new Set<string>();
   constructor(
     private readonly sources: SecretSources,
     private readonly redactor: Redactor,
+    /** Told (by name) about a secret too short to be redacted from logs and output. */
+    private readonly onShortSecret?: (ref: string) => void,
   ) {}
 
   async resolve(ref: string): Promise<string> {
@@ -24,6 +27,11 @@ export class SecretResolver {
     if (value === undefined || value === '') {
       // Profile §7: never proceed silently with a null or empty secret.
       throw new ClawError('secret-unresolved', `secret_ref "${ref}" could not be resolved (secret store, environment, ${this.sources.dir ? `${this.sources.dir}/${ref}` : 'CLAW_SECRETS_DIR unset'})`);
+    }
+    if (value.length < MIN_REDACTABLE_LENGTH && !this.warnedShort.has(ref)) {
+      // Values this short would mask ordinary text everywhere, so the redactor cannot take them.
+      this.warnedShort.add(ref);
+      this.onShortSecret?.(ref);
     }
     this.redactor.add(value);
     return value;

@@ -2,6 +2,8 @@
 // error text built from external input) is passed through redact() first (runtime profile §7:
 // "Secret values SHOULD NOT be logged, included in error messages, or transmitted").
 export const REDACTED = '[REDACTED]';
+/** Shorter values would mask ordinary text everywhere; they are never logged on purpose, but not masked. */
+export const MIN_REDACTABLE_LENGTH = 4;
 
 export class Redactor {
   private readonly values = new Set<string>();
@@ -10,7 +12,7 @@ export class Redactor {
 
   add(secret: string): void {
     // Very short values would mask ordinary text everywhere; they are still never logged on purpose.
-    if (secret.length < 4 || this.values.has(secret)) return;
+    if (secret.length < MIN_REDACTABLE_LENGTH || this.values.has(secret)) return;
     this.values.add(secret);
     // Longest first, so a secret that contains another leaves no tail behind.
     this.ordered = [...this.values].sort((a, b) => b.length - a.length);

@@ -46,21 +46,3 @@ export interface ResolvedManifest {
   swarm?: ResolvedPrimitive;
   telemetry?: ResolvedPrimitive;
 }
-
-/** All primitives of a manifest, in manifest order, with their kind. */
-export function allPrimitives(m: ResolvedManifest): ResolvedPrimitive[] {
-  const one = (p?: ResolvedPrimitive) => (p ? [p] : []);
-  return [
-    m.identity,
-    ...m.providers,
-    ...m.channels,
-    ...m.tools,
-    ...m.skills,
-    ...one(m.memory),
-    ...m.worldModels,
-    ...one(m.sandbox),
-    ...m.policies,
-    ...one(m.swarm),
-    ...one(m.telemetry),
-  ];
-}

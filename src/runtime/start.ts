@@ -64,6 +64,7 @@ export function startRuntime(d: RuntimeDeps): Runtime {
     inflight: agent.inflight,
     log: d.log,
     maxDepth: d.config.limits?.max_depth,
+    redact: (v) => d.redactor.redactValue(v),
     onResponse: (msg) => d.log.debug('response without a pending request ignored', { id: msg.id }),
   });
   for (const t of d.transports) t.start((frame) => router.handle(frame, t.name));

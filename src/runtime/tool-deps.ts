@@ -8,7 +8,7 @@ import { spawnSandboxed } from '../sandbox/spawn.ts';
 import { mountPaths, fsMode } from '../sandbox/spec-view.ts';
 import { McpPool, createMcpBinder } from '../tools/mcp/backend.ts';
 import { sandboxedFetch } from './net-fetch.ts';
-import { resolveRef } from '../manifest/refs.ts';
+import { sandboxOf } from './sandbox-of.ts';
 import type { McpProcess, McpSpawn } from '../tools/mcp/client.ts';
 import type { ProcessRunner } from '../tools/runner-port.ts';
 import type { RegistryDeps } from '../tools/registry.ts';
@@ -82,15 +82,12 @@ export async function createToolEnvironment(d: ToolEnvironmentDeps, manifest: Re
       graceMs,
     });
   // One MCP server process runs under one sandbox: the pool's partition is the tool's sandbox_ref.
-  const sandboxOf = (partition: string): SandboxSpec => {
-    const ref = partition.startsWith('sandbox:') ? partition.slice('sandbox:'.length) : undefined;
-    const r = ref ? resolveRef(manifest, 'Sandbox', ref) : undefined;
-    return ((r?.ok ? r.primitive : manifest.sandbox)?.spec as SandboxSpec) ?? { level: 'process' };
-  };
+  const sandboxOfPartition = (partition: string): SandboxSpec =>
+    sandboxOf(manifest, partition.startsWith('sandbox:') ? partition.slice('sandbox:'.length) : undefined);
   const spawnFor =
     (partition: string): McpSpawn =>
     async (bin, argv, _env, cwd): Promise<McpProcess> => {
-      const sandbox = sandboxOf(partition);
+      const sandbox = sandboxOfPartition(partition);
       const p = await spawnSandboxed({ bin, argv, env: d.env, cwd: cwd ?? cwdFor(sandbox, d.cwd), sandbox, host, allowDowngrade, graceMs });
       return {
         stdin: p.stdin,

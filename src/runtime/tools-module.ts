@@ -16,6 +16,8 @@ import { narrowSandbox } from '../gates/narrow-sandbox.ts';
 import { runGates, type PipelineDeps } from '../gates/pipeline.ts';
 import { bindTools, type RegisteredTool } from '../tools/registry.ts';
 import type { ToolEnvironment } from './tool-deps.ts';
+import { DEFAULT_GRACE_MS } from '../sandbox/spec-view.ts';
+import { sandboxOf } from './sandbox-of.ts';
 import type { KernelModule, Session } from '../kernel/agent.ts';
 import type { Clock, Logger } from '../kernel/ports.ts';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.ts';
@@ -36,14 +38,11 @@ export interface ToolsModuleDeps {
   environment(m: ResolvedManifest): Promise<ToolEnvironment>;
 }
 
-/** Without a Sandbox primitive (not possible at Level 2, but safe): a process with nothing granted. */
-const FALLBACK_SANDBOX: SandboxSpec = { level: 'process' };
-
 export function toolsModule(d: ToolsModuleDeps): KernelModule {
   const approvals = new ApprovalBroker(d.clock);
   const ledger = new TokenLedger(d.ledgerStore, d.clock);
   const rateLimiter = new RateLimiter();
-  let dedup = new DedupCache(d.clock, d.config.idempotency?.window_ms ?? DEFAULT_DEDUP_WINDOW_MS);
+  let dedup: DedupCache;
   let tools = new Map<string, RegisteredTool>();
   let session: Session | undefined;
   let env: ToolEnvironment | undefined;
@@ -59,7 +58,7 @@ export function toolsModule(d: ToolsModuleDeps): KernelModule {
     log: d.log,
     knownSecrets: () => d.redactor.known(),
     defaultApprovalTimeoutMs: (d.config.approvals?.default_timeout_seconds ?? 300) * 1000,
-    killGraceMs: d.config.sandbox?.kill_grace_ms ?? 2000,
+    killGraceMs: d.config.sandbox?.kill_grace_ms ?? DEFAULT_GRACE_MS,
     isolationProblem: (sb, impl) => env!.isolationProblem(sb, impl),
     redactValue: (x) => d.redactor.redactValue(x),
     redactText: (s) => d.redactor.redact(s),
@@ -167,12 +166,6 @@ export function toolsModule(d: ToolsModuleDeps): KernelModule {
       session = undefined;
     },
   };
-}
-
-/** The tool's sandbox: its sandbox_ref, else the manifest's, else a process with nothing granted. */
-function sandboxOf(m: ResolvedManifest, ref: string | undefined): SandboxSpec {
-  const p = declared(m, 'Sandbox', ref) ?? m.sandbox;
-  return (p?.spec as SandboxSpec) ?? FALLBACK_SANDBOX;
 }
 
 /** A ref the loader already checked (sandbox_ref, policy_ref). */

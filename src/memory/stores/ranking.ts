@@ -1,0 +1,108 @@
+// Relevance ranking shared by the semantic store. One formula on every engine: Okapi BM25 exactly as FTS5's
+// bm25() computes it (k1 = 1.2, b = 0.75, idf = ln((N − n + 0.5) / (n + 0.5)) floored at 1e-6), so a score
+// means the same on node:sqlite (FTS5 bm25()), sql.js (FTS4 matchinfo('pcnalx') → the same sum in JS) and the
+// no-FTS fallback (the same sum over JS tokens).
+//
+// Normalisation to [0, 1]: s = x / (1 + x) where x ≥ 0 is the BM25 sum (FTS5: x = −bm25()). Monotonic, so the
+// ranking is BM25's; absolute, so a score does not depend on the other hits of the query (0.5 ⇔ BM25 = 1).
+// Hybrid search fuses the full-text and the vector ranking with reciprocal-rank fusion,
+// rrf(d) = Σ_lists 1 / (60 + rank_list(d)) (ranks from 1), normalised by its maximum (lists × 1/61), so a
+// document first in both lists scores 1. Vector-only scores are (cosine + 1) / 2.
+
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+export const RRF_K = 60;
+
+/** Lower-cased word tokens (letters and digits), close to SQLite's unicode61 tokenizer. */
+export function tokenize(text: string): string[] {
+  return (text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) as string[];
+}
+
+/**
+ * A safe MATCH expression for free text: each distinct token quoted (no operator or column syntax from the
+ * user reaches the engine), OR-ed so partial matches rank too. `undefined` when the text has no token.
+ */
+export function matchExpression(text: string): string | undefined {
+  const terms = [...new Set(tokenize(text))];
+  return terms.length === 0 ? undefined : terms.map((t) => `"${t}"`).join(' OR ');
+}
+
+export function idf(nRows: number, nHit: number): number {
+  const v = Math.log((nRows - nHit + 0.5) / (nHit + 0.5));
+  return v <= 0 ? 1e-6 : v;
+}
+
+export function bm25Term(tf: number, idfValue: number, docLen: number, avgLen: number): number {
+  if (tf === 0) return 0;
+  const norm = avgLen > 0 ? docLen / avgLen : 1;
+  return (idfValue * (tf * (BM25_K1 + 1))) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * norm));
+}
+
+/**
+ * BM25 from FTS4 `matchinfo(t, 'pcnalx')` (uint32 array in native byte order): p phrases, c columns, n rows,
+ * a[c] average tokens per column (an integer in FTS4: the only difference from FTS5's average), l[c] tokens in
+ * this row, then per (phrase, column) three values: hits in this row, hits in all rows, rows with a hit.
+ */
+export function bm25FromMatchinfo(blob: Uint8Array): number {
+  const u = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
+  const at = (i: number) => u.getUint32(i * 4, true);
+  const p = at(0);
+  const c = at(1);
+  const n = at(2);
+  let sum = 0;
+  for (let col = 0; col < c; col++) {
+    const avg = at(3 + col);
+    const len = at(3 + c + col);
+    for (let ph = 0; ph < p; ph++) {
+      const base = 3 + 2 * c + 3 * (col + ph * c);
+      sum += bm25Term(at(base), idf(n, at(base + 2)), len, avg);
+    }
+  }
+  return sum;
+}
+
+/** BM25 over in-memory documents (for a database without FTS). Returns x per document, 0 = no match. */
+export function bm25Js(docs: string[], query: string): number[] {
+  const terms = [...new Set(tokenize(query))];
+  const toks = docs.map(tokenize);
+  const avg = toks.reduce((s, t) => s + t.length, 0) / (toks.length || 1);
+  const hits = terms.map((term) => toks.filter((t) => t.includes(term)).length);
+  return toks.map((t) =>
+    terms.reduce((s, term, i) => s + bm25Term(t.filter((x) => x === term).length, idf(docs.length, hits[i]), t.length, avg), 0),
+  );
+}
+
+/** BM25 sum (≥ 0) → [0, 1). */
+export function normaliseBm25(x: number): number {
+  return x > 0 ? x / (1 + x) : 0;
+}
+
+/** Reciprocal-rank fusion of ranked id lists; scores normalised so 1 = first in every list. Ties: first seen. */
+export function reciprocalRankFusion<T>(lists: T[][]): { id: T; score: number }[] {
+  const acc = new Map<T, number>();
+  for (const list of lists) list.forEach((id, i) => acc.set(id, (acc.get(id) ?? 0) + 1 / (RRF_K + i + 1)));
+  const max = lists.length / (RRF_K + 1);
+  return [...acc.entries()].map(([id, s]) => ({ id, score: Math.min(1, s / max) })).sort((a, b) => b.score - a.score);
+}
+
+export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+export function vectorToBlob(v: number[]): Uint8Array {
+  return new Uint8Array(Float32Array.from(v).buffer);
+}
+
+export function blobToVector(b: Uint8Array): Float32Array {
+  // Copy: the blob's buffer may be shared or unaligned.
+  return new Float32Array(b.slice().buffer);
+}

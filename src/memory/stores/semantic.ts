@@ -1,0 +1,167 @@
+// `semantic` store: full-text ranked search, hybrid with vectors when an embedder is injected.
+//   - full text: FTS5 + bm25() (node:sqlite, Bun), FTS4 + matchinfo('pcnalx') with the same BM25 in JS
+//     (sql.js), or BM25 over JS tokens when the SQLite has no FTS. Scores: ranking.ts.
+//   - embedder injected and `search.strategy` 'hybrid' (the default): full-text and cosine rankings fused
+//     (`search.fusion` 'reciprocal-rank', the default, or 'linear-combination': mean of the two [0,1] scores).
+//     'vector-only': cosine alone. 'fts-only', or no embedder: full text alone.
+//   The result's `search` says which ran ('fts' | 'hybrid' | 'vector'), `fts` which engine.
+// Entries stored while no embedder was present have no vector; they still rank through full text.
+import { ClawError } from '../../protocol/errors.ts';
+import { BaseStore, toOut, type Normalised } from './base.ts';
+import {
+  blobToVector,
+  bm25FromMatchinfo,
+  bm25Js,
+  cosine,
+  matchExpression,
+  normaliseBm25,
+  reciprocalRankFusion,
+  vectorToBlob,
+} from './ranking.ts';
+import { MemoryParamsError, type Query, type QueryResult, type StoreDeps, type StoreSpec } from './types.ts';
+
+export const DEFAULT_TOP_K = 10;
+/** Hybrid: candidates taken from each ranking before fusion. */
+export const HYBRID_CANDIDATES = 50;
+
+interface Ranked {
+  seq: number;
+  /** Normalised [0, 1] score of this ranking. */
+  score: number;
+}
+
+const byScore = (a: Ranked, b: Ranked) => b.score - a.score || a.seq - b.seq;
+
+export class SemanticStore extends BaseStore {
+  readonly kind = 'semantic' as const;
+  readonly ftsEngine: 'fts5' | 'fts4' | 'js';
+  private readonly fts: string;
+
+  constructor(spec: StoreSpec, deps: StoreDeps) {
+    super(spec, deps);
+    const cap = this.db.capabilities.fts;
+    this.ftsEngine = cap === 'none' ? 'js' : cap;
+    this.fts = `claw_memory_fts_${Buffer.from(this.name, 'utf8').toString('hex')}`;
+    if (cap === 'fts5') this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${this.fts} USING fts5(content, tokenize='unicode61')`);
+    else if (cap === 'fts4') this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${this.fts} USING fts4(content, tokenize=unicode61)`);
+  }
+
+  private get useVectors(): boolean {
+    return this.deps.embedder !== undefined && this.spec.search?.strategy !== 'fts-only';
+  }
+
+  protected override async prepare(entries: Normalised[]): Promise<unknown> {
+    if (!this.useVectors || entries.length === 0) return undefined;
+    return this.embed(entries.map((e) => e.content));
+  }
+
+  private async embed(texts: string[]): Promise<number[][]> {
+    const vs = await this.deps.embedder!(texts);
+    if (!Array.isArray(vs) || vs.length !== texts.length || !vs.every((v) => Array.isArray(v) && v.length > 0))
+      throw new ClawError('memory.embedder', `embedder returned ${Array.isArray(vs) ? vs.length : 'no'} vectors for ${texts.length} texts`);
+    return vs;
+  }
+
+  protected override afterInsert(seq: number, e: Normalised, prepared: unknown, index: number): void {
+    if (this.ftsEngine !== 'js') this.db.prepare(`INSERT INTO ${this.fts}(rowid, content) VALUES (?, ?)`).run(seq, e.content);
+    const vectors = prepared as number[][] | undefined;
+    if (vectors)
+      this.db
+        .prepare('INSERT OR REPLACE INTO claw_memory_vectors(seq, store, vec) VALUES (?, ?, ?)')
+        .run(seq, this.name, vectorToBlob(vectors[index]));
+  }
+
+  protected override onDelete(seqs: number[]): void {
+    const delFts = this.ftsEngine === 'js' ? undefined : this.db.prepare(`DELETE FROM ${this.fts} WHERE rowid = ?`);
+    const delVec = this.db.prepare('DELETE FROM claw_memory_vectors WHERE seq = ?');
+    for (const s of seqs) {
+      delFts?.run(s);
+      delVec.run(s);
+    }
+  }
+
+  protected async runQuery(q: Query, scope: string): Promise<QueryResult> {
+    if (q.type !== 'semantic') this.unsupported(q, 'semantic');
+    if (typeof q.text !== 'string' || q.text.trim() === '')
+      throw new MemoryParamsError('memory.invalid_query', 'query.text is required for a semantic query');
+    const topK = q.top_k ?? this.spec.search?.top_k ?? DEFAULT_TOP_K;
+    const strategy = this.spec.search?.strategy ?? 'hybrid';
+    let ranked: Ranked[];
+    let search: QueryResult['search'];
+    if (!this.useVectors) {
+      ranked = this.textRank(q.text, scope, topK);
+      search = 'fts';
+    } else {
+      const [qv] = await this.embed([q.text]);
+      this.assertOpen();
+      const limit = Math.max(topK, HYBRID_CANDIDATES);
+      const vec = this.vectorRank(qv, scope, strategy === 'vector-only' ? topK : limit);
+      if (strategy === 'vector-only') {
+        ranked = vec;
+        search = 'vector';
+      } else {
+        const text = this.textRank(q.text, scope, limit);
+        search = 'hybrid';
+        if (this.spec.search?.fusion === 'linear-combination') {
+          const acc = new Map<number, number>();
+          for (const r of [...text, ...vec]) acc.set(r.seq, (acc.get(r.seq) ?? 0) + r.score / 2);
+          ranked = [...acc].map(([seq, score]) => ({ seq, score })).sort(byScore);
+        } else {
+          ranked = reciprocalRankFusion([text.map((r) => r.seq), vec.map((r) => r.seq)]).map(({ id, score }) => ({ seq: id, score }));
+        }
+        ranked = ranked.slice(0, topK);
+      }
+    }
+    const rows = this.rowsBySeq(ranked.map((r) => r.seq));
+    const entries = ranked.flatMap((r) => {
+      const row = rows.get(r.seq);
+      return row ? [toOut(row, r.score)] : [];
+    });
+    return { entries, search, fts: this.ftsEngine };
+  }
+
+  /** Full-text ranking, best first, ties by insertion order. */
+  private textRank(text: string, scope: string, limit: number): Ranked[] {
+    const expr = matchExpression(text);
+    if (expr === undefined) return [];
+    if (this.ftsEngine === 'fts5') {
+      return this.db
+        .prepare(
+          `SELECT ${this.fts}.rowid AS seq, -bm25(${this.fts}) AS x FROM ${this.fts} JOIN claw_memory_entries e ON e.seq = ${this.fts}.rowid
+           WHERE ${this.fts} MATCH ? AND e.scope = ? ORDER BY x DESC, seq ASC LIMIT ?`,
+        )
+        .all(expr, scope, limit)
+        .map((r) => ({ seq: Number(r.seq), score: normaliseBm25(Number(r.x)) }));
+    }
+    let all: Ranked[];
+    if (this.ftsEngine === 'fts4') {
+      all = this.db
+        .prepare(
+          `SELECT ${this.fts}.rowid AS seq, matchinfo(${this.fts}, 'pcnalx') AS mi FROM ${this.fts} JOIN claw_memory_entries e ON e.seq = ${this.fts}.rowid
+           WHERE ${this.fts} MATCH ? AND e.scope = ?`,
+        )
+        .all(expr, scope)
+        .map((r) => ({ seq: Number(r.seq), score: normaliseBm25(bm25FromMatchinfo(r.mi as Uint8Array)) }));
+    } else {
+      const rows = this.rows('1 = 1', [], scope, 'seq');
+      const xs = bm25Js(
+        rows.map((r) => r.content),
+        text,
+      );
+      all = rows.map((r, i) => ({ seq: r.seq, score: normaliseBm25(xs[i]) })).filter((r) => r.score > 0);
+    }
+    return all.sort(byScore).slice(0, limit);
+  }
+
+  /** Cosine ranking over the scope's vectors (brute force: edge-sized stores), score (cos + 1) / 2. */
+  private vectorRank(qv: number[], scope: string, limit: number): Ranked[] {
+    return this.db
+      .prepare(
+        'SELECT v.seq AS seq, v.vec AS vec FROM claw_memory_vectors v JOIN claw_memory_entries e ON e.seq = v.seq WHERE e.store = ? AND e.scope = ?',
+      )
+      .all(this.name, scope)
+      .map((r) => ({ seq: Number(r.seq), score: (cosine(qv, blobToVector(r.vec as Uint8Array)) + 1) / 2 }))
+      .sort(byScore)
+      .slice(0, limit);
+  }
+}
