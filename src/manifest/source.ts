@@ -149,7 +149,7 @@ function parseWithYaml(text: string) {
  * inside plain or block text ("see [x]") is not counted. Cheap, so a hostile 100,000-level document
  * never reaches the parser (which can exhaust memory on `- - - ...` in a way nothing can catch).
  */
-function flowDepth(text: string): number {
+export function flowDepth(text: string): number {
   let depth = 0;
   let max = 0;
   let quote = '';

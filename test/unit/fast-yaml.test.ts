@@ -13,7 +13,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMap, isSeq, isScalar, LineCounter, parseDocument, parseAllDocuments, type Node } from 'yaml';
 import { fastParse, resolvePlain } from '../../src/manifest/fast-yaml.ts';
-import { parseSource, MAX_SOURCE_BYTES, MAX_SOURCE_DEPTH, type ParseResult } from '../../src/manifest/source.ts';
+import { flowDepth, parseSource, MAX_SOURCE_BYTES, MAX_SOURCE_DEPTH, type ParseResult } from '../../src/manifest/source.ts';
 import { exceedsDepth } from '../../src/protocol/depth.ts';
 import type { PathSegment, SourcePosition } from '../../src/manifest/issues.ts';
 
@@ -123,42 +123,7 @@ function referenceParse(file: string, bytes: Uint8Array): ParseResult & { yaml: 
   return { ok: true, source: { file, value, locate }, yaml };
 }
 
-/** The previous pre-check, verbatim. */
-function flowDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let quote = '';
-  let lineSeq = 0;
-  let prev = '';
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (quote) {
-      if (ch === '\\' && quote === '"') i++;
-      else if (ch === quote) {
-        quote = '';
-        prev = ch;
-      }
-      continue;
-    }
-    if (ch === '\n') {
-      lineSeq = 0;
-      prev = '';
-      continue;
-    }
-    if (ch === ' ' || ch === '\t') continue;
-    const valueStart = prev === '' || prev === ':' || prev === '-' || prev === ',' || prev === '[' || prev === '{';
-    if ((ch === '"' || ch === "'") && valueStart) quote = ch;
-    else if ((ch === '[' || ch === '{') && valueStart) max = Math.max(max, ++depth);
-    else if ((ch === ']' || ch === '}') && depth > 0) depth--;
-    else if (ch === '-' && (prev === '' || prev === '-') && (text[i + 1] === ' ' || text[i + 1] === '\t')) max = Math.max(max, depth + ++lineSeq);
-    else if (ch === '#' && depth === 0 && (prev === '' || text[i - 1] === ' ')) {
-      while (i + 1 < text.length && text[i + 1] !== '\n') i++;
-      continue;
-    }
-    prev = ch;
-  }
-  return max;
-}
+// The pre-check is unchanged: the oracle uses source.ts's own flowDepth.
 
 /** Paths into a value (each prefix, plus a missing key and index at each level), to compare locate(). */
 function paths(v: unknown, prefix: PathSegment[] = [], out: PathSegment[][] = [], budget = { n: 30 }): PathSegment[][] {
