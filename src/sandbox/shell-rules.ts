@@ -59,15 +59,26 @@ export function checkShellCommand(command: string, shell: ShellCaps | undefined)
     if (globToRegExp(c).test(norm)) return { rule: 'blocked_commands', pattern: c };
   }
   for (const p of shell.blocked_patterns ?? []) {
-    let re: RegExp;
+    const re = patternRegExp(p);
+    // An invalid pattern (reported at load by validateShellRules) blocks everything: fail closed.
+    if (!re || re.test(command)) return { rule: 'blocked_patterns', pattern: p };
+  }
+  return undefined;
+}
+
+/** blocked_patterns compiled once each (null: not a valid regular expression). */
+const patternCache = new Map<string, RegExp | null>();
+function patternRegExp(p: string): RegExp | null {
+  let re = patternCache.get(p);
+  if (re === undefined) {
     try {
       re = new RegExp(p);
     } catch {
-      return { rule: 'blocked_patterns', pattern: p };
+      re = null;
     }
-    if (re.test(command)) return { rule: 'blocked_patterns', pattern: p };
+    patternCache.set(p, re);
   }
-  return undefined;
+  return re;
 }
 
 export interface ShellRuleIssue {
