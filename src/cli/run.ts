@@ -7,6 +7,7 @@ import { createLogger, type LogLevel } from '../log/logger.ts';
 import { Redactor } from '../log/redactor.ts';
 import { SecretResolver } from '../kernel/secrets.ts';
 import { createStdioTransport } from '../transports/stdio.ts';
+import { checkSchemes, listenEntries, openTransports } from '../transports/listen.ts';
 import { startRuntime } from '../runtime/start.ts';
 import { parseArgs } from './args.ts';
 import { RUN_HELP } from './help.ts';
@@ -18,7 +19,7 @@ import { realpathSync } from 'node:fs';
 const LEVELS = ['debug', 'info', 'warn', 'error'];
 
 export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { values: ['config', 'log-level'] });
+  const args = parseArgs(argv, { values: ['config', 'log-level', 'listen'] });
   if (args.flags.has('help')) {
     env.stdout.write(RUN_HELP);
     return 0;
@@ -37,6 +38,9 @@ export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
   const level = (logLevelArg ?? cfg.config.log?.level ?? 'info') as LogLevel;
   const log = createLogger({ write: (s) => env.stderr.write(s), level, redactor, now: env.clock.now });
   if (cfg.issues.length > 0) return reportInvalid(log, 'runtime configuration invalid', cfg.issues);
+  // --listen URIs and claw.runtime.yaml `transports:` (docs/transports.md); a bad scheme is a usage error.
+  const listen = listenEntries(args.values.get('listen') ?? [], cfg.config);
+  checkSchemes(listen);
 
   let launchManifest;
   if (manifestFile) {
@@ -58,12 +62,23 @@ export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
   // State lives in data_dir (claw.runtime.yaml), by default .claw-data beside the manifest.
   const dataDir = cfg.config.data_dir ?? joinPath(manifestFile ? dirnameOf(manifestFile) : env.cwd, '.claw-data');
   const worker = env.self && { argv0: env.self.argv0, args: env.self.args, binds: selfBinds(env.self) };
+  const extra = await openTransports(listen, {
+    log,
+    clock: env.clock,
+    baseDir: env.cwd,
+    configDir: cfg.file ? dirnameOf(cfg.file) : undefined,
+    dataDir,
+    maxFrameBytes: cfg.config.limits?.max_frame_bytes,
+    secrets,
+    agentName: launchManifest?.name,
+  });
   const runtime = startRuntime({
     redactor,
     ledgerStore: createFileLedgerStore(dataDir),
     env: env.env,
     version: env.version,
     worker,
+    writeStderr: (text) => env.stderr.write(text),
     config: cfg.config,
     log,
     clock: env.clock,
@@ -71,13 +86,19 @@ export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
     cwd: env.cwd,
     secrets,
     launchManifest,
-    transports: [stdio],
+    transports: [stdio, ...extra],
   });
   // Handlers first: a supervisor may signal as soon as it sees the "runtime started" line.
   const stopped = new Promise<string>((resolve) => {
     env.onSignal('SIGTERM', () => resolve('SIGTERM'));
     env.onSignal('SIGINT', () => resolve('SIGINT'));
-    void stdio.closed.then(() => resolve('stdin closed'));
+    // stdin EOF ends a stdio-only runtime. With other listeners it does not: a daemon started with
+    // stdin=/dev/null keeps serving them until a signal, or until every one of them has closed.
+    if (extra.length === 0) void stdio.closed.then(() => resolve('stdin closed'));
+    else {
+      void stdio.closed.then(() => log.info('stdin closed; still serving', { transports: extra.map((t) => t.name) }));
+      void Promise.all(extra.map((t) => t.closed)).then(() => resolve('all transports closed'));
+    }
   });
   log.info('runtime started', { version: env.version, manifest: manifestFile, config: cfg.file, agent: launchManifest?.name });
   const reason = await stopped;

@@ -9,7 +9,7 @@ import { Lifecycle, type LifecycleState } from './lifecycle.ts';
 import { Heartbeat, DEFAULT_HEARTBEAT_MS } from './heartbeat.ts';
 import { InflightTracker } from './inflight.ts';
 import type { CallContext, Dispatch } from './router.ts';
-import type { Clock, Logger } from './ports.ts';
+import { NO_TELEMETRY, type Clock, type Logger, type TelemetrySink } from './ports.ts';
 import type { Level, CapabilityGroup } from './conformance.ts';
 import { CORE_METHODS, type MethodSpec } from './methods/index.ts';
 
@@ -45,6 +45,8 @@ export interface AgentOptions {
   /** Loads a manifest received in claw.initialize (an object or a claw:// URI). */
   loadWireManifest: (value: unknown, defaultClaw: string) => Promise<LoadResult>;
   modules?: KernelModule[];
+  /** Opens the session's telemetry (spec §5.11) before STARTING, so every transition is observed. */
+  openTelemetry?: (s: Session) => Promise<TelemetrySink | undefined>;
 }
 
 /** What method handlers see of the agent. */
@@ -54,6 +56,8 @@ export interface AgentCore {
   readonly inflight: InflightTracker;
   session: Session | undefined;
   readonly modules: readonly KernelModule[];
+  /** This session's telemetry; a no-op sink when the manifest declares none. */
+  readonly telemetry: TelemetrySink;
   runtimeLevel(): Level;
   supportedGroups(level: Level): CapabilityGroup[];
   startSession(s: Session): Promise<void>;
@@ -71,6 +75,7 @@ export class Agent implements AgentCore {
   readonly inflight = new InflightTracker();
   readonly modules: readonly KernelModule[];
   session: Session | undefined;
+  telemetry: TelemetrySink = NO_TELEMETRY;
   private readonly methods = new Map<string, MethodSpec>();
   private readonly heartbeat: Heartbeat;
   private stopping: Promise<boolean> | undefined;
@@ -85,37 +90,48 @@ export class Agent implements AgentCore {
     this.modules = opts.modules ?? [];
     this.lifecycle = new Lifecycle(
       () => opts.clock.monotonic(),
-      (e) => opts.log.info('lifecycle.transition', { event: 'lifecycle.transition', agent: this.agentName(), ...e }),
+      (e) => {
+        opts.log.info('lifecycle.transition', { event: 'lifecycle.transition', agent: this.agentName(), ...e });
+        this.telemetry.emit('lifecycle', 'lifecycle.transition', { ...e });
+      },
     );
     this.heartbeat = new Heartbeat(opts.clock, () => this.snapshot(), opts.notify);
     for (const [name, spec] of Object.entries(CORE_METHODS)) this.methods.set(name, spec);
     for (const m of this.modules) for (const [name, spec] of Object.entries(m.methods ?? {})) this.methods.set(name, spec);
   }
 
-  /** The router's entry point: resolve the method, check state and level, run the handler. */
-  readonly dispatch: Dispatch = async (method: string, params: unknown, ctx: CallContext) => {
+  /**
+   * The router's entry point: resolve the method, check state and level, run the handler. Returns
+   * the handler's own value (or promise): a synchronous handler with nothing to wait for is answered
+   * without a promise, and a refusal is thrown synchronously (the router answers both the same way).
+   */
+  readonly dispatch: Dispatch = (method: string, params: unknown, ctx: CallContext): unknown => {
     const spec = this.methods.get(method);
     if (!spec) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     // Requests are processed concurrently, but in arrival order with respect to the lifecycle:
     // §9.3.1 says nothing is processed before initialize's reply, so anything pipelined behind an
     // initialize waits for it; an initialize pipelined behind a shutdown (a new session) waits for that.
-    const isLifecycle = method === 'claw.initialize' || method === 'claw.shutdown';
-    const waitFor = method === 'claw.initialize' ? this.lifecycleChain : this.initializing;
+    const isInitialize = method === 'claw.initialize';
+    const isLifecycle = isInitialize || method === 'claw.shutdown';
+    const waitFor = isInitialize ? this.lifecycleChain : this.initializing;
+    if (!isLifecycle && !waitFor) return this.run(method, spec, params, ctx);
     const run = (async () => {
       if (waitFor) await waitFor.catch(() => {});
       return this.run(method, spec, params, ctx);
     })();
-    if (isLifecycle) this.lifecycleChain = run;
-    if (method === 'claw.initialize') this.initializing = run;
-    try {
-      return await run;
-    } finally {
+    if (!isLifecycle) return run;
+    this.lifecycleChain = run;
+    if (isInitialize) this.initializing = run;
+    const clear = () => {
       if (this.initializing === run) this.initializing = undefined;
       if (this.lifecycleChain === run) this.lifecycleChain = undefined;
-    }
+    };
+    run.then(clear, clear);
+    return run;
   };
 
-  private async run(method: string, spec: MethodSpec, params: unknown, ctx: CallContext): Promise<unknown> {
+  /** State and level checks (thrown synchronously), then the handler. */
+  private run(method: string, spec: MethodSpec, params: unknown, ctx: CallContext): unknown {
     const state = this.lifecycle.state;
     if (!spec.states.includes(state)) throw notAllowed(method, state, this.session !== undefined);
     if (spec.level > 1) {
@@ -148,6 +164,7 @@ export class Agent implements AgentCore {
 
   async startSession(s: Session): Promise<void> {
     this.session = s; // first, so the STARTING transition event names this session's agent
+    this.telemetry = (await this.openTelemetry(s)) ?? NO_TELEMETRY;
     this.lifecycle.to('STARTING');
     this.stopping = undefined;
     this.started = [];
@@ -182,6 +199,9 @@ export class Agent implements AgentCore {
       }
       this.started = [];
       this.lifecycle.to('STOPPED');
+      const telemetry = this.telemetry;
+      this.telemetry = NO_TELEMETRY;
+      await telemetry.close().catch(() => {});
       return drained;
     })();
     return this.stopping;
@@ -197,6 +217,16 @@ export class Agent implements AgentCore {
       await this.stopSession(this.opts.config.shutdown?.timeout_ms ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
     }
     this.heartbeat.stop();
+  }
+
+  /** Telemetry must never gate a session (§5.11): a failure to open it is logged and the agent goes on. */
+  private async openTelemetry(s: Session): Promise<TelemetrySink | undefined> {
+    try {
+      return await this.opts.openTelemetry?.(s);
+    } catch (err) {
+      this.opts.log.warn('telemetry disabled', { error: String((err as Error)?.message ?? err) });
+      return undefined;
+    }
   }
 
   /** Runtime configuration first (this machine's operator), then the manifest annotation, then 30 s. */

@@ -41,6 +41,27 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
+/**
+ * Where the kernel and its modules report telemetry events (spec §5.11). Emit-only and never throws;
+ * the implementation (src/telemetry) filters by category and sampling and never blocks the caller.
+ */
+export interface TelemetrySink {
+  emit(category: string, event: string, fields?: Record<string, unknown>): void;
+  /** metrics.latency_histogram: one sample of an operation's duration. */
+  latency(operation: string, ms: number): void;
+  /** metrics.token_usage: real counts from one provider response. */
+  tokenUsage(provider: string, input: number, output: number): void;
+  close(): Promise<unknown>;
+}
+
+/** The sink of an agent without a Telemetry primitive: behaves identically, emits nothing (§5.11). */
+export const NO_TELEMETRY: TelemetrySink = {
+  emit() {},
+  latency() {},
+  tokenUsage() {},
+  close: async () => {},
+};
+
 // Ports later capabilities fill in. Declared now so the kernel's seams are fixed.
 
 export interface ToolResult {
@@ -73,9 +94,52 @@ export interface MemoryStore {
   close(): Promise<void>;
 }
 
+/** A tool call as the provider's native tool-calling API returned it (docs/providers.md). */
+export interface NativeToolCall {
+  /** The API's id for the call; echo it back on the tool result (role "tool", toolCallId). */
+  id?: string;
+  name: string;
+  /** Raw JSON text exactly as the API sent it, never re-serialized, so validation sees what the model wrote. */
+  arguments: string;
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+  /** assistant: the native call this turn made, sent back so the API sees its own call. */
+  toolCall?: NativeToolCall;
+  /** tool: the call this message answers; without it the message is sent as a user turn. */
+  toolCallId?: string;
+}
+
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments. */
+  input_schema: Record<string, unknown>;
+}
+
+export interface ProviderRequest {
+  messages: ChatMessage[];
+  tools?: ToolDefinition[];
+  signal: AbortSignal;
+  /** Streaming text as it arrives; `from` changes when a retry or a fallback starts a fresh answer. */
+  onDelta?: (text: string, from: { provider: string; attempt: number }) => void;
+}
+
+export interface ProviderResponse {
+  /** Text the model produced (a FemtoClaw candidate when it did not call a tool natively). */
+  text: string;
+  /** The first native tool call; `toolCallCount` says how many the response held (FemtoClaw wants one). */
+  toolCall?: NativeToolCall;
+  toolCallCount: number;
+  /** Real counts from the response, absent when the API reported none. */
+  usage?: { input_tokens: number; output_tokens: number };
+  /** Provider (metadata.name) that answered, and its configured model. */
+  provider: string;
+  model: string;
+}
+
 export interface ProviderClient {
-  complete(req: { messages: { role: string; content: string }[]; signal: AbortSignal }): Promise<{
-    content: string;
-    usage?: { input_tokens: number; output_tokens: number };
-  }>;
+  complete(req: ProviderRequest): Promise<ProviderResponse>;
 }

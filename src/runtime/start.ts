@@ -13,6 +13,7 @@ import { createToolEnvironment } from './tool-deps.ts';
 import type { Redactor } from '../log/redactor.ts';
 import type { LedgerStore } from '../kernel/ledger.ts';
 import type { WorkerCommand } from '../tools/builtins/impl.ts';
+import { openSessionTelemetry } from './telemetry-open.ts';
 
 export interface RuntimeDeps {
   config: RuntimeConfig;
@@ -30,6 +31,8 @@ export interface RuntimeDeps {
   env: Record<string, string | undefined>;
   version: string;
   worker?: WorkerCommand;
+  /** Where the `console` telemetry exporter writes (stderr: stdout carries protocol only). */
+  writeStderr?: (text: string) => void;
 }
 
 export interface Runtime {
@@ -57,6 +60,7 @@ export function startRuntime(d: RuntimeDeps): Runtime {
     launchManifest: d.launchManifest,
     notify,
     loadWireManifest: (value, defaultClaw) => loadWireManifest(value, defaultClaw, d),
+    openTelemetry: (s) => openSessionTelemetry(s.manifest, d),
     modules: [secretsPreflight(d.secrets, d.log), tools, ...(d.modules ?? [])],
   });
   const router = new Router({
