@@ -6,6 +6,8 @@ Commands:
   run [manifest]        run an agent, speaking CKP JSON-RPC on stdin/stdout (NDJSON)
   validate <file>       check a claw.yaml manifest or a single primitive document
   doctor                show which sandbox isolation layers this machine offers
+  send <uri> <method> [params-json]
+                        send one JSON-RPC request to an agent listening on fs:/dir (or mqtt://)
 
 Options:
   -h, --help            show help (also: claw <command> --help)
@@ -14,7 +16,7 @@ Options:
 Exit codes: 0 success, 1 invalid input or runtime failure, 2 usage error.
 `;
 
-export const RUN_HELP = `Usage: claw run [manifest] [--config FILE]
+export const RUN_HELP = `Usage: claw run [manifest] [--config FILE] [--listen URI]...
 
 Loads and validates the manifest (YAML or JSON), then serves CKP JSON-RPC 2.0 over stdio: one
 message per line on stdin, replies and notifications on stdout, logs as JSON lines on stderr.
@@ -23,8 +25,12 @@ Without a manifest, the agent is the manifest sent in claw.initialize.
 Options:
   --config FILE   runtime configuration (default: claw.runtime.yaml beside the manifest, if any)
   --log-level L   debug | info | warn | error (default: info, or log.level in the configuration)
+  --listen URI    also serve this transport, e.g. fs:/var/lib/claw/ipc (repeatable; see also
+                  transports: in claw.runtime.yaml and docs/transports.md)
 
 The process exits 0 when stdin closes; SIGTERM and SIGINT shut the agent down cleanly first.
+With other transports listening, stdin closing does not stop it (a daemon may run with
+stdin=/dev/null): it runs until a signal, or until every other transport has closed.
 `;
 
 export const VALIDATE_HELP = `Usage: claw validate <file> [--json] [--config FILE]
@@ -38,4 +44,22 @@ Options:
   --config FILE   runtime configuration (for registries)
 
 Exit codes: 0 valid, 1 invalid, 2 usage error.
+`;
+
+export const SEND_HELP = `Usage: claw send <uri> <method> [params-json] [options]
+
+Sends one JSON-RPC request to an agent listening on <uri> (claw run --listen) and prints the
+reply as one JSON line on stdout. Example:
+  claw send fs:/var/lib/claw/ipc claw.status
+
+Options:
+  --timeout MS       how long to wait for the reply (default 30000)
+  --request-id ID    transport request_id (default: a new UUID); resend with the same ID to retry
+                     safely: an already answered request_id gets the stored reply, not a second run
+  --id ID            the JSON-RPC id (default: the request_id)
+  --reply-to NAME    fs: read the reply from outbox/NAME/ instead of outbox/
+  --notify           send a notification (no id, no reply)
+
+Exit codes: 0 result, 1 error reply, 2 usage error, 3 no reply within the timeout,
+4 transport failure (cannot write to or read from the URI).
 `;

@@ -5,12 +5,14 @@ import { validateCommand } from './validate.ts';
 import { runCommand } from './run.ts';
 import { builtinWorkerCommand } from './builtin-worker.ts';
 import { doctorCommand } from './doctor.ts';
+import { sendCommand } from './send.ts';
 import type { CliEnv } from './env.ts';
 
 const COMMANDS: Record<string, (env: CliEnv, argv: string[]) => Promise<number>> = {
   run: runCommand,
   validate: validateCommand,
   doctor: doctorCommand,
+  send: sendCommand,
   __builtin: builtinWorkerCommand,
 };
 

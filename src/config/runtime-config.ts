@@ -2,6 +2,7 @@
 // registry example in §7). Validated like a manifest: unknown keys are errors, every issue reported.
 import * as v from 'valibot';
 import { sandboxRuntimeConfigSchema } from '../sandbox/config.ts';
+import { fsTransportOptionsSchema } from '../transports/fs/options.ts';
 
 const positiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
 
@@ -63,6 +64,38 @@ export const runtimeConfigSchema = v.strictObject({
     }),
   ),
   idempotency: v.optional(v.strictObject({ window_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(300_000))) })),
+  /** The memory database (docs/memory.md): adapter choice and the sql.js snapshot policy. */
+  memory: v.optional(
+    v.strictObject({
+      /** auto: node:sqlite / bun:sqlite when the runtime has one, else sql.js (WASM). */
+      adapter: v.optional(v.picklist(['auto', 'native', 'sqljs'])),
+      snapshot: v.optional(
+        v.strictObject({
+          /** Snapshot when the journal reaches ratio × the last snapshot's size (default 2)… */
+          ratio: v.optional(v.pipe(v.number(), v.minValue(0.1))),
+          /** …but not below this many journal bytes (default 1 MiB)… */
+          min_journal_bytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+          /** …and always at this many (default 64 MiB: bounds replay time on start). */
+          max_journal_bytes: v.optional(positiveInt),
+          /** Also snapshot a journal older than this (default 0 = never). */
+          max_age_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+        }),
+      ),
+    }),
+  ),
+  /**
+   * Transports served besides stdio (docs/transports.md): fs and MQTT are not in the manifest's swarm
+   * `backend` enum, so they bind here and the manifest stays valid against the official schemas.
+   */
+  transports: v.optional(
+    v.array(
+      v.strictObject({
+        /** `fs:/dir`, `mqtt://host/...`: the same URI `claw run --listen` takes. */
+        listen: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9+.-]*:./i, 'must be a URI such as fs:/var/lib/claw/ipc')),
+        fs: v.optional(fsTransportOptionsSchema),
+      }),
+    ),
+  ),
 });
 
 export type RuntimeConfig = v.InferOutput<typeof runtimeConfigSchema>;

@@ -1,0 +1,58 @@
+// The client side of the transports: what `claw send <uri> <method> [params]` and a swarm peer use to
+// reach an agent that listens on a URI (docs/transports.md). A scheme → factory table like listen.ts;
+// each factory loads its adapter lazily.
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.ts';
+import type { Clock, Logger } from '../kernel/ports.ts';
+import type { SecretResolver } from '../kernel/secrets.ts';
+import { ClawError } from '../protocol/errors.ts';
+import { schemeOf } from './listen.ts';
+
+export interface RequestOptions {
+  /** Give up after this long: rejects with ClawError('timeout'). Default 30 s. */
+  timeoutMs?: number;
+  /**
+   * The transport-level request_id (the fs file name, the MQTT correlation data). Reuse it to retry
+   * a request safely: the agent answers a re-delivered request_id with the stored reply (profile §5).
+   * Default: a fresh UUID.
+   */
+  requestId?: string;
+}
+
+export interface TransportClient {
+  /** Send one request (or a batch) and wait for its reply. */
+  request(message: JsonRpcRequest | JsonRpcRequest[], opts?: RequestOptions): Promise<JsonRpcResponse | JsonRpcResponse[]>;
+  /** Send a notification: resolves once it is handed over (no reply comes). */
+  notify(message: JsonRpcNotification, opts?: { requestId?: string }): Promise<void>;
+  /** Send raw frame text (tests: malformed and oversize frames); the reply, if any, is awaited like request(). */
+  sendRaw?(text: string, opts?: RequestOptions & { expectReply?: boolean }): Promise<unknown>;
+  /** Agent-initiated notifications (claw.heartbeat…) arriving from now on. */
+  onNotification?(fn: (message: JsonRpcNotification) => void): void;
+  close(): Promise<void>;
+}
+
+export interface ClientOptions {
+  /** Relative paths in the URI resolve against this. */
+  baseDir: string;
+  clock?: Clock;
+  log?: Logger;
+  secrets?: SecretResolver;
+  /** Name of this sender where the transport needs one (fs `reply_to`, MQTT client id). */
+  sender?: string;
+}
+
+export type ClientFactory = (uri: string, opts: ClientOptions) => Promise<TransportClient>;
+
+export const CLIENT_FACTORIES: Record<string, ClientFactory> = {
+  fs: async (uri, opts) => (await import('./fs/client-fs.ts')).connectFsClient(uri, opts),
+  // mqtt / mqtts: added by the MQTT transport.
+};
+
+export async function connectClient(uri: string, opts: ClientOptions): Promise<TransportClient> {
+  const scheme = schemeOf(uri);
+  const factory = scheme ? CLIENT_FACTORIES[scheme] : undefined;
+  if (!factory) {
+    const known = Object.keys(CLIENT_FACTORIES).map((s) => `${s}:`).join(', ');
+    throw new ClawError('usage', `cannot send to "${uri}": unknown transport scheme (known: ${known})`);
+  }
+  return factory(uri, opts);
+}

@@ -1,0 +1,66 @@
+// The directory layout and file naming of the filesystem transport (runtime profile §6.3,
+// docs/transports.md). Everything here is pure apart from the atomic writer.
+import { closeSync, fsyncSync, openSync, renameSync, writeSync, unlinkSync } from 'node:fs';
+
+export const DIRS = {
+  inbox: 'inbox',
+  outbox: 'outbox',
+  archive: 'archive',
+  rejected: 'rejected',
+  notifications: 'notifications',
+  /** Requests taken from the inbox and not yet answered (the claim: a rename, atomic). */
+  processing: '.state/processing',
+  /** One record per answered request_id: the stored reply a re-delivery gets. */
+  answered: '.state/answered',
+} as const;
+
+/** A request_id usable as a file name component on every filesystem: no separators, no leading dot. */
+export const REQUEST_ID = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+/** `{timestamp_ns}-{request_id}.json` (profile §6.3). The timestamp is digits, so the first `-` splits. */
+const FILE_NAME = /^(\d{1,30})-([A-Za-z0-9_][A-Za-z0-9_.-]{0,127})\.json$/;
+/** reply_to names a subdirectory of outbox/: same alphabet as a request_id. */
+export const REPLY_TO = REQUEST_ID;
+
+export function parseFileName(name: string): { ts: string; requestId: string } | undefined {
+  const m = FILE_NAME.exec(name);
+  return m ? { ts: m[1], requestId: m[2] } : undefined;
+}
+
+let lastNs = 0n;
+/**
+ * Wall-clock nanoseconds, zero-padded to 19 digits so name order is time order, and strictly
+ * increasing within a process so one writer's files sort in the order it wrote them.
+ */
+export function timestampNs(nowMs: number = Date.now()): string {
+  let ns = BigInt(Math.floor(nowMs)) * 1_000_000n;
+  if (ns <= lastNs) ns = lastNs + 1n;
+  lastNs = ns;
+  return ns.toString().padStart(19, '0');
+}
+
+export function fileName(ts: string, requestId: string): string {
+  return `${ts}-${requestId}.json`;
+}
+
+/**
+ * Write `text` to `dir/name` so no reader ever sees a partial file: `name.tmp` first (readers skip
+ * `*.tmp`), optionally fsynced, then renamed into place (profile §6.3).
+ */
+export function writeAtomic(dir: string, name: string, text: string, fsync: boolean): void {
+  const tmp = `${dir}/${name}.tmp`;
+  const fd = openSync(tmp, 'w', 0o600);
+  try {
+    writeSync(fd, text);
+    if (fsync) fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(tmp, `${dir}/${name}`);
+  } catch (e) {
+    try {
+      unlinkSync(tmp);
+    } catch {}
+    throw e;
+  }
+}

@@ -1,0 +1,327 @@
+// The filesystem transport, listening side (spec §9.2, runtime profile §6.3; docs/transports.md).
+// Requests arrive as files in inbox/, are claimed by renaming them into .state/processing/ (atomic:
+// one reader gets a file once), are answered into outbox/ (or outbox/{reply_to}/) and then archived
+// or deleted. The answer is stored under .state/answered/{request_id}.json before the request file
+// leaves processing/, so a re-delivered request_id gets the stored reply and never runs twice,
+// across restarts too. A request found in processing/ at start-up without a stored answer was cut
+// off by a crash: it is answered with an "interrupted" error, never run again (at most once).
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
+import { createHash } from 'node:crypto';
+import type { InboundFrame, Logger, Transport } from '../../kernel/ports.ts';
+import { classify, type JsonRpcMessage } from '../../protocol/jsonrpc.ts';
+import { ErrorCode } from '../../protocol/errors.ts';
+import { DEFAULT_MAX_FRAME_BYTES } from '../../protocol/framing.ts';
+import { DIRS, REPLY_TO, fileName, parseFileName, timestampNs, writeAtomic } from './layout.ts';
+import type { ResolvedFsOptions } from './options.ts';
+import { sweep } from './maintenance.ts';
+
+export interface FsTransportDeps {
+  dir: string;
+  options: ResolvedFsOptions;
+  log: Logger;
+  maxFrameBytes?: number;
+  /** Transport name the router sees (default `fs:{dir}`). */
+  name?: string;
+}
+
+interface Answered {
+  hash: string;
+  reply: JsonRpcMessage | JsonRpcMessage[] | null;
+}
+
+/** What a request file holds, as far as the transport needs to know. */
+interface Inspected {
+  text?: string;
+  hash: string;
+  replyTo?: string;
+  /** The router will send a reply (a request, an invalid message, a batch with one of those). */
+  expectsReply: boolean;
+  /** Malformed: not JSON, not a JSON-RPC message, a bad reply_to. Moved to rejected/ once answered. */
+  malformed: boolean;
+  value?: unknown;
+}
+
+export function createFsTransport(d: FsTransportDeps): Transport {
+  const root = d.dir;
+  const opt = d.options;
+  const limit = d.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  const path = (sub: string, name?: string) => (name ? `${root}/${sub}/${name}` : `${root}/${sub}`);
+  let deliver: ((f: InboundFrame) => void) | undefined;
+  let open = true;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((r) => (resolveClosed = r));
+  let watcher: FSWatcher | undefined;
+  const timers: ReturnType<typeof setInterval>[] = [];
+  /** request_id → the running request's completion (a duplicate arriving meanwhile waits for it). */
+  const running = new Map<string, Promise<void>>();
+  let scanning = false;
+  let rescan = false;
+  let notifySeq = 0;
+
+  const finish = () => {
+    if (!open) return;
+    open = false;
+    watcher?.close();
+    for (const t of timers) clearInterval(t);
+    resolveClosed();
+  };
+
+  const readAnswered = (rid: string): Answered | undefined => {
+    try {
+      return JSON.parse(readFileSync(path(DIRS.answered, `${rid}.json`), 'utf8')) as Answered;
+    } catch {
+      return undefined;
+    }
+  };
+
+  /** Write a reply file into the sender's reply directory (outbox/ or outbox/{reply_to}/). */
+  const writeReply = (rid: string, replyTo: string | undefined, reply: JsonRpcMessage | JsonRpcMessage[]) => {
+    const dir = replyTo ? path(DIRS.outbox, replyTo) : path(DIRS.outbox);
+    if (replyTo) mkdirSync(dir, { recursive: true });
+    writeAtomic(dir, fileName(timestampNs(), rid), JSON.stringify(reply), false);
+  };
+
+  /** The request file leaves processing/: archived, deleted, or (malformed) kept in rejected/. */
+  const retire = (name: string, malformed: boolean) => {
+    const from = path(DIRS.processing, name);
+    try {
+      if (malformed) renameSync(from, path(DIRS.rejected, name));
+      else if (opt.processed === 'archive') renameSync(from, path(DIRS.archive, name));
+      else unlinkSync(from);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') d.log.warn('fs transport: cannot retire request file', { file: name, error: String(e) });
+    }
+  };
+
+  /** Store the answer (durably first), send it, retire the request. The order is what makes a crash safe. */
+  const complete = (name: string, rid: string, info: Inspected, reply: JsonRpcMessage | JsonRpcMessage[] | null) => {
+    try {
+      const record: Answered = { hash: info.hash, reply };
+      writeAtomic(path(DIRS.answered), `${rid}.json`, JSON.stringify(record), opt.fsync);
+      if (reply !== null) writeReply(rid, info.replyTo, reply);
+    } catch (e) {
+      // The request stays in processing/: a restart answers it as interrupted rather than losing it.
+      d.log.error('fs transport: cannot store reply', { file: name, error: String(e) });
+      return;
+    }
+    retire(name, info.malformed);
+  };
+
+  const inspect = (name: string): Inspected => {
+    const file = path(DIRS.processing, name);
+    const size = statSync(file).size;
+    if (size > limit) return { hash: `oversize:${size}`, expectsReply: true, malformed: true };
+    const bytes = readFileSync(file);
+    const hash = createHash('sha256').update(bytes).digest('hex');
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      return { hash, expectsReply: true, malformed: true };
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return { text, hash, expectsReply: true, malformed: true };
+    }
+    const replyTo = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { reply_to?: unknown }).reply_to : undefined;
+    if (replyTo !== undefined && (typeof replyTo !== 'string' || !REPLY_TO.test(replyTo))) {
+      return { text, hash, value, expectsReply: true, malformed: true, replyTo: undefined };
+    }
+    const items = Array.isArray(value) ? value : [value];
+    const kinds = items.map((x) => classify(x).type);
+    const malformed = (Array.isArray(value) && value.length === 0) || (!Array.isArray(value) && kinds[0] === 'invalid');
+    const expectsReply = malformed || kinds.some((k) => k === 'request' || k === 'invalid');
+    return { text, hash, value, replyTo: replyTo as string | undefined, expectsReply, malformed };
+  };
+
+  /** Handle one claimed file (already in processing/). */
+  const handle = (name: string, rid: string, recovered: boolean) => {
+    let info: Inspected;
+    try {
+      info = inspect(name);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') d.log.warn('fs transport: cannot read request', { file: name, error: String(e) });
+      return;
+    }
+    const prior = readAnswered(rid);
+    if (prior) {
+      // At-least-once delivery + request_id dedup = exactly-once execution (profile §5, §6.2).
+      if (prior.hash === info.hash) {
+        d.log.debug('fs transport: re-delivered request answered from store', { request_id: rid });
+        if (prior.reply !== null) safe(() => writeReply(rid, info.replyTo, prior.reply!));
+        retire(name, info.malformed);
+      } else {
+        const err = failureFor(info.value, ErrorCode.InvalidRequest, `Invalid request: request_id ${rid} was already used for a different request`);
+        safe(() => writeReply(rid, info.replyTo, err));
+        retire(name, true);
+      }
+      return;
+    }
+    const inflight = running.get(rid);
+    if (inflight) {
+      // Same request_id while the first copy runs: answer it when the first one is answered.
+      void inflight.then(() => handle(name, rid, recovered));
+      return;
+    }
+    if (recovered) {
+      // Found in processing/ at start-up with no stored answer: a crash interrupted it. We cannot know
+      // whether its effects happened, so it is not run again (docs/transports.md, "guarantees").
+      const reply = info.expectsReply
+        ? failureFor(info.value, ErrorCode.InternalError, 'Internal error: the runtime stopped while processing this request; it was not run again', {
+            request_id: rid,
+            reason: 'interrupted',
+          })
+        : null;
+      complete(name, rid, info, reply);
+      return;
+    }
+    if (!deliver) return;
+    let done!: () => void;
+    running.set(rid, new Promise<void>((r) => (done = r)));
+    const end = (reply: JsonRpcMessage | JsonRpcMessage[] | null) => {
+      if (!running.has(rid)) return;
+      complete(name, rid, info, reply);
+      running.delete(rid);
+      done();
+    };
+    const payload: InboundFrame['payload'] =
+      info.text === undefined
+        ? info.hash.startsWith('oversize:')
+          ? { error: 'oversize', bytes: Number(info.hash.slice(9)), limit }
+          : { error: 'encoding' }
+        : { text: info.text };
+    deliver({ payload, reply: (m) => end(m) });
+    // Notifications (and responses) get no reply: they are done once handed to the router.
+    if (!info.expectsReply) end(null);
+  };
+
+  /** Claim every request file in the inbox, in name order (timestamp, then request_id). */
+  const scan = () => {
+    if (!open || !deliver) return;
+    if (scanning) {
+      rescan = true;
+      return;
+    }
+    scanning = true;
+    try {
+      do {
+        rescan = false;
+        let names: string[];
+        try {
+          names = readdirSync(path(DIRS.inbox));
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+            d.log.warn('fs transport: inbox removed; closing', { dir: root });
+            finish();
+            return;
+          }
+          throw e;
+        }
+        names.sort();
+        for (const name of names) {
+          if (!open) return;
+          if (name.endsWith('.tmp')) continue; // a writer is still writing it (cleaned by the sweep when old)
+          const parsed = parseFileName(name);
+          if (!parsed) {
+            // Not `{timestamp_ns}-{request_id}.json`: no request_id to answer under; set aside, never retried.
+            try {
+              if (statSync(path(DIRS.inbox, name)).isDirectory()) continue;
+              renameSync(path(DIRS.inbox, name), path(DIRS.rejected, name));
+              d.log.warn('fs transport: file name is not {timestamp_ns}-{request_id}.json; moved to rejected/', { file: name });
+            } catch {}
+            continue;
+          }
+          try {
+            renameSync(path(DIRS.inbox, name), path(DIRS.processing, name));
+          } catch (e) {
+            if ((e as NodeJS.ErrnoException).code !== 'ENOENT') d.log.warn('fs transport: cannot claim request', { file: name, error: String(e) });
+            continue;
+          }
+          handle(name, parsed.requestId, false);
+        }
+      } while (rescan && open);
+    } catch (e) {
+      d.log.error('fs transport: scan failed', { error: String(e) });
+    } finally {
+      scanning = false;
+    }
+  };
+
+  let scheduled = false;
+  const scheduleScan = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      scan();
+    });
+  };
+
+  const safe = (fn: () => void) => {
+    try {
+      fn();
+    } catch (e) {
+      d.log.warn('fs transport: write failed', { error: String(e) });
+    }
+  };
+
+  return {
+    name: d.name ?? `fs:${root}`,
+    closed,
+    start(fn) {
+      deliver = fn;
+      for (const sub of Object.values(DIRS)) mkdirSync(path(sub), { recursive: true });
+      // Crash recovery first: what a previous run claimed and did not finish.
+      for (const name of readdirSync(path(DIRS.processing)).sort()) {
+        const parsed = parseFileName(name);
+        if (parsed) handle(name, parsed.requestId, true);
+      }
+      if (opt.watch) {
+        try {
+          watcher = watch(path(DIRS.inbox), { persistent: true }, (_event, file) => {
+            if (!file || !String(file).endsWith('.tmp')) scheduleScan();
+          });
+          watcher.on('error', (e) => {
+            d.log.warn('fs transport: watch failed; polling only', { error: String(e) });
+            watcher?.close();
+            watcher = undefined;
+          });
+        } catch (e) {
+          d.log.warn('fs transport: cannot watch the inbox; polling only', { error: String(e) });
+        }
+      }
+      timers.push(setInterval(scan, opt.poll_interval_ms));
+      const sweepEvery = Math.max(1000, Math.min(60_000, Math.floor(opt.tmp_max_age_ms / 2)));
+      const doSweep = () => safe(() => sweep(root, opt, Date.now(), d.log));
+      timers.push(setInterval(doSweep, sweepEvery));
+      doSweep();
+      scan();
+    },
+    notify(message) {
+      // Agent-initiated notifications (claw.heartbeat) go to notifications/, newest last.
+      if (!open) return;
+      safe(() => {
+        writeAtomic(path(DIRS.notifications), fileName(timestampNs(), `n${process.pid}-${++notifySeq}`), JSON.stringify(message), false);
+      });
+    },
+    async close() {
+      finish();
+    },
+  };
+}
+
+/** An error reply shaped like the message it answers: one per request in a batch, the id echoed. */
+function failureFor(value: unknown, code: number, message: string, data?: unknown): JsonRpcMessage | JsonRpcMessage[] {
+  const err = data === undefined ? { code, message } : { code, message, data };
+  const idOf = (x: unknown) => {
+    const id = typeof x === 'object' && x !== null ? (x as { id?: unknown }).id : undefined;
+    return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+  };
+  if (Array.isArray(value) && value.length > 0) {
+    const out = value.filter((x) => classify(x).type !== 'notification' && classify(x).type !== 'response');
+    if (out.length > 0) return out.map((x) => ({ jsonrpc: '2.0' as const, id: idOf(x), error: err }));
+  }
+  return { jsonrpc: '2.0', id: idOf(value), error: err };
+}
