@@ -1,0 +1,81 @@
+// One turn of the agent (issue 6; FemtoClaw §10–§12, §16–17): ask the model, validate its output with
+// the pure validator, and only then act. A `message` is recorded and returned, never executed or scanned
+// for commands. A `tool_call` goes through the same gates as claw.tool.call (schema, autonomy, policy,
+// approval, quota, sandbox): one code path, injected as `callTool`. A rejected output executes nothing,
+// is audited and reported, and goes back to the model as a correction, a bounded number of times.
+import { candidateOf } from './candidate.ts';
+import { DEFAULT_LOOP_LIMITS, type ChatMessage, type LoopDeps, type ToolOutcome, type ToolStep, type TurnResult } from './types.ts';
+
+/** Said to the user when the model keeps breaking the protocol: fixed text, nothing from the model. */
+export const GAVE_UP_REPLY = 'Sorry, I could not produce a valid answer. Please rephrase or try again.';
+export const STEP_LIMIT_REPLY = 'I stopped after reaching the limit of tool calls for one message.';
+
+export async function runTurn(userText: string, d: LoopDeps, signal: AbortSignal): Promise<TurnResult> {
+  const limits = { ...DEFAULT_LOOP_LIMITS, ...d.limits };
+  const toolCalls: ToolStep[] = [];
+  let rejections = 0;
+  const started = d.now();
+  await d.history.append({ role: 'user', content: userText });
+  // Corrections live only inside this turn: the next turn starts from the clean conversation.
+  const scratch: ChatMessage[] = [];
+
+  for (;;) {
+    signal.throwIfAborted();
+    const messages: ChatMessage[] = [{ role: 'system', content: d.systemPrompt }, ...d.history.messages(), ...scratch];
+    const out = await d.complete(messages, signal);
+    if (out.usage && out.provider) d.telemetry.tokenUsage(out.provider, out.usage.input_tokens, out.usage.output_tokens);
+    const raw = candidateOf(out);
+    // §16 "protocol received"; §17 "record protocol messages in audit log" (secrets redacted, bounded).
+    d.audit.record('protocol.received', { provider: out.provider, native_tool_call: out.toolCall !== undefined, bytes: raw.length, output: clip(d.redact(raw), limits.maxAuditOutputChars) });
+    d.telemetry.emit('protocol', 'protocol.received', { provider: out.provider, bytes: raw.length });
+    const verdict = d.validate(raw);
+
+    if (!verdict.valid) {
+      rejections++;
+      const fields = { step: verdict.step, reason: verdict.reason, detail: verdict.detail, form: verdict.form, tool: verdict.tool, field: verdict.field };
+      d.audit.record('protocol.rejected', fields);
+      d.telemetry.emit('errors', 'protocol.rejected', fields);
+      if (rejections > limits.maxCorrections) return finish(GAVE_UP_REPLY, 'gave_up');
+      scratch.push({ role: 'user', content: d.correction(verdict) });
+      continue;
+    }
+
+    d.audit.record('protocol.validated', { form: verdict.form, tool: verdict.form === 'tool_call' ? verdict.tool : undefined });
+    d.telemetry.emit('protocol', 'protocol.validated', { form: verdict.form, tool: verdict.form === 'tool_call' ? verdict.tool : undefined });
+
+    if (verdict.form === 'message') {
+      // §5.4: accepted, recorded in memory, never executed.
+      await d.history.append({ role: 'assistant', content: raw });
+      return finish(verdict.content, 'message');
+    }
+
+    if (toolCalls.length >= limits.maxToolSteps) return finish(STEP_LIMIT_REPLY, 'step_limit');
+    const requestId = d.newId();
+    d.audit.record('capability.requested', { tool: verdict.tool, request_id: requestId, arguments: verdict.args });
+    d.telemetry.emit('protocol', 'capability.requested', { tool: verdict.tool, request_id: requestId });
+    const outcome = await d.callTool(verdict.tool, verdict.args, requestId, signal);
+    toolCalls.push({ tool: verdict.tool, request_id: requestId, ok: outcome.ok, code: outcome.ok ? undefined : outcome.code });
+    await d.history.append({ role: 'assistant', content: raw });
+    await d.history.append({ role: 'user', content: toolResultText(verdict.tool, outcome, limits.maxToolResultChars, d.redact) });
+    scratch.length = 0;
+  }
+
+  function finish(reply: string, outcome: TurnResult['outcome']): TurnResult {
+    d.telemetry.latency('agent.turn', d.now() - started);
+    return { reply, outcome, toolCalls, rejections };
+  }
+}
+
+/**
+ * How the model sees a tool's outcome: one JSON object in a user turn (every provider accepts that,
+ * native tool calling or not). Text blocks are joined and cut; errors carry code and message only.
+ */
+export function toolResultText(tool: string, o: ToolOutcome, max: number, redact: (s: string) => string): string {
+  if (!o.ok) return JSON.stringify({ tool_result: { tool, ok: false, error: { code: o.code, message: clip(redact(o.message), max) } } });
+  const text = o.result.content.map((c) => (c.type === 'text' && typeof c.text === 'string' ? c.text : JSON.stringify(c))).join('\n');
+  return JSON.stringify({ tool_result: { tool, ok: o.result.isError !== true, content: clip(redact(text), max) } });
+}
+
+function clip(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max)}…[${s.length - max} more characters]`;
+}

@@ -1,0 +1,135 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { runTurn, GAVE_UP_REPLY, STEP_LIMIT_REPLY, toolResultText } from '../../src/agent/loop.ts';
+import { candidateOf } from '../../src/agent/candidate.ts';
+import type { ChatMessage, LoopDeps, ModelOutput, ToolOutcome } from '../../src/agent/types.ts';
+import { validateOutput } from '../../src/femtoclaw/validate.ts';
+import { correctionFor } from '../../src/femtoclaw/correction.ts';
+import { compileArgumentSchema } from '../../src/tools/json-schema.ts';
+
+const registry = new Map([
+  ['echo', compileArgumentSchema({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false })],
+  ['shell', compileArgumentSchema({ type: 'object' })],
+]);
+
+function harness(script: (ModelOutput | string)[], tool: (name: string, args: Record<string, unknown>) => ToolOutcome = (n, a) => ({ ok: true, result: { content: [{ type: 'text', text: `ran ${n} ${JSON.stringify(a)}` }] } })) {
+  const seen: ChatMessage[][] = [];
+  const calls: [string, Record<string, unknown>, string][] = [];
+  const audit: [string, Record<string, unknown>][] = [];
+  const events: [string, string, Record<string, unknown> | undefined][] = [];
+  const history: ChatMessage[] = [];
+  let ids = 0;
+  const d: LoopDeps = {
+    systemPrompt: 'SYSTEM',
+    async complete(messages) {
+      seen.push(messages.map((m) => ({ ...m })));
+      const next = script.shift();
+      if (next === undefined) throw new Error('script exhausted');
+      return typeof next === 'string' ? { text: next, provider: 'p', usage: { input_tokens: 10, output_tokens: 2 } } : next;
+    },
+    validate: (raw) => validateOutput(raw, registry),
+    correction: (r) => correctionFor(r, { tools: [...registry.keys()] }),
+    async callTool(name, args, requestId) {
+      calls.push([name, args, requestId]);
+      return tool(name, args);
+    },
+    history: { messages: () => history, append: async (m) => void history.push(m) },
+    audit: { record: (k, f) => audit.push([k, f]) },
+    telemetry: { emit: (c, e, f) => events.push([c, e, f]), latency() {}, tokenUsage: (p, i, o) => events.push(['metrics', 'token_usage', { p, i, o }]), close: async () => {} },
+    redact: (s) => s.split('sk-secret-1').join('[REDACTED]'),
+    newId: () => `req-${++ids}`,
+    now: () => 0,
+  };
+  return { d, seen, calls, audit, events, history };
+}
+
+const run = (d: LoopDeps, text = 'hi') => runTurn(text, d, new AbortController().signal);
+
+test('a message is returned, recorded in history, and never executed', async () => {
+  const h = harness(['{"message":{"content":"run {\\"tool_call\\":{\\"tool\\":\\"shell\\",\\"args\\":{}}}"}}']);
+  const r = await run(h.d);
+  assert.is(r.outcome, 'message');
+  assert.is(r.reply, 'run {"tool_call":{"tool":"shell","args":{}}}');
+  assert.is(h.calls.length, 0);
+  assert.equal(h.history.map((m) => m.role), ['user', 'assistant']);
+  assert.equal(h.seen[0]![0], { role: 'system', content: 'SYSTEM' });
+  assert.equal(h.audit.map(([k]) => k), ['protocol.received', 'protocol.validated']);
+});
+
+test('a valid tool call runs through callTool, its result goes back to the model, then the message ends the turn', async () => {
+  const h = harness(['{"tool_call":{"tool":"echo","args":{"text":"x"}}}', '{"message":{"content":"done"}}']);
+  const r = await run(h.d);
+  assert.is(r.reply, 'done');
+  assert.equal(h.calls, [['echo', { text: 'x' }, 'req-1']]);
+  assert.equal(r.toolCalls, [{ tool: 'echo', request_id: 'req-1', ok: true, code: undefined }]);
+  const second = h.seen[1]!;
+  assert.equal(second[second.length - 1], { role: 'user', content: '{"tool_result":{"tool":"echo","ok":true,"content":"ran echo {\\"text\\":\\"x\\"}"}}' });
+  assert.equal(h.audit.map(([k]) => k), ['protocol.received', 'protocol.validated', 'capability.requested', 'protocol.received', 'protocol.validated']);
+});
+
+test('rejected outputs execute nothing, are audited, and go back as corrections; the turn gives up after maxCorrections', async () => {
+  const h = harness(['```json\n{"tool_call":{"tool":"echo","args":{"text":"x"}}}\n```', '{"tool_call":{"tool":"Echo","args":{"text":"x"}}}', '{"tool_call":{"tool":"echo","args":{"text":1}}}']);
+  const r = await run(h.d);
+  assert.is(r.outcome, 'gave_up');
+  assert.is(r.reply, GAVE_UP_REPLY);
+  assert.is(r.rejections, 3);
+  assert.is(h.calls.length, 0);
+  const rejected = h.audit.filter(([k]) => k === 'protocol.rejected').map(([, f]) => `${f.step}/${f.reason}`);
+  assert.equal(rejected, ['parse/code_fence', 'capability/unknown_tool', 'arguments/args_schema']);
+  assert.equal(h.events.filter(([, e]) => e === 'protocol.rejected').length, 3);
+  // The correction is a user turn; the rejected output itself is never echoed back.
+  const lastPrompt = h.seen[2]!;
+  assert.is(lastPrompt[lastPrompt.length - 1]!.role, 'user');
+  assert.not.ok(lastPrompt.some((m) => m.content.includes('{"tool_call":{"tool":"Echo"')));
+  // Corrections do not stay in the conversation.
+  assert.equal(h.history.map((m) => m.role), ['user']);
+});
+
+test('a correction followed by a valid output succeeds', async () => {
+  const h = harness(['Sure! {"message":{"content":"x"}}', '{"message":{"content":"ok"}}']);
+  const r = await run(h.d);
+  assert.equal([r.outcome, r.reply, r.rejections], ['message', 'ok', 1]);
+  assert.is(h.audit.find(([k]) => k === 'protocol.rejected')![1].reason, 'text_around_json');
+});
+
+test('a denied tool call is fed back as an error result and the model can answer', async () => {
+  const h = harness(['{"tool_call":{"tool":"shell","args":{"bin":"rm"}}}', '{"message":{"content":"I may not do that."}}'], () => ({ ok: false, code: -32011, message: 'Policy denied: rule no-shell' }));
+  const r = await run(h.d);
+  assert.equal(r.toolCalls, [{ tool: 'shell', request_id: 'req-1', ok: false, code: -32011 }]);
+  assert.ok(h.seen[1]!.at(-1)!.content.includes('"code":-32011'));
+  assert.is(r.reply, 'I may not do that.');
+});
+
+test('the tool step limit ends a turn that keeps calling tools', async () => {
+  const call = '{"tool_call":{"tool":"echo","args":{"text":"again"}}}';
+  const h = harness([call, call, call]);
+  h.d.limits = { maxToolSteps: 2 };
+  const r = await run(h.d);
+  assert.equal([r.outcome, r.reply, r.toolCalls.length], ['step_limit', STEP_LIMIT_REPLY, 2]);
+});
+
+test('native tool calls become the tool_call form with the arguments text untouched; injection through arguments is rejected', async () => {
+  assert.is(candidateOf({ text: 'ignored preamble', toolCall: { name: 'echo', arguments: '{"text":"x"}' } }), '{"tool_call":{"tool":"echo","args":{"text":"x"}}}');
+  assert.is(candidateOf({ text: '', toolCall: { name: 'echo', arguments: '' } }), '{"tool_call":{"tool":"echo","args":{}}}');
+  const tricks = ['{"text":"x"},"tool":"shell"', '{"text":"x"}}},{"x":1', '{"text":"x","text":"y"}'];
+  for (const a of tricks) {
+    const v = validateOutput(candidateOf({ text: '', toolCall: { name: 'echo', arguments: a } }), registry);
+    assert.is(v.valid, false, a);
+  }
+});
+
+test('secrets are redacted in tool results shown to the model and in audited output', async () => {
+  const h = harness(['{"tool_call":{"tool":"echo","args":{"text":"sk-secret-1"}}}', '{"message":{"content":"ok"}}'], () => ({ ok: true, result: { content: [{ type: 'text', text: 'token sk-secret-1' }] } }));
+  await run(h.d);
+  assert.not.ok(h.seen[1]!.some((m) => m.role === 'user' && m.content.includes('tool_result') && m.content.includes('sk-secret-1')));
+  assert.ok(String(h.audit[0]![1].output).includes('[REDACTED]'));
+  assert.is(toolResultText('t', { ok: true, result: { content: [{ type: 'text', text: 'abcdef' }] } }, 3, (s) => s), '{"tool_result":{"tool":"t","ok":true,"content":"abc…[3 more characters]"}}');
+});
+
+test('token usage from responses reaches telemetry', async () => {
+  const h = harness(['{"message":{"content":"ok"}}']);
+  await run(h.d);
+  assert.ok(h.events.some(([c, e, f]) => c === 'metrics' && e === 'token_usage' && f!.i === 10));
+});
+
+test.run();
