@@ -1,0 +1,16 @@
+// `--listen mqtt://host[:port]/{swarm}/{agent}` / claw.runtime.yaml `transports: [{ listen: mqtt://..., mqtt: {...} }]`.
+// Without an agent level in the URL, the launch manifest's agent name is used.
+import type { ListenContext, TransportEntry } from '../listen.ts';
+import { parseMqttUrl } from './endpoint.ts';
+import { resolveMqttSettings, type MqttOptionsInput } from './options.ts';
+import { connectionSecrets } from './secrets.ts';
+import { createMqttTransport, type MqttTransport } from './transport.ts';
+
+export async function createMqttListener(entry: TransportEntry & { mqtt?: MqttOptionsInput }, ctx: ListenContext): Promise<MqttTransport> {
+  const endpoint = parseMqttUrl(entry.listen);
+  if (!endpoint.agent && ctx.agentName) endpoint.agent = ctx.agentName;
+  const settings = resolveMqttSettings(endpoint, entry.mqtt);
+  if (endpoint.tls && !settings.tlsVerify) ctx.log.warn('mqtt TLS certificate verification is off (tls_verify: false)', { host: endpoint.host });
+  const { password, ca } = await connectionSecrets(settings, { secrets: ctx.secrets, baseDir: ctx.baseDir });
+  return createMqttTransport({ settings, log: ctx.log, password, ca, maxFrameBytes: ctx.maxFrameBytes, now: ctx.clock.now });
+}

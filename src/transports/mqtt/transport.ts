@@ -1,0 +1,136 @@
+// The agent side of the MQTT bridge (spec §9.2 "Message Queue", runtime profile §6.2): a Transport that serves the
+// agent's inbox `{prefix}/{swarm}/{agent}/inbox` with QoS 1 on a persistent session (stable client id, clean
+// false, MQTT 5 session expiry) so requests published while the agent was down arrive when it comes back.
+// Replies follow the request's route (envelope.ts); a redelivered request_id is answered from the stored reply
+// (dedup.ts). Presence is a retained document with a Last Will (presence.ts). docs/transports.md has the details.
+import type { InboundFrame, Logger, Transport } from '../../kernel/ports.ts';
+import type { JsonRpcMessage } from '../../protocol/jsonrpc.ts';
+import { DEFAULT_MAX_FRAME_BYTES } from '../../protocol/framing.ts';
+import { ClawError } from '../../protocol/errors.ts';
+import { MqttConnection } from './connection.ts';
+import { decodeInbound, encodeReply, type InboundRequest, type MqttProps } from './envelope.ts';
+import { ReplyCache } from './dedup.ts';
+import { MqttSwarmLink } from './link.ts';
+import { presencePayload, type PresenceStatus } from './presence.ts';
+import { agentTopics } from './topics.ts';
+import { describeEndpoint } from './endpoint.ts';
+import type { MqttSettings } from './options.ts';
+
+export interface MqttTransportOptions {
+  settings: MqttSettings;
+  log: Logger;
+  /** Resolved password (from the secret_ref); never logged. */
+  password?: string;
+  /** PEM text of the CA (settings.caFile, read by the caller). */
+  ca?: string;
+  maxFrameBytes?: number;
+  now?: () => number;
+  replyWindowMs?: number;
+}
+
+export interface MqttTransport extends Transport {
+  /** Requests to peers and presence, over this transport's connection (for the swarm). */
+  readonly link: MqttSwarmLink;
+  /** Announce `busy` / `ready` (retained). */
+  setPresence(status: Exclude<PresenceStatus, 'offline'>, info?: Record<string, unknown>): Promise<void>;
+  /** Resolves at the first CONNACK (tests, `claw run` logs). */
+  ready(timeoutMs: number): Promise<void>;
+}
+
+export async function createMqttTransport(o: MqttTransportOptions): Promise<MqttTransport> {
+  const s = o.settings;
+  const e = s.endpoint;
+  if (!e.agent) throw new ClawError('usage', `${describeEndpoint(e)}: listening needs an agent name (mqtt://host/{swarm}/{agent})`);
+  const agent = e.agent;
+  const topics = agentTopics(e.swarm, agent, s.prefix);
+  const clientId = s.clientId ?? `claw-${e.swarm}-${agent}`;
+  const limit = o.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  const cache = new ReplyCache(o.now ?? Date.now, o.replyWindowMs);
+  const enc = new TextEncoder();
+  let deliver: ((f: InboundFrame) => void) | undefined;
+  const backlog: InboundFrame[] = [];
+  let status: Exclude<PresenceStatus, 'offline'> = 'ready';
+  let info: Record<string, unknown> | undefined;
+  let open = true;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((r) => (resolveClosed = r));
+  let link!: MqttSwarmLink;
+
+  const publishReply = (req: InboundRequest, text: string) => {
+    const out = encodeReply(text, req);
+    conn.publish(safeReplyTopic(req.replyTo) ?? topics.outbox, out.payload, { props: out.props }).catch((err: Error) => o.log.warn('mqtt reply not published', { error: err.message }));
+  };
+  // A reply route is the requester's choice, but never a wildcard (not publishable) nor our own inbox (a loop).
+  const safeReplyTopic = (t: string | undefined) => (t && !/[+#]/.test(t) && t !== topics.inbox ? t : undefined);
+
+  const onRequest = (payload: Uint8Array, props: MqttProps | undefined) => {
+    const req = decodeInbound(payload, props);
+    const bytes = payload.length;
+    const key = req.requestId;
+    if (key !== undefined && cache.admit(key, (replies) => replies.forEach((r) => publishReply(req, r))) === 'duplicate') {
+      o.log.debug('mqtt duplicate request answered from the stored reply', { request_id: key });
+      return;
+    }
+    const frame: InboundFrame = {
+      payload: bytes > limit ? { error: 'oversize', bytes, limit } : { text: req.text },
+      reply(message: JsonRpcMessage | JsonRpcMessage[]) {
+        const text = JSON.stringify(message);
+        if (key !== undefined) cache.complete(key, [text]);
+        publishReply(req, text);
+      },
+    };
+    if (deliver) deliver(frame);
+    else backlog.push(frame);
+  };
+
+  const conn: MqttConnection = await MqttConnection.open({
+    settings: s,
+    clientId,
+    clean: false,
+    password: o.password,
+    ca: o.ca,
+    will: { topic: topics.status, payload: presencePayload({ status: 'offline', agent, swarm: e.swarm }), retain: true },
+    log: o.log,
+    onMessage(topic, payload, props) {
+      if (topic === topics.inbox) onRequest(payload, props);
+      else link.handle(topic, payload, props);
+    },
+    onConnect() {
+      // Every (re)connect re-announces: the Last Will may have replaced our document while we were away.
+      link.publishPresence(status, info).catch((err: Error) => o.log.warn('mqtt presence not published', { error: err.message }));
+    },
+  });
+  link = new MqttSwarmLink({ connection: conn, swarm: e.swarm, prefix: s.prefix, protocolVersion: s.protocolVersion, clientId, agent });
+  await conn.subscribe(topics.inbox);
+  await link.start();
+  o.log.info('mqtt transport listening', { broker: describeEndpoint(e), inbox: topics.inbox, client_id: clientId, protocol: s.protocolVersion === 5 ? '5' : '3.1.1' });
+
+  return {
+    name: 'mqtt',
+    closed,
+    link,
+    start(fn) {
+      deliver = fn;
+      for (const f of backlog.splice(0)) fn(f);
+    },
+    notify(message) {
+      if (!open) return;
+      conn.publish(topics.outbox, JSON.stringify(message)).catch((err: Error) => o.log.debug('mqtt notification not published', { error: err.message }));
+    },
+    async setPresence(next, nextInfo) {
+      status = next;
+      info = nextInfo ?? info;
+      await link.publishPresence(status, info);
+    },
+    ready: (ms) => conn.ready(ms),
+    async close() {
+      if (!open) return;
+      open = false;
+      // A clean DISCONNECT suppresses the Last Will, so a graceful stop says `offline` itself first.
+      if (conn.connected) await link.publishPresence('offline').catch(() => {});
+      link.abandon();
+      await conn.close();
+      resolveClosed();
+    },
+  };
+}
