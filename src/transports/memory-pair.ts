@@ -71,7 +71,11 @@ export function createMemoryPair(opts: { maxFrameBytes?: number; name?: string }
     const send = (text: string, o: RequestOptions & { expectReply?: boolean } = {}) => {
       const key = o.requestId ?? `m${++seq}`;
       if (o.expectReply === false) {
-        push(frame(text, key));
+        try {
+          push(frame(text, key));
+        } catch (e) {
+          return Promise.reject(e);
+        }
         return Promise.resolve(undefined);
       }
       return new Promise<unknown>((resolve, reject) => {

@@ -25,15 +25,20 @@ export async function connectFsClient(uri: string, opts: ClientOptions): Promise
   if (!existsSync(`${root}/${DIRS.inbox}`)) throw new ClawError('transport', `no agent listens on ${uri}: ${root}/${DIRS.inbox} does not exist`);
   const sender = opts.sender;
   if (sender !== undefined && !REPLY_TO.test(sender)) throw new ClawError('usage', `sender name "${sender}" must be 1-128 characters of A-Z a-z 0-9 _ . -`);
-  const replyDir = sender ? `${root}/${DIRS.outbox}/${sender}` : `${root}/${DIRS.outbox}`;
-  mkdirSync(replyDir, { recursive: true });
+  // A named sender reads outbox/{sender}/, and outbox/ too: the reply to a file the agent could not
+  // read (oversize, not JSON) cannot name a reply_to and lands there.
+  const replyDirs = sender ? [`${root}/${DIRS.outbox}/${sender}`, `${root}/${DIRS.outbox}`] : [`${root}/${DIRS.outbox}`];
+  mkdirSync(replyDirs[0], { recursive: true });
 
   const pending = new Map<string, Waiter>();
-  let watcher: FSWatcher | undefined;
+  let watchers: FSWatcher[] = [];
   let poll: ReturnType<typeof setInterval> | undefined;
   let closed = false;
 
   const check = () => {
+    for (const replyDir of replyDirs) checkDir(replyDir);
+  };
+  const checkDir = (replyDir: string) => {
     if (pending.size === 0) return;
     let names: string[];
     try {
@@ -63,20 +68,20 @@ export async function connectFsClient(uri: string, opts: ClientOptions): Promise
   };
 
   const active = () => {
-    if (watchOn && !watcher) {
-      try {
-        watcher = watch(replyDir, () => check());
-        watcher.on('error', () => {
-          watcher?.close();
-          watcher = undefined;
-        });
-      } catch {}
+    if (watchOn && watchers.length === 0) {
+      for (const dir of replyDirs) {
+        try {
+          const w = watch(dir, () => check());
+          w.on('error', () => w.close());
+          watchers.push(w);
+        } catch {}
+      }
     }
     if (!poll) poll = setInterval(check, pollMs);
   };
   const idle = () => {
-    watcher?.close();
-    watcher = undefined;
+    for (const w of watchers) w.close();
+    watchers = [];
     if (poll) clearInterval(poll);
     poll = undefined;
   };
@@ -119,6 +124,16 @@ export async function connectFsClient(uri: string, opts: ClientOptions): Promise
   };
 
   const withReplyTo = (m: object) => (sender && !Array.isArray(m) ? { ...m, reply_to: sender } : m);
+  /** Raw text gets reply_to too when it is a JSON object; anything else is sent as is. */
+  const rawWithReplyTo = (text: string) => {
+    if (!sender) return text;
+    try {
+      const v = JSON.parse(text);
+      return typeof v === 'object' && v !== null && !Array.isArray(v) ? JSON.stringify(withReplyTo(v)) : text;
+    } catch {
+      return text;
+    }
+  };
   const noteWatchers: FSWatcher[] = [];
   const notePolls: ReturnType<typeof setInterval>[] = [];
 
@@ -127,7 +142,7 @@ export async function connectFsClient(uri: string, opts: ClientOptions): Promise
     notify: async (m, o) => {
       await send(JSON.stringify(withReplyTo(m)), { ...o, expectReply: false });
     },
-    sendRaw: send,
+    sendRaw: (text, o) => send(rawWithReplyTo(text), o),
     onNotification(fn) {
       // notifications/ is shared by every listener: each client remembers what it has seen.
       const dir = `${root}/${DIRS.notifications}`;
