@@ -3,64 +3,130 @@
 // runner when the signal aborts), then output limits and secret scanning (spec §5.9).
 import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import { applySecretScanningToResult } from '../policy/secret-scan.ts';
-import { SandboxViolation, type ToolResult } from '../tools/types.ts';
+import { SandboxViolation, type ToolResult, type ToolRunContext } from '../tools/types.ts';
 import { policyDenied, sandboxDenied } from './errors.ts';
 import type { GateDeps, ToolCall } from './call.ts';
 
-const minDefined = (...xs: (number | undefined)[]) => {
-  const d = xs.filter((x): x is number => typeof x === 'number' && x > 0);
-  return d.length ? Math.min(...d) : undefined;
-};
-
+/** executeGateNow with a promise always (a refusal is a rejection). */
 export async function executeGate(call: ToolCall, deps: GateDeps, redactText: (s: string) => string, redactValue: (v: unknown) => unknown): Promise<ToolResult> {
+  return executeGateNow(call, deps, redactText, redactValue);
+}
+
+const NO_LIMITS: NonNullable<ToolCall['sandbox']['resource_limits']> = {};
+
+/** The smaller of two positive limits; a missing or non-positive one does not count. */
+function minLimit(a: number | undefined, b: number | undefined): number | undefined {
+  const okA = typeof a === 'number' && a > 0;
+  const okB = typeof b === 'number' && b > 0;
+  return okA && okB ? Math.min(a, b) : okA ? a : okB ? b : undefined;
+}
+
+/**
+ * Runs the tool. A tool that answers synchronously (an in-process builtin) is answered at once:
+ * nothing could time out or be cancelled while it ran, so no timer, listener or AbortController is
+ * set up for it, and its `signal` is created only if the tool reads it. A tool that answers with a
+ * promise gets the timeout, the session's cancellation and the hard stop, as before.
+ */
+export function executeGateNow(call: ToolCall, deps: GateDeps, redactText: (s: string) => string, redactValue: (v: unknown) => unknown): ToolResult | Promise<ToolResult> {
   const tool = call.tool.name;
-  const limits = call.sandbox.resource_limits ?? {};
-  const timeoutMs = minDefined(call.tool.timeoutMs, limits.timeout_ms);
-  const ac = new AbortController();
-  let hardStop: () => void = () => {};
-  const ceiling = new Promise<'ceiling'>((resolve) => (hardStop = () => resolve('ceiling')));
-  const timers: { cancel(): void }[] = [];
-  const onSession = () => {
-    ac.abort(call.signal.reason);
-    // A tool that ignores the abort must not hold the call (and the shutdown) forever.
-    timers.push(deps.clock.setTimeout(hardStop, deps.killGraceMs + 1000));
+  const limits = call.sandbox.resource_limits ?? NO_LIMITS;
+  const timeoutMs = minLimit(call.tool.timeoutMs, limits.timeout_ms);
+  let ac: AbortController | undefined;
+  let abortReason: { reason: unknown } | undefined;
+  const abort = (reason: unknown) => {
+    abortReason ??= { reason };
+    ac?.abort(reason);
   };
-  call.signal.addEventListener('abort', onSession, { once: true });
+  const ctx: ToolRunContext = {
+    get signal() {
+      if (!ac) {
+        ac = new AbortController();
+        if (abortReason) ac.abort(abortReason.reason);
+      }
+      return ac.signal;
+    },
+    requestId: call.requestId,
+    sandbox: call.sandbox,
+    timeoutMs,
+  };
   let timedOut = false;
-  if (timeoutMs !== undefined) {
-    timers.push(
-      deps.clock.setTimeout(() => {
-        timedOut = true;
-        ac.abort(new Error('timeout'));
-        // The implementation kills its processes on abort; we wait for that, but not forever.
-        timers.push(deps.clock.setTimeout(hardStop, deps.killGraceMs + 1000));
-      }, timeoutMs),
-    );
-  }
-  let result: ToolResult;
-  try {
-    const run = call.tool.impl.run(call.args, { signal: ac.signal, requestId: call.requestId, sandbox: call.sandbox, timeoutMs });
-    // If the ceiling answers first, the tool's own late failure must not surface as unhandled.
-    run.catch(() => {});
-    const r = await Promise.race([run, ceiling]);
-    if (r === 'ceiling' && !timedOut) throw new Error('did not stop after the session was cancelled');
-    if (r === 'ceiling' || timedOut) throw timeoutError(tool, timeoutMs!);
-    // A runner reports a kill as an ordinary (failed) result; a kill by the session's end is not one.
-    if (call.signal.aborted) throw stoppingError(tool);
-    result = r;
-  } catch (err) {
+  const done = (r: ToolResult) => outputChecks(call, deps, capOutput(r, limits.max_output_bytes), redactText, redactValue);
+  /** The tool's failure → a protocol error (thrown) or an isError result. */
+  const failed = (err: unknown): ToolResult => {
     if (err instanceof ProtocolError) throw err;
     if (timedOut) throw timeoutError(tool, timeoutMs!);
     if (call.signal.aborted) throw stoppingError(tool);
     if (err instanceof SandboxViolation) throw sandboxDenied(tool, err.rule, err.detail);
     // A tool that failed to run is a tool result with isError (MCP convention), not a protocol error.
     deps.log.warn('tool failed', { tool, request_id: call.requestId, error: err instanceof Error ? err.message : String(err) });
-    result = { content: [{ type: 'text', text: `${tool} failed: ${err instanceof Error ? err.message : String(err)}` }], isError: true };
-  } finally {
-    for (const t of timers) t.cancel();
-    call.signal.removeEventListener('abort', onSession);
+    return { content: [{ type: 'text', text: `${tool} failed: ${err instanceof Error ? err.message : String(err)}` }], isError: true };
+  };
+  /** The tool's result: a kill by the timeout or by the session's end is not one. */
+  const succeeded = (r: ToolResult): ToolResult => {
+    if (timedOut) throw timeoutError(tool, timeoutMs!);
+    // A runner reports a kill as an ordinary (failed) result; a kill by the session's end is not one.
+    if (call.signal.aborted) throw stoppingError(tool);
+    return r;
+  };
+
+  let run: ToolResult | Promise<ToolResult>;
+  try {
+    const impl = call.tool.impl;
+    run = impl.runNow ? impl.runNow(call.args, ctx) : impl.run(call.args, ctx);
+  } catch (err) {
+    return done(failed(err));
   }
-  return outputChecks(call, deps, capOutput(result, limits.max_output_bytes), redactText, redactValue);
+  if (!(run instanceof Promise)) return done(succeeded(run));
+
+  const pending = run;
+  return new Promise<ToolResult>((resolve, reject) => {
+    const timers: { cancel(): void }[] = [];
+    let settled = false;
+    const finish = (outcome: () => ToolResult) => {
+      if (settled) return;
+      settled = true;
+      for (const t of timers) t.cancel();
+      call.signal.removeEventListener('abort', onSession);
+      let r: ToolResult;
+      try {
+        r = outcome();
+      } catch (err) {
+        reject(err);
+        return;
+      }
+      try {
+        resolve(done(r));
+      } catch (err) {
+        reject(err);
+      }
+    };
+    // A tool that ignores the abort must not hold the call (and the shutdown) forever.
+    const hardStop = () =>
+      finish(() => {
+        if (timedOut) throw timeoutError(tool, timeoutMs!);
+        return failed(new Error('did not stop after the session was cancelled'));
+      });
+    const onSession = () => {
+      abort(call.signal.reason);
+      timers.push(deps.clock.setTimeout(hardStop, deps.killGraceMs + 1000));
+    };
+    call.signal.addEventListener('abort', onSession, { once: true });
+    if (timeoutMs !== undefined) {
+      timers.push(
+        deps.clock.setTimeout(() => {
+          timedOut = true;
+          abort(new Error('timeout'));
+          // The implementation kills its processes on abort; we wait for that, but not forever.
+          timers.push(deps.clock.setTimeout(hardStop, deps.killGraceMs + 1000));
+        }, timeoutMs),
+      );
+    }
+    // If the hard stop answers first, the tool's own late outcome is ignored (and never unhandled).
+    pending.then(
+      (r) => finish(() => succeeded(r)),
+      (err) => finish(() => failed(err)),
+    );
+  });
 }
 
 /** Work cut off by the end of the session (claw.shutdown's deadline, a signal): docs/protocol.md. */

@@ -1,18 +1,42 @@
 // Tracks requests being processed so claw.shutdown can drain them (spec §8 STOPPING step 1).
+// A request is a token between begin() and end(): a counter, no promise, so a request answered
+// synchronously (the router's fast path) costs a Set insert and delete. Only drain() waits.
+
+interface Waiter {
+  before: number;
+  resolve(done: boolean): void;
+}
 
 export class InflightTracker {
-  private readonly pending = new Map<number, Promise<unknown>>();
+  /** Tokens of unfinished work. A Set iterates in insertion order, so its first entry is the oldest. */
+  private readonly pending = new Set<number>();
+  private readonly waiters: Waiter[] = [];
   private seq = 0;
 
-  /** Register work; returns its token. Tokens increase in arrival order. */
-  track(p: Promise<unknown>): number {
+  /** Register work that starts now; returns its token. Tokens increase in arrival order. */
+  begin(): number {
     const token = ++this.seq;
-    const settled = p.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.pending.set(token, settled);
-    void settled.then(() => this.pending.delete(token));
+    this.pending.add(token);
+    return token;
+  }
+
+  /** The work of `token` is finished (answered, failed or abandoned). Idempotent. */
+  end(token: number): void {
+    if (!this.pending.delete(token) || this.waiters.length === 0) return;
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      const w = this.waiters[i]!;
+      if (!this.pendingBefore(w.before)) {
+        this.waiters.splice(i, 1);
+        w.resolve(true);
+      }
+    }
+  }
+
+  /** Register a promise as work: begin() now, end() when it settles (either way). */
+  track(p: Promise<unknown>): number {
+    const token = this.begin();
+    const end = () => this.end(token);
+    p.then(end, end);
     return token;
   }
 
@@ -25,17 +49,24 @@ export class InflightTracker {
    * passes. Work that arrived after a shutdown request is not in flight "at" the shutdown.
    * Resolves true when all of it finished in time.
    */
-  async drain(timeoutMs: number, before = Infinity): Promise<boolean> {
-    const waiting = [...this.pending.entries()].filter(([t]) => t < before).map(([, p]) => p);
-    if (waiting.length === 0) return true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), Math.max(0, timeoutMs));
+  drain(timeoutMs: number, before = Infinity): Promise<boolean> {
+    if (!this.pendingBefore(before)) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => finish(false), Math.max(0, timeoutMs));
+      const w: Waiter = { before, resolve: (done) => finish(done) };
+      const finish = (done: boolean) => {
+        clearTimeout(timer);
+        const i = this.waiters.indexOf(w);
+        if (i >= 0) this.waiters.splice(i, 1);
+        resolve(done);
+      };
+      this.waiters.push(w);
     });
-    try {
-      return await Promise.race([Promise.all(waiting).then(() => true as const), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+  }
+
+  /** Is any token lower than `before` unfinished? The oldest pending token is the Set's first. */
+  private pendingBefore(before: number): boolean {
+    for (const t of this.pending) return t < before;
+    return false;
   }
 }

@@ -16,7 +16,8 @@ export interface CallContext {
   transport: string;
 }
 
-export type Dispatch = (method: string, params: unknown, ctx: CallContext) => Promise<unknown>;
+/** A handler's value, or a promise of it: a plain value is answered at once (no promise, no microtask). */
+export type Dispatch = (method: string, params: unknown, ctx: CallContext) => unknown;
 
 export interface RouterOptions {
   dispatch: Dispatch;
@@ -129,21 +130,30 @@ export class Router {
           return;
         }
         if (isThenable(work)) {
-          const p = Promise.resolve(work);
-          this.opts.inflight.track(p);
-          p.then(() => done(undefined), failed);
+          const inflight = this.opts.inflight;
+          const token = inflight.begin();
+          work.then(
+            () => {
+              inflight.end(token);
+              done(undefined);
+            },
+            (err) => {
+              inflight.end(token);
+              failed(err);
+            },
+          );
         } else done(undefined);
         return;
       }
       case 'request': {
         const { id, method, params } = c.msg;
-        const ctx: CallContext = { id, transport };
-        // The token exists before the handler runs (claw.shutdown drains what arrived before it);
-        // the tracked promise settles right before the reply is sent.
-        let settle!: () => void;
-        ctx.token = this.opts.inflight.track(new Promise<void>((r) => (settle = r)));
+        // The token exists before the handler runs (claw.shutdown drains what arrived before it)
+        // and ends right before the reply is sent. No promise unless the handler returns one.
+        const inflight = this.opts.inflight;
+        const token = inflight.begin();
+        const ctx: CallContext = { id, token, transport };
         const fail = (err: unknown) => {
-          settle();
+          inflight.end(token);
           done(failure(id, this.toProtocolError(err, method)));
         };
         let result: unknown;
@@ -154,12 +164,12 @@ export class Router {
           return;
         }
         if (isThenable(result)) {
-          Promise.resolve(result).then((v) => {
-            settle();
+          result.then((v) => {
+            inflight.end(token);
             done(success(id, v));
           }, fail);
         } else {
-          settle();
+          inflight.end(token);
           done(success(id, result));
         }
       }

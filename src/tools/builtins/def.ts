@@ -21,6 +21,7 @@ export interface BuiltinDef {
   isShell?: boolean;
   /** The shape this builtin reads; the manifest's input_schema is checked first (docs/tools.md). */
   inputSchema: Record<string, unknown>;
-  run(args: Record<string, unknown>, ctx: BuiltinContext): Promise<ToolResult>;
+  /** May answer synchronously (no promise) when it does no I/O, like `echo`. */
+  run(args: Record<string, unknown>, ctx: BuiltinContext): ToolResult | Promise<ToolResult>;
   commandLine?(args: Record<string, unknown>, sandbox: SandboxSpec): string | undefined;
 }

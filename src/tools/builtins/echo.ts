@@ -6,7 +6,8 @@ export const echo: BuiltinDef = {
   name: 'echo',
   touchesOs: false,
   inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  async run(args) {
+  // Synchronous: it does no I/O, so the gates answer it without a promise.
+  run(args) {
     if (typeof args.text !== 'string') return textResult('echo needs a string "text" argument', true);
     return textResult(args.text);
   },

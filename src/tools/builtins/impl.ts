@@ -2,7 +2,7 @@
 // worker mode (`claw __builtin <name>`) — when the sandbox level is `process` (issue 3: "runs every
 // non-builtin tool — and builtins that touch the OS — in a child process group"); under `none` they
 // run in-process. `shell` is in-process either way: the program it starts is the child.
-import { SandboxViolation, type ToolImpl, type ToolResult } from '../types.ts';
+import { SandboxViolation, type ToolImpl, type ToolResult, type ToolRunContext } from '../types.ts';
 import type { SandboxSpec } from '../../manifest/schema/index.ts';
 import type { ProcessRunner } from '../runner-port.ts';
 import type { BuiltinDef } from './def.ts';
@@ -56,31 +56,51 @@ export function createBuiltinImpl(def: BuiltinDef, deps: BuiltinDeps): ToolImpl 
     isShell: def.isShell,
     commandLine: def.commandLine,
     async run(args, ctx) {
+      return this.runNow!(args, ctx);
+    },
+    runNow(args, ctx) {
       const cwd = deps.cwdFor(ctx.sandbox);
       const inWorker = runsInWorker(def, ctx.sandbox) && deps.worker;
-      if (!inWorker) return def.run(args, { signal: ctx.signal, sandbox: ctx.sandbox, timeoutMs: ctx.timeoutMs, cwd, run: deps.run, fetch: deps.fetch });
-      const w = deps.worker!;
-      const request: WorkerRequest = { name: def.name, args, sandbox: ctx.sandbox, cwd, timeoutMs: ctx.timeoutMs };
-      const out = await deps.run({
-        bin: w.argv0,
-        argv: [...w.args, '__builtin'],
-        stdin: JSON.stringify(request),
-        sandbox: workerProcessSandbox(ctx.sandbox),
-        timeoutMs: ctx.timeoutMs,
-        signal: ctx.signal,
-        cwd,
-        readOnlyBinds: w.binds,
-      });
-      if (out.timedOut || out.aborted) throw new Error(`${def.name} worker stopped (${out.timedOut ? 'timeout' : 'aborted'})`);
-      let reply: WorkerReply;
-      try {
-        reply = JSON.parse(out.stdout) as WorkerReply;
-      } catch {
-        throw new Error(`${def.name} worker failed (exit ${out.exitCode ?? out.signal}): ${out.stderr.slice(-500) || 'no output'}`);
+      // In-process: the builtin's own answer, synchronous when it has no I/O to wait for. `signal`
+      // is read on the builtin's demand only (the gate creates it lazily).
+      if (!inWorker) {
+        return def.run(args, {
+          get signal() {
+            return ctx.signal;
+          },
+          sandbox: ctx.sandbox,
+          timeoutMs: ctx.timeoutMs,
+          cwd,
+          run: deps.run,
+          fetch: deps.fetch,
+        });
       }
-      if ('violation' in reply) throw new SandboxViolation(reply.violation.rule, reply.violation.detail);
-      if ('error' in reply) throw new Error(reply.error);
-      return reply.result;
+      return runInWorker(def, deps, deps.worker!, args, ctx, cwd);
     },
   };
+}
+
+/** An OS-touching builtin under `level: process`: our own bundle as a worker child. */
+async function runInWorker(def: BuiltinDef, deps: BuiltinDeps, w: WorkerCommand, args: Record<string, unknown>, ctx: ToolRunContext, cwd: string): Promise<ToolResult> {
+  const request: WorkerRequest = { name: def.name, args, sandbox: ctx.sandbox, cwd, timeoutMs: ctx.timeoutMs };
+  const out = await deps.run({
+    bin: w.argv0,
+    argv: [...w.args, '__builtin'],
+    stdin: JSON.stringify(request),
+    sandbox: workerProcessSandbox(ctx.sandbox),
+    timeoutMs: ctx.timeoutMs,
+    signal: ctx.signal,
+    cwd,
+    readOnlyBinds: w.binds,
+  });
+  if (out.timedOut || out.aborted) throw new Error(`${def.name} worker stopped (${out.timedOut ? 'timeout' : 'aborted'})`);
+  let reply: WorkerReply;
+  try {
+    reply = JSON.parse(out.stdout) as WorkerReply;
+  } catch {
+    throw new Error(`${def.name} worker failed (exit ${out.exitCode ?? out.signal}): ${out.stderr.slice(-500) || 'no output'}`);
+  }
+  if ('violation' in reply) throw new SandboxViolation(reply.violation.rule, reply.violation.detail);
+  if ('error' in reply) throw new Error(reply.error);
+  return reply.result;
 }
