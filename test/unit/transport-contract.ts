@@ -46,7 +46,8 @@ interface Harness {
   held: InboundFrame[];
 }
 
-function echo(frame: InboundFrame): void {
+/** The suite's stand-in for the router: answers each request with its method and params. */
+export function echo(frame: InboundFrame): void {
   const p = frame.payload;
   if ('error' in p) {
     frame.reply({ jsonrpc: '2.0', id: null, error: { code: -32600, message: p.error, data: p.error === 'oversize' ? { limit: p.limit } : undefined } });

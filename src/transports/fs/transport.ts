@@ -39,6 +39,8 @@ interface Inspected {
   /** Malformed: not JSON, not a JSON-RPC message, a bad reply_to. Moved to rejected/ once answered. */
   malformed: boolean;
   value?: unknown;
+  /** Why the transport itself refuses the file (a bad reply_to): answered here, never delivered. */
+  refuse?: string;
 }
 
 export function createFsTransport(d: FsTransportDeps): Transport {
@@ -127,7 +129,7 @@ export function createFsTransport(d: FsTransportDeps): Transport {
     }
     const replyTo = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { reply_to?: unknown }).reply_to : undefined;
     if (replyTo !== undefined && (typeof replyTo !== 'string' || !REPLY_TO.test(replyTo))) {
-      return { text, hash, value, expectsReply: true, malformed: true, replyTo: undefined };
+      return { text, hash, value, expectsReply: true, malformed: true, refuse: 'Invalid request: reply_to must be 1-128 characters of A-Z a-z 0-9 _ . - (a directory name under outbox/)' };
     }
     const items = Array.isArray(value) ? value : [value];
     const kinds = items.map((x) => classify(x).type);
@@ -175,6 +177,10 @@ export function createFsTransport(d: FsTransportDeps): Transport {
           })
         : null;
       complete(name, rid, info, reply);
+      return;
+    }
+    if (info.refuse) {
+      complete(name, rid, info, failureFor(info.value, ErrorCode.InvalidRequest, info.refuse));
       return;
     }
     if (!deliver) return;

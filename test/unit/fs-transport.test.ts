@@ -1,0 +1,240 @@
+// Filesystem transport behaviour beyond the contract (docs/transports.md): request_id dedup across
+// restarts, crash recovery, stray .tmp files, rejected files, archive/delete, retention.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { createFsTransport } from '../../src/transports/fs/transport.ts';
+import { resolveFsOptions, parseFsUri, type FsTransportOptions } from '../../src/transports/fs/options.ts';
+import { sweep } from '../../src/transports/fs/maintenance.ts';
+import { parseFileName, timestampNs } from '../../src/transports/fs/layout.ts';
+import type { InboundFrame, Transport } from '../../src/kernel/ports.ts';
+import { captureLogger, tick, until } from './helpers/fakes.ts';
+import { echo } from './transport-contract.ts';
+
+function setup(options: FsTransportOptions = {}, dir = mkdtempSync(`${tmpdir()}/claw-fs-`)) {
+  const frames: InboundFrame[] = [];
+  const log = captureLogger();
+  const t = createFsTransport({ dir, options: resolveFsOptions({ poll_interval_ms: 20, fsync: false, ...options }), log, maxFrameBytes: 4096 });
+  return { dir, frames, log, t, start: (handler: (f: InboundFrame) => void = echo) => t.start((f) => (frames.push(f), handler(f))) };
+}
+const ls = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : []);
+const put = (dir: string, name: string, body: string) => {
+  mkdirSync(`${dir}/inbox`, { recursive: true });
+  writeFileSync(`${dir}/inbox/${name}`, body);
+};
+const reqText = (id: unknown, extra: Record<string, unknown> = {}) => JSON.stringify({ jsonrpc: '2.0', id, method: 'm', params: { n: 1 }, ...extra });
+async function replyFor(dir: string, rid: string, sub = 'outbox'): Promise<any> {
+  await until(() => ls(`${dir}/${sub}`).some((n) => n.endsWith(`-${rid}.json`)), 3000);
+  const name = ls(`${dir}/${sub}`).find((n) => n.endsWith(`-${rid}.json`))!;
+  return JSON.parse(readFileSync(`${dir}/${sub}/${name}`, 'utf8'));
+}
+const stop = async (t: Transport, dir: string) => {
+  await t.close();
+  rmSync(dir, { recursive: true, force: true });
+};
+
+test('file names: {timestamp_ns}-{request_id}.json; timestamps are 19 digits and strictly increasing', () => {
+  assert.equal(parseFileName('1795309459892000000-abc-1.json'), { ts: '1795309459892000000', requestId: 'abc-1' });
+  assert.is(parseFileName('x-abc.json'), undefined);
+  assert.is(parseFileName('123-.json'), undefined);
+  assert.is(parseFileName('123-../x.json'), undefined);
+  assert.is(parseFileName('123-abc.json.tmp'), undefined);
+  const a = timestampNs(1000);
+  const b = timestampNs(1000);
+  assert.is(a.length, 19);
+  assert.ok(b > a);
+});
+
+test('fs: URIs: absolute, relative, fs:///, options as query parameters; mistakes are errors', () => {
+  assert.equal(parseFsUri('fs:/a/b/', '/cwd'), { dir: '/a/b', options: {} });
+  assert.equal(parseFsUri('fs:rel/x', '/cwd'), { dir: '/cwd/rel/x', options: {} });
+  assert.equal(parseFsUri('fs:///a?watch=false&poll_interval_ms=50', '/cwd'), { dir: '/a', options: { watch: false, poll_interval_ms: 50 } });
+  assert.ok('error' in parseFsUri('fs://host/a', '/cwd'));
+  assert.ok('error' in parseFsUri('fs:', '/cwd'));
+  assert.ok('error' in parseFsUri('fs:/a?bogus=1', '/cwd'));
+  assert.ok('error' in parseFsUri('fs:/a?watch=yes', '/cwd'));
+  assert.ok('error' in parseFsUri('fs:/a?dedup_retention_ms=10', '/cwd'), 'dedup retention under 5 min refused');
+});
+
+test('a re-delivered request_id gets the stored reply and is not delivered again, across a restart', async () => {
+  const s = setup();
+  s.start();
+  put(s.dir, '0000000000000000001-r1.json', reqText(1));
+  assert.equal(await replyFor(s.dir, 'r1'), { jsonrpc: '2.0', id: 1, result: { method: 'm', params: { n: 1 } } });
+  await s.t.close();
+  rmSync(`${s.dir}/outbox`, { recursive: true });
+  mkdirSync(`${s.dir}/outbox`);
+  const s2 = setup({}, s.dir);
+  s2.start();
+  put(s.dir, '0000000000000000002-r1.json', reqText(1));
+  assert.equal(await replyFor(s.dir, 'r1'), { jsonrpc: '2.0', id: 1, result: { method: 'm', params: { n: 1 } } });
+  await until(() => ls(`${s.dir}/inbox`).length === 0);
+  assert.is(s2.frames.length, 0, 'not executed a second time');
+  assert.equal(ls(`${s.dir}/archive`), ['0000000000000000001-r1.json', '0000000000000000002-r1.json']);
+  await stop(s2.t, s.dir);
+});
+
+test('a duplicate arriving while the first copy runs waits for it and gets the same reply', async () => {
+  const s = setup();
+  const held: InboundFrame[] = [];
+  s.start((f) => held.push(f));
+  put(s.dir, '0000000000000000001-r2.json', reqText(5));
+  await until(() => held.length === 1);
+  put(s.dir, '0000000000000000002-r2.json', reqText(5));
+  await tick(100);
+  assert.is(held.length, 1);
+  echo(held[0]);
+  await until(() => ls(`${s.dir}/outbox`).length === 2, 3000);
+  const replies = ls(`${s.dir}/outbox`).map((n) => JSON.parse(readFileSync(`${s.dir}/outbox/${n}`, 'utf8')));
+  assert.equal(replies[0], replies[1]);
+  await stop(s.t, s.dir);
+});
+
+test('a request_id reused for different content is refused (-32600) and set aside in rejected/', async () => {
+  const s = setup();
+  s.start();
+  put(s.dir, '0000000000000000001-r3.json', reqText(1));
+  await replyFor(s.dir, 'r3');
+  rmSync(`${s.dir}/outbox`, { recursive: true });
+  mkdirSync(`${s.dir}/outbox`);
+  put(s.dir, '0000000000000000002-r3.json', reqText(1, { params: { n: 2 } }));
+  const r = await replyFor(s.dir, 'r3');
+  assert.is(r.error.code, -32600);
+  assert.match(r.error.message, 'request_id r3 was already used for a different request');
+  assert.is(s.frames.length, 1);
+  await until(() => ls(`${s.dir}/rejected`).length === 1);
+  assert.equal(ls(`${s.dir}/rejected`), ['0000000000000000002-r3.json']);
+  await stop(s.t, s.dir);
+});
+
+test('a request claimed by a crashed run is answered "interrupted" at start-up, never run again', async () => {
+  const dir = mkdtempSync(`${tmpdir()}/claw-fs-`);
+  mkdirSync(`${dir}/.state/processing`, { recursive: true });
+  writeFileSync(`${dir}/.state/processing/0000000000000000001-r4.json`, reqText('x'));
+  writeFileSync(`${dir}/.state/processing/0000000000000000002-r5.json`, JSON.stringify({ jsonrpc: '2.0', method: 'note' }));
+  const s = setup({}, dir);
+  s.start();
+  const r = await replyFor(dir, 'r4');
+  assert.equal(r, {
+    jsonrpc: '2.0',
+    id: 'x',
+    error: { code: -32603, message: 'Internal error: the runtime stopped while processing this request; it was not run again', data: { request_id: 'r4', reason: 'interrupted' } },
+  });
+  assert.is(s.frames.length, 0);
+  assert.equal(ls(`${dir}/.state/processing`), []);
+  assert.equal(ls(`${dir}/archive`), ['0000000000000000001-r4.json', '0000000000000000002-r5.json']);
+  assert.ok(!ls(`${dir}/outbox`).some((n) => n.includes('r5')), 'a notification gets no reply');
+  // A later re-delivery of r4 gets the same stored answer.
+  put(dir, '0000000000000000003-r4.json', reqText('x'));
+  await until(() => ls(`${dir}/outbox`).filter((n) => n.endsWith('-r4.json')).length === 2, 3000);
+  assert.is(s.frames.length, 0);
+  await stop(s.t, dir);
+});
+
+test('a crash after the answer was stored but before the file moved: the stored reply is sent again, nothing runs', async () => {
+  const dir = mkdtempSync(`${tmpdir()}/claw-fs-`);
+  mkdirSync(`${dir}/.state/processing`, { recursive: true });
+  mkdirSync(`${dir}/.state/answered`, { recursive: true });
+  const text = reqText(9);
+  writeFileSync(`${dir}/.state/processing/0000000000000000001-r6.json`, text);
+  const { createHash } = await import('node:crypto');
+  const hash = createHash('sha256').update(text).digest('hex');
+  writeFileSync(`${dir}/.state/answered/r6.json`, JSON.stringify({ hash, reply: { jsonrpc: '2.0', id: 9, result: 'stored' } }));
+  const s = setup({}, dir);
+  s.start();
+  assert.equal(await replyFor(dir, 'r6'), { jsonrpc: '2.0', id: 9, result: 'stored' });
+  assert.is(s.frames.length, 0);
+  await stop(s.t, dir);
+});
+
+test('a writer’s .tmp file is never read; a stale one is removed by the sweep', async () => {
+  const s = setup({ tmp_max_age_ms: 60_000 });
+  put(s.dir, '0000000000000000001-r7.json.tmp', '{"jsonrpc":"2.0","id":1,"meth');
+  put(s.dir, '0000000000000000002-r8.json.tmp', '{"jsonrpc":"2.0","id":1,"meth');
+  const past = (Date.now() - 120_000) / 1000;
+  utimesSync(`${s.dir}/inbox/0000000000000000001-r7.json.tmp`, past, past);
+  s.start();
+  put(s.dir, '0000000000000000003-r9.json', reqText(1));
+  await replyFor(s.dir, 'r9');
+  assert.is(s.frames.length, 1);
+  assert.equal(ls(`${s.dir}/inbox`), ['0000000000000000002-r8.json.tmp'], 'the stale one is gone, the fresh one stays');
+  await stop(s.t, s.dir);
+});
+
+test('malformed files: not JSON → -32700 and rejected/; bad name → rejected/ without reply; bad reply_to → -32600, not delivered', async () => {
+  const { Router } = await import('../../src/kernel/router.ts');
+  const { InflightTracker } = await import('../../src/kernel/inflight.ts');
+  const s = setup();
+  let calls = 0;
+  const router = new Router({ dispatch: async () => (calls++, 'ok'), inflight: new InflightTracker(), log: s.log });
+  s.t.start((f) => (s.frames.push(f), router.handle(f, 'fs')));
+  put(s.dir, '0000000000000000001-m1.json', '{"jsonrpc":"2.0","id":1,');
+  put(s.dir, 'notes.txt', 'hello');
+  put(s.dir, '0000000000000000002-m2.json', reqText(2, { reply_to: '../etc' }));
+  put(s.dir, '0000000000000000003-m3.json', reqText(3));
+  const r1 = await replyFor(s.dir, 'm1');
+  assert.is(r1.error.code, -32700);
+  assert.is(r1.id, null);
+  const r2 = await replyFor(s.dir, 'm2');
+  assert.is(r2.error.code, -32600);
+  assert.is(r2.id, 2);
+  assert.equal(await replyFor(s.dir, 'm3'), { jsonrpc: '2.0', id: 3, result: 'ok' });
+  assert.is(calls, 1, 'only the good request ran');
+  await until(() => ls(`${s.dir}/rejected`).length === 3);
+  assert.equal(ls(`${s.dir}/rejected`), ['0000000000000000001-m1.json', '0000000000000000002-m2.json', 'notes.txt']);
+  assert.equal(ls(`${s.dir}/archive`), ['0000000000000000003-m3.json']);
+  await stop(s.t, s.dir);
+});
+
+test('reply_to names the reply directory outbox/{reply_to}/', async () => {
+  const s = setup();
+  s.start();
+  put(s.dir, '0000000000000000001-q1.json', reqText(1, { reply_to: 'worker-2' }));
+  assert.is((await replyFor(s.dir, 'q1', 'outbox/worker-2')).id, 1);
+  await stop(s.t, s.dir);
+});
+
+test('processed: delete leaves no request file behind', async () => {
+  const s = setup({ processed: 'delete' });
+  s.start();
+  put(s.dir, '0000000000000000001-d1.json', reqText(1));
+  await replyFor(s.dir, 'd1');
+  await until(() => ls(`${s.dir}/.state/processing`).length === 0);
+  assert.equal(ls(`${s.dir}/archive`), []);
+  assert.equal(ls(`${s.dir}/inbox`), []);
+  await stop(s.t, s.dir);
+});
+
+test('agent notifications go to notifications/; the sweep keeps the newest notifications_keep and honours retention', async () => {
+  const s = setup({ notifications_keep: 2, retention_ms: 1000, dedup_retention_ms: 300_000 });
+  s.start();
+  for (let i = 0; i < 5; i++) s.t.notify({ jsonrpc: '2.0', method: 'claw.heartbeat', params: { i } });
+  const notes = ls(`${s.dir}/notifications`);
+  assert.is(notes.length, 5);
+  mkdirSync(`${s.dir}/archive`, { recursive: true });
+  writeFileSync(`${s.dir}/archive/old.json`, '{}');
+  writeFileSync(`${s.dir}/archive/new.json`, '{}');
+  writeFileSync(`${s.dir}/.state/answered/old.json`, '{}');
+  const past = (Date.now() - 600_000) / 1000;
+  utimesSync(`${s.dir}/archive/old.json`, past, past);
+  utimesSync(`${s.dir}/.state/answered/old.json`, past, past);
+  sweep(s.dir, resolveFsOptions({ notifications_keep: 2, retention_ms: 1000, dedup_retention_ms: 300_000 }), Date.now(), s.log);
+  assert.equal(ls(`${s.dir}/notifications`), notes.slice(3));
+  assert.equal(JSON.parse(readFileSync(`${s.dir}/notifications/${notes[4]}`, 'utf8')).params, { i: 4 });
+  assert.equal(ls(`${s.dir}/archive`), ['new.json']);
+  assert.equal(ls(`${s.dir}/.state/answered`), []);
+  await stop(s.t, s.dir);
+});
+
+test('the inbox directory removed: the transport closes', async () => {
+  const s = setup();
+  s.start();
+  rmSync(s.dir, { recursive: true, force: true });
+  let closed = false;
+  void s.t.closed.then(() => (closed = true));
+  await until(() => closed, 3000);
+  assert.ok(s.log.text().includes('inbox removed'));
+});
+
+test.run();
