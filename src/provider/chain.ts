@@ -1,0 +1,76 @@
+// The fallback chain (spec §5.2: "Fallback providers, if declared, MUST be tried in array order.
+// The runtime MUST NOT skip entries."). Order: the primary, then its `fallback` entries in array
+// order, each followed depth-first by its own fallbacks; a provider already tried is not tried
+// twice. Every entry is attempted in turn; a failure of any kind (unreachable, HTTP error,
+// malformed reply, quota) moves to the next. Only the caller's abort stops the walk.
+// When all fail: -32021 if every one was refused by a quota, else -32020 (runtime profile §4),
+// with one record per provider in `data.providers`.
+import type { ProviderClient, ProviderRequest, ProviderResponse } from '../kernel/ports.ts';
+import type { ResolvedManifest, ResolvedPrimitive } from '../manifest/resolved.ts';
+import { resolveRef } from '../manifest/refs.ts';
+import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
+import { ProviderEndpoint } from './client.ts';
+import type { ProviderDeps } from './deps.ts';
+import { ProviderFailure } from './failure.ts';
+
+type Entry = { p: ResolvedPrimitive } | { ref: string; why: string };
+
+export function chainOrder(m: ResolvedManifest, primary: ResolvedPrimitive): Entry[] {
+  const out: Entry[] = [];
+  const seen = new Set<ResolvedPrimitive>();
+  const visit = (p: ResolvedPrimitive) => {
+    if (seen.has(p)) return;
+    seen.add(p);
+    out.push({ p });
+    const fb = (p.spec as { fallback?: { provider_ref: string }[] }).fallback ?? [];
+    for (const f of fb) {
+      const r = resolveRef(m, 'Provider', f.provider_ref);
+      if (r.ok) visit(r.primitive);
+      else out.push({ ref: f.provider_ref, why: r.reason }); // reported as that entry's failure, never skipped silently
+    }
+  };
+  visit(primary);
+  return out;
+}
+
+export interface FailureRecord {
+  provider: string;
+  reason: string;
+  message: string;
+  status?: number;
+  limit?: string;
+}
+
+export function createChain(deps: ProviderDeps, primary: ResolvedPrimitive = deps.manifest.providers[0]): ProviderClient & { order: string[] } {
+  const order = chainOrder(deps.manifest, primary);
+  const endpoints = new Map<ResolvedPrimitive, ProviderEndpoint>();
+  const endpoint = (p: ResolvedPrimitive) => endpoints.get(p) ?? endpoints.set(p, new ProviderEndpoint(p, deps)).get(p)!;
+  return {
+    order: order.map((e) => ('p' in e ? e.p.name : e.ref)),
+    async complete(req: ProviderRequest): Promise<ProviderResponse> {
+      const failures: FailureRecord[] = [];
+      for (const e of order) {
+        if (!('p' in e)) {
+          failures.push({ provider: e.ref, reason: 'config', message: `fallback ${e.ref}: ${e.why}` });
+          continue;
+        }
+        try {
+          return await endpoint(e.p).complete(req);
+        } catch (err) {
+          if (req.signal.aborted) throw req.signal.reason ?? err;
+          const f = err instanceof ProviderFailure ? err : undefined;
+          const rec: FailureRecord = { provider: e.p.name, reason: f?.reason ?? 'internal', message: f?.message ?? `${e.p.name}: internal error` };
+          if (f?.status !== undefined) rec.status = f.status;
+          if (typeof f?.detail?.limit === 'string') rec.limit = f.detail.limit;
+          failures.push(rec);
+          deps.log?.[f ? 'warn' : 'error']('provider failed', { provider: e.p.name, reason: rec.reason, status: rec.status, error: f ? undefined : String(err) });
+        }
+      }
+      const allQuota = failures.every((f) => f.reason === 'quota');
+      const summary = failures.map((f) => f.message).join('; ');
+      throw allQuota
+        ? new ProtocolError(ErrorCode.ProviderQuotaExceeded, `Provider quota exceeded: ${summary}`, { providers: failures })
+        : new ProtocolError(ErrorCode.ProviderUnavailable, `Provider unavailable: ${summary}`, { providers: failures });
+    },
+  };
+}

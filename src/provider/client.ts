@@ -1,0 +1,146 @@
+// One provider: limits checked, auth resolved, the request sent with retries (runtime profile §5),
+// usage charged to the ledger. The fallback chain (chain.ts) sits above it.
+import type { ProviderRequest, ProviderResponse } from '../kernel/ports.ts';
+import type { ResolvedPrimitive } from '../manifest/resolved.ts';
+import type { ProviderSpec } from '../manifest/schema/index.ts';
+import { anthropicBody, anthropicStream, messagesUrl, parseAnthropic, ANTHROPIC_VERSION } from './anthropic.ts';
+import type { Completion } from './completion.ts';
+import { DEFAULT_TIMEOUT_MS, type ProviderDeps } from './deps.ts';
+import { ProviderFailure, malformed } from './failure.ts';
+import { postJson, readText, sleep, startAttempt } from './http.ts';
+import { MinuteWindow, acquire, plan } from './limits.ts';
+import { chatUrl, openaiBody, openaiStream, parseOpenai } from './openai.ts';
+import { answer, compileRules, rulesPath, type Rules } from './rules.ts';
+import { MAX_DELAY_MS, RETRY_DEFAULTS, backoffMs } from './retry.ts';
+import { SseParser } from './sse.ts';
+import { estimateText } from './tokens.ts';
+
+export class ProviderEndpoint {
+  private readonly window = new MinuteWindow();
+  private rules?: Promise<Rules>;
+  readonly name: string;
+  readonly spec: ProviderSpec;
+
+  constructor(
+    private readonly p: ResolvedPrimitive,
+    private readonly deps: ProviderDeps,
+  ) {
+    this.name = p.name;
+    this.spec = p.spec as ProviderSpec;
+  }
+
+  async complete(req: ProviderRequest): Promise<ProviderResponse> {
+    const done = (c: Completion): ProviderResponse => ({ ...c, provider: this.name, model: this.spec.model });
+    if (this.spec.protocol === 'custom') {
+      // Offline rules cost no tokens: limits do not apply (docs/providers.md).
+      const text = answer(await this.loadRules(), req.messages);
+      req.onDelta?.(text, { provider: this.name, attempt: 1 });
+      return done({ text, toolCallCount: 0 });
+    }
+    const d = this.deps;
+    const sleepFor = (ms: number) => (d.sleep ? d.sleep(ms, req.signal) : sleep(ms, req.signal, d.clock));
+    const pl = await plan(this.name, this.spec.limits, req.messages, req.tools, d.ledger);
+    if (pl.dropped) d.log?.debug('provider context trimmed', { provider: this.name, dropped: pl.dropped, estimate: pl.estimate });
+    const headers = await this.authHeaders();
+    const stream = this.spec.streaming === true;
+    const anthropic = this.spec.protocol === 'anthropic-native';
+    const shape = { model: this.spec.model, messages: pl.messages, tools: req.tools, maxTokens: pl.maxTokens, stream };
+    const url = anthropic ? messagesUrl(this.spec.endpoint) : chatUrl(this.spec.endpoint);
+    const body = anthropic ? anthropicBody(shape) : openaiBody(shape);
+    const maxAttempts = this.spec.retry?.max_attempts ?? RETRY_DEFAULTS.max_attempts;
+    for (let attempt = 0; ; attempt++) {
+      await acquire(this.name, this.window, this.spec.limits?.requests_per_minute, () => d.clock.monotonic(), sleepFor);
+      const started = d.clock.monotonic();
+      try {
+        const c = await this.once(url, headers, body, stream, anthropic, req, attempt + 1);
+        d.telemetry?.latency('provider.complete', d.clock.monotonic() - started);
+        await this.charge(c, pl.estimate);
+        return done(c);
+      } catch (e) {
+        if (!(e instanceof ProviderFailure) || !e.retryable || attempt + 1 >= maxAttempts) throw e;
+        // Retry-After is honoured exactly; one longer than the backoff ceiling ends this provider's
+        // turn so the fallback chain can answer now instead of the agent stalling.
+        if (e.retryAfterMs !== undefined && e.retryAfterMs > MAX_DELAY_MS) throw e;
+        const delay = e.retryAfterMs ?? backoffMs(this.spec.retry, attempt, d.random ?? Math.random);
+        d.log?.debug('provider retry', { provider: this.name, attempt: attempt + 1, reason: e.reason, status: e.status, delay_ms: delay });
+        await sleepFor(delay);
+      }
+    }
+  }
+
+  private async once(url: string, headers: Record<string, string>, body: unknown, stream: boolean, anthropic: boolean, req: ProviderRequest, attempt: number): Promise<Completion> {
+    const d = this.deps;
+    const timeoutMs = d.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const at = startAttempt(req.signal, timeoutMs, d.clock);
+    const io = { name: this.name, caller: req.signal, attempt: at, timeoutMs };
+    try {
+      const res = await postJson({ ...io, url, headers, body, fetch: d.fetch ?? fetch, now: () => d.clock.now() });
+      // A server that ignores `stream: true` answers with one JSON body: read it as such.
+      if (stream && !/application\/json/i.test(res.headers.get('content-type') ?? '')) {
+        const onText = (t: string) => req.onDelta?.(t, { provider: this.name, attempt });
+        const dec = anthropic ? anthropicStream(onText) : openaiStream(onText);
+        const sse = new SseParser((ev) => dec.event(ev));
+        await readText(res, io, (t) => {
+          try {
+            sse.push(t);
+          } catch (e) {
+            throw e instanceof ProviderFailure ? e : malformed((e as Error).message, e);
+          }
+        });
+        return dec.finish();
+      }
+      let text = '';
+      await readText(res, io, (t) => (text += t));
+      return anthropic ? parseAnthropic(text) : parseOpenai(text);
+    } finally {
+      at.done();
+    }
+  }
+
+  /** Spec §5.2 auth types. oauth2: secret_ref holds an access token, sent as a bearer token (no flow is run). */
+  private async authHeaders(): Promise<Record<string, string>> {
+    const a = this.spec.auth;
+    const h: Record<string, string> = this.spec.protocol === 'anthropic-native' ? { 'anthropic-version': ANTHROPIC_VERSION } : {};
+    if (a.type === 'none') return h;
+    let secret: string;
+    try {
+      secret = await this.deps.secrets.resolve(a.secret_ref ?? '');
+    } catch (e) {
+      // SecretResolver's message names the ref, never a value (runtime profile §7).
+      throw new ProviderFailure('secret', `${this.name}: ${(e as Error).message}`, { cause: e });
+    }
+    if (a.type === 'api-key-header') h[this.spec.protocol === 'anthropic-native' ? 'x-api-key' : 'api-key'] = secret;
+    else h.authorization = `Bearer ${secret}`;
+    return h;
+  }
+
+  /** Real usage when the API reported it; otherwise the estimate, so a budget still holds. */
+  private async charge(c: Completion, inputEstimate: number): Promise<void> {
+    const d = this.deps;
+    const tokens = c.usage
+      ? c.usage.input_tokens + c.usage.output_tokens
+      : inputEstimate + estimateText(c.text) + (c.toolCall ? estimateText(c.toolCall.name) + estimateText(c.toolCall.arguments) : 0);
+    try {
+      await d.ledger.record(this.name, tokens);
+    } catch (e) {
+      d.log?.warn('provider ledger write failed', { provider: this.name, error: (e as Error).message });
+    }
+  }
+
+  private loadRules(): Promise<Rules> {
+    return (this.rules ??= (async () => {
+      const file = rulesPath(this.spec.endpoint, this.p.origin.file);
+      const read = this.deps.readFile ?? (async (f: string) => (await import('node:fs/promises')).readFile(f));
+      let bytes: Uint8Array;
+      try {
+        bytes = await read(file);
+      } catch (e) {
+        throw new ProviderFailure('config', `custom provider: cannot read rules file ${file} (${(e as { code?: string }).code ?? 'error'})`, { cause: e });
+      }
+      return compileRules(file, bytes);
+    })().catch((e) => {
+      this.rules = undefined; // a fixed file is picked up on the next request
+      throw e;
+    }));
+  }
+}

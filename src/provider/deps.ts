@@ -1,0 +1,30 @@
+// What the provider clients need from the runtime, all injected (no globals besides fetch's default).
+import type { Clock, Logger } from '../kernel/ports.ts';
+import type { TokenLedger } from '../kernel/ledger.ts';
+import type { ResolvedManifest } from '../manifest/resolved.ts';
+
+/** Default per-attempt timeout: to response headers, then between body/stream chunks. */
+export const DEFAULT_TIMEOUT_MS = 120_000;
+
+export interface ProviderDeps {
+  manifest: ResolvedManifest;
+  /** Daily token ledger (spec §5.2 tokens_per_day) over the LedgerStore port; share the quota gate's instance. */
+  ledger: TokenLedger;
+  /** secret_ref → value (src/kernel/secrets.ts SecretResolver, which also registers it for redaction). */
+  secrets: { resolve(ref: string): Promise<string> };
+  clock: Clock;
+  log?: Logger;
+  /**
+   * Structurally a subset of the kernel's TelemetrySink: latency of each successful request (spec
+   * §5.11 latency_histogram). Token usage is returned in the response; the agent loop reports it.
+   */
+  telemetry?: { latency(operation: string, ms: number): void };
+  fetch?: typeof fetch;
+  /** Jitter source in [0, 1). */
+  random?: () => number;
+  /** Waits (backoff, Retry-After, requests_per_minute); defaults to an abortable clock.setTimeout. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Reads a custom provider's rules file; defaults to node:fs/promises readFile. */
+  readFile?: (path: string) => Promise<Uint8Array>;
+  timeoutMs?: number;
+}

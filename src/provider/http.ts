@@ -1,0 +1,165 @@
+// One HTTP attempt over global fetch (Node >= 18, Bun): a timeout that also covers a stalled body
+// or stream (re-armed on every chunk), the caller's AbortSignal linked in, errors classified per
+// runtime profile §5. Bodies are decoded as strict UTF-8: invalid bytes are a malformed response,
+// not silently replaced (the validator must see what the model produced).
+import type { Clock } from '../kernel/ports.ts';
+import { ProviderFailure, malformed } from './failure.ts';
+import { retryAfterMs } from './retry.ts';
+
+export const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+export interface Attempt {
+  readonly signal: AbortSignal;
+  /** Re-arm the timeout: progress was made. */
+  touch(): void;
+  done(): void;
+  readonly timedOut: boolean;
+}
+
+export function startAttempt(caller: AbortSignal, timeoutMs: number, clock: Clock): Attempt {
+  const ctl = new AbortController();
+  let timedOut = false;
+  let timer: { cancel(): void } | undefined;
+  const onAbort = () => ctl.abort(caller.reason);
+  if (caller.aborted) ctl.abort(caller.reason);
+  else caller.addEventListener('abort', onAbort, { once: true });
+  const arm = () => {
+    timer?.cancel();
+    timer = clock.setTimeout(() => {
+      timedOut = true;
+      ctl.abort(new Error('provider attempt timed out'));
+    }, timeoutMs);
+  };
+  arm();
+  return {
+    signal: ctl.signal,
+    touch: arm,
+    done() {
+      timer?.cancel();
+      caller.removeEventListener('abort', onAbort);
+    },
+    get timedOut() {
+      return timedOut;
+    },
+  };
+}
+
+/** Turn a thrown fetch/read error into a ProviderFailure, or rethrow the caller's abort. */
+function classify(e: unknown, name: string, caller: AbortSignal, attempt: Attempt, timeoutMs: number, during: string): never {
+  if (caller.aborted) throw caller.reason ?? e;
+  if (attempt.timedOut) {
+    throw new ProviderFailure('timeout', `${name}: no ${during} within ${timeoutMs} ms`, { retryable: true, cause: e });
+  }
+  if (e instanceof ProviderFailure) throw e;
+  const code = (e as { cause?: { code?: unknown } })?.cause?.code;
+  const why = typeof code === 'string' && /^[A-Z_]{2,40}$/.test(code) ? code : (e as Error)?.name ?? 'error';
+  const reason = during === 'response' ? 'connect' : 'truncated';
+  throw new ProviderFailure(reason, `${name}: ${during === 'response' ? 'cannot reach endpoint' : 'connection lost while reading the response'} (${why})`, {
+    retryable: true,
+    cause: e,
+  });
+}
+
+export interface PostOptions {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+  caller: AbortSignal;
+  attempt: Attempt;
+  timeoutMs: number;
+  fetch: typeof fetch;
+  now: () => number;
+}
+
+/** POST JSON; resolves with a 2xx response, throws a classified ProviderFailure otherwise. */
+export async function postJson(o: PostOptions): Promise<Response> {
+  let res: Response;
+  try {
+    res = await o.fetch(o.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...o.headers },
+      body: JSON.stringify(o.body),
+      signal: o.attempt.signal,
+    });
+  } catch (e) {
+    classify(e, o.name, o.caller, o.attempt, o.timeoutMs, 'response');
+  }
+  o.attempt.touch();
+  if (res.status >= 200 && res.status < 300) return res;
+  // The error body is read (bounded) only for the API's error type: never quoted (it may echo a key).
+  let type: string | undefined;
+  try {
+    let text = '';
+    await readText(res, o, (t) => (text += t), 64 * 1024);
+    const j = JSON.parse(text) as { error?: { type?: unknown; code?: unknown }; type?: unknown };
+    const t = j?.error?.type ?? j?.error?.code ?? j?.type;
+    if (typeof t === 'string' && /^[\w.-]{1,64}$/.test(t)) type = t;
+  } catch (e) {
+    if (o.caller.aborted) throw o.caller.reason ?? e;
+  }
+  const s = res.status;
+  throw new ProviderFailure('http', `${o.name}: HTTP ${s}${type ? ` (${type})` : ''}`, {
+    status: s,
+    retryable: s === 408 || s === 429 || s >= 500,
+    retryAfterMs: retryAfterMs(res.headers, o.now()),
+    detail: type ? { status: s, type } : { status: s },
+  });
+}
+
+/** Read the body as strict UTF-8 text, chunk by chunk, re-arming the attempt timeout on each. */
+export async function readText(
+  res: Response,
+  o: Pick<PostOptions, 'name' | 'caller' | 'attempt' | 'timeoutMs'>,
+  onText: (text: string) => void,
+  maxBytes = MAX_BODY_BYTES,
+): Promise<void> {
+  if (!res.body) throw malformed(`${o.name}: empty body`);
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  let bytes = 0;
+  const decode = (chunk?: Uint8Array) => {
+    try {
+      return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
+    } catch (e) {
+      throw malformed(`${o.name}: body is not valid UTF-8`, e);
+    }
+  };
+  try {
+    for (;;) {
+      let r: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        r = await reader.read();
+      } catch (e) {
+        classify(e, o.name, o.caller, o.attempt, o.timeoutMs, 'body');
+      }
+      if (r.done) break;
+      o.attempt.touch();
+      bytes += r.value.byteLength;
+      if (bytes > maxBytes) throw malformed(`${o.name}: body larger than ${maxBytes} bytes`);
+      const t = decode(r.value);
+      if (t) onText(t);
+    }
+    const t = decode();
+    if (t) onText(t);
+  } catch (e) {
+    reader.cancel().catch(() => {}); // stop the download: nothing more of this body is wanted
+    throw e;
+  }
+}
+
+/** Abortable sleep on the injected clock. */
+export function sleep(ms: number, signal: AbortSignal, clock: Clock): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      t.cancel();
+      reject(signal.reason);
+    };
+    const t = clock.setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,75 @@
+// The raw source text of one value inside a JSON document, by path. Used where an API embeds a
+// tool call's arguments as a JSON value (Anthropic `input`, some servers' `arguments`): the
+// validator must see the model's text as sent (duplicate keys, number spelling, escapes), which
+// JSON.parse + JSON.stringify would silently normalize. The text must already be valid JSON.
+type Seg = string | number;
+
+const isWs = (c: number) => c === 32 || c === 9 || c === 10 || c === 13;
+
+function ws(t: string, i: number): number {
+  while (i < t.length && isWs(t.charCodeAt(i))) i++;
+  return i;
+}
+
+function endOfString(t: string, i: number): number {
+  for (i++; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if (c === 92) i++;
+    else if (c === 34) return i + 1;
+  }
+  return t.length;
+}
+
+/** Index just past the value starting at `i` (after whitespace). */
+function endOfValue(t: string, i: number): number {
+  i = ws(t, i);
+  const c = t.charCodeAt(i);
+  if (c === 34) return endOfString(t, i);
+  if (c === 123 || c === 91) {
+    let depth = 0;
+    for (; i < t.length; i++) {
+      const d = t.charCodeAt(i);
+      if (d === 34) i = endOfString(t, i) - 1;
+      else if (d === 123 || d === 91) depth++;
+      else if ((d === 125 || d === 93) && --depth === 0) return i + 1;
+    }
+    return t.length;
+  }
+  while (i < t.length && !isWs(t.charCodeAt(i)) && !',]}'.includes(t[i])) i++;
+  return i;
+}
+
+/** Raw text of the value at `path`, or undefined when the path does not exist. Last duplicate key wins, like JSON.parse. */
+export function rawValueAt(text: string, path: readonly Seg[]): string | undefined {
+  let start = ws(text, 0);
+  for (const seg of path) {
+    const open = text.charCodeAt(start);
+    let found = -1;
+    let i = ws(text, start + 1);
+    let index = 0;
+    if (open === 123 && typeof seg === 'string') {
+      while (text.charCodeAt(i) === 34) {
+        const keyEnd = endOfString(text, i);
+        const key = JSON.parse(text.slice(i, keyEnd)) as string;
+        const valStart = ws(text, ws(text, keyEnd) + 1); // past ':'
+        if (key === seg) found = valStart;
+        i = ws(text, endOfValue(text, valStart));
+        if (text.charCodeAt(i) !== 44) break;
+        i = ws(text, i + 1);
+      }
+    } else if (open === 91 && typeof seg === 'number') {
+      while (i < text.length && text.charCodeAt(i) !== 93) {
+        if (index++ === seg) {
+          found = i;
+          break;
+        }
+        i = ws(text, endOfValue(text, i));
+        if (text.charCodeAt(i) !== 44) break;
+        i = ws(text, i + 1);
+      }
+    }
+    if (found < 0) return undefined;
+    start = found;
+  }
+  return text.slice(start, endOfValue(text, start));
+}

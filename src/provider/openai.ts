@@ -1,0 +1,130 @@
+// `openai-compatible` (spec §5.2): POST {endpoint}/chat/completions, as served by OpenAI, Ollama
+// (/v1), llama.cpp server and vLLM. Only fields all four accept are sent: `max_tokens` (not
+// `max_completion_tokens`), `parallel_tool_calls: false` with tools (FemtoClaw wants one call),
+// `stream_options.include_usage` when streaming so the ledger gets real numbers.
+import type { ChatMessage, ToolDefinition } from '../kernel/ports.ts';
+import { type CallSlot, type Completion, type StreamDecoder, firstCall, isObj, num } from './completion.ts';
+import { ProviderFailure, malformed } from './failure.ts';
+import { rawValueAt } from './json-span.ts';
+
+export function chatUrl(endpoint: string): string {
+  const base = endpoint.replace(/\/+$/, '');
+  return base.endsWith('/chat/completions') ? base : `${base}/chat/completions`;
+}
+
+function wireMessage(m: ChatMessage): Record<string, unknown> {
+  if (m.role === 'assistant' && m.toolCall?.id) {
+    return {
+      role: 'assistant',
+      content: m.content === '' ? null : m.content,
+      tool_calls: [{ id: m.toolCall.id, type: 'function', function: { name: m.toolCall.name, arguments: m.toolCall.arguments } }],
+    };
+  }
+  if (m.role === 'tool') return m.toolCallId ? { role: 'tool', tool_call_id: m.toolCallId, content: m.content } : { role: 'user', content: m.content };
+  return { role: m.role, content: m.content };
+}
+
+export function openaiBody(o: { model: string; messages: ChatMessage[]; tools?: ToolDefinition[]; maxTokens?: number; stream: boolean }) {
+  const body: Record<string, unknown> = { model: o.model, messages: o.messages.map(wireMessage), stream: o.stream };
+  if (o.stream) body.stream_options = { include_usage: true };
+  if (o.maxTokens !== undefined) body.max_tokens = o.maxTokens;
+  if (o.tools?.length) {
+    body.tools = o.tools.map((t) => ({
+      type: 'function',
+      function: t.description === undefined ? { name: t.name, parameters: t.input_schema } : { name: t.name, description: t.description, parameters: t.input_schema },
+    }));
+    body.parallel_tool_calls = false;
+  }
+  return body;
+}
+
+function usageOf(u: unknown): Completion['usage'] {
+  if (!isObj(u)) return undefined;
+  const i = num(u.prompt_tokens);
+  const o = num(u.completion_tokens);
+  return i === undefined && o === undefined ? undefined : { input_tokens: i ?? 0, output_tokens: o ?? 0 };
+}
+
+/** `arguments` is a JSON string per the API; a server that sends an object gets its raw text taken from the body. */
+function argsText(v: unknown, body: string, path: (string | number)[]): string {
+  if (typeof v === 'string') return v;
+  const raw = v === undefined ? undefined : rawValueAt(body, path);
+  if (raw === undefined) throw malformed('tool call without arguments');
+  return raw;
+}
+
+export function parseOpenai(body: string): Completion {
+  let j: any;
+  try {
+    j = JSON.parse(body);
+  } catch (e) {
+    throw malformed('body is not JSON', e);
+  }
+  const msg = j?.choices?.[0]?.message;
+  if (!isObj(msg)) throw malformed('no choices[0].message');
+  if (msg.content != null && typeof msg.content !== 'string') throw malformed('message.content is not a string');
+  const slots: CallSlot[] = [];
+  if (Array.isArray(msg.tool_calls)) {
+    msg.tool_calls.forEach((c: any, i: number) => {
+      const f = c?.function;
+      if (!isObj(f) || typeof f.name !== 'string') throw malformed(`tool_calls[${i}] has no function name`);
+      slots.push({ id: typeof c.id === 'string' ? c.id : '', name: f.name, args: argsText(f.arguments, body, ['choices', 0, 'message', 'tool_calls', i, 'function', 'arguments']) });
+    });
+  }
+  const usage = usageOf(j.usage);
+  return { text: msg.content ?? '', ...firstCall(slots), ...(usage ? { usage } : {}) };
+}
+
+/** Chat-completion chunks; done at `[DONE]`, or at stream end after a finish_reason (servers that omit [DONE]). */
+export function openaiStream(onText: (t: string) => void): StreamDecoder {
+  let text = '';
+  const slots: CallSlot[] = [];
+  let usage: Completion['usage'];
+  let done = false;
+  let finished = false;
+  return {
+    event({ data }) {
+      if (done) return;
+      if (data === '[DONE]') {
+        done = true;
+        return;
+      }
+      let j: any;
+      try {
+        j = JSON.parse(data);
+      } catch (e) {
+        throw malformed('stream chunk is not JSON', e);
+      }
+      if (!isObj(j)) throw malformed('stream chunk is not an object');
+      if (j.error !== undefined) {
+        const t = isObj(j.error) && typeof j.error.type === 'string' && /^[\w.-]{1,64}$/.test(j.error.type) ? ` (${j.error.type})` : '';
+        throw new ProviderFailure('stream-error', `the API reported an error in the stream${t}`, { retryable: true });
+      }
+      usage = usageOf(j.usage) ?? usage;
+      const choice = j.choices?.[0];
+      if (!isObj(choice)) return; // e.g. the usage-only chunk
+      if (choice.finish_reason != null) finished = true;
+      const d = choice.delta;
+      if (!isObj(d)) return;
+      if (typeof d.content === 'string' && d.content !== '') {
+        text += d.content;
+        onText(d.content);
+      }
+      if (Array.isArray(d.tool_calls)) {
+        d.tool_calls.forEach((c: any, k: number) => {
+          const idx = typeof c?.index === 'number' ? c.index : k;
+          const s = (slots[idx] ??= { id: '', name: '', args: '' });
+          if (typeof c.id === 'string') s.id = c.id;
+          const f = c.function;
+          if (!isObj(f)) return;
+          if (typeof f.name === 'string') s.name += f.name;
+          if (f.arguments !== undefined) s.args += argsText(f.arguments, data, ['choices', 0, 'delta', 'tool_calls', k, 'function', 'arguments']);
+        });
+      }
+    },
+    finish() {
+      if (!done && !finished) throw new ProviderFailure('truncated', 'the stream ended before [DONE]', { retryable: true });
+      return { text, ...firstCall(slots), ...(usage ? { usage } : {}) };
+    },
+  };
+}
