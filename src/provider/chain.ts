@@ -59,7 +59,7 @@ export function createChain(deps: ProviderDeps, primary: ResolvedPrimitive = dep
         } catch (err) {
           if (req.signal.aborted) throw req.signal.reason ?? err;
           const f = err instanceof ProviderFailure ? err : undefined;
-          const rec: FailureRecord = { provider: e.p.name, reason: f?.reason ?? 'internal', message: f?.message ?? `${e.p.name}: internal error` };
+          const rec: FailureRecord = { provider: e.p.name, reason: f?.reason ?? 'internal', message: !f ? `${e.p.name}: internal error` : f.message.startsWith(`${e.p.name}: `) ? f.message : `${e.p.name}: ${f.message}` };
           if (f?.status !== undefined) rec.status = f.status;
           if (typeof f?.detail?.limit === 'string') rec.limit = f.detail.limit;
           failures.push(rec);

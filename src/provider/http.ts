@@ -114,7 +114,7 @@ export async function readText(
   onText: (text: string) => void,
   maxBytes = MAX_BODY_BYTES,
 ): Promise<void> {
-  if (!res.body) throw malformed(`${o.name}: empty body`);
+  if (!res.body) throw malformed(`empty body`);
   const reader = res.body.getReader();
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   let bytes = 0;
@@ -122,7 +122,7 @@ export async function readText(
     try {
       return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
     } catch (e) {
-      throw malformed(`${o.name}: body is not valid UTF-8`, e);
+      throw malformed(`body is not valid UTF-8`, e);
     }
   };
   try {
@@ -136,7 +136,7 @@ export async function readText(
       if (r.done) break;
       o.attempt.touch();
       bytes += r.value.byteLength;
-      if (bytes > maxBytes) throw malformed(`${o.name}: body larger than ${maxBytes} bytes`);
+      if (bytes > maxBytes) throw malformed(`body larger than ${maxBytes} bytes`);
       const t = decode(r.value);
       if (t) onText(t);
     }

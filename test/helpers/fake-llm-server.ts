@@ -11,7 +11,7 @@ export type Step =
   /** Body sent verbatim (malformed JSON, truncated bodies). */
   | { status?: number; headers?: Record<string, string>; body: string | Uint8Array }
   /** An event stream: chunks written in order (cut anywhere), `gapMs` apart, then the response ends — unless `stall`. */
-  | { sse: string[]; gapMs?: number; stall?: boolean; headers?: Record<string, string> }
+  | { sse: (string | Uint8Array)[]; gapMs?: number; stall?: boolean; headers?: Record<string, string> }
   /** Headers never come. */
   | { hang: true }
   /** The socket is destroyed without a response. */
