@@ -3,10 +3,21 @@
 // Budget (docs/size-budget.md): the whole runtime must stay <= 400 KB raw, MQTT and sql.js glue included.
 // Today's budget is tighter, so growth is a deliberate decision recorded in that file.
 import { build } from 'esbuild';
-import { readFileSync, chmodSync, mkdirSync } from 'node:fs';
+import { readFileSync, chmodSync, mkdirSync, copyFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 
 export const BUDGET_BYTES = 400 * 1024;
+
+// Slim mqtt.js for a Node/Bun TCP/TLS client (measured in docs/size-budget.md; loaded lazily by
+// src/transports/mqtt/load.ts, which imports the client class alone, so ws/socks/browser transports never enter).
+// readable-stream is a userland copy of node:stream; debug logging is a no-op (we log through our logger);
+// worker-timers is browser-only.
+export const ALIASES = {
+  'readable-stream': 'node:stream',
+  debug: './src/transports/mqtt/stubs/debug.cjs',
+  'worker-timers': './src/transports/mqtt/stubs/worker-timers.cjs',
+};
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
 export async function bundle({ entry = 'targets/node.ts', outfile = 'dist/claw.mjs', minify = true } = {}) {
@@ -23,9 +34,14 @@ export async function bundle({ entry = 'targets/node.ts', outfile = 'dist/claw.m
     // Some dependencies (yaml's CJS build) call require('process'); give the ESM bundle a real require.
     banner: { js: "#!/usr/bin/env node\nimport{createRequire as __claw_cr}from'node:module';const require=__claw_cr(import.meta.url);" },
     define: { __CLAW_VERSION__: JSON.stringify(pkg.version) },
+    alias: ALIASES,
     logLevel: 'warning',
   });
   chmodSync(outfile, 0o755);
+  // sql.js's WebAssembly ships beside the bundle (docs/memory.md: measured against embedding it as base64); the
+  // runtime finds it relative to import.meta.url of claw.mjs. Not counted in the budget: read only when a
+  // manifest declares memory.
+  copyFileSync(createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm'), new URL('sql-wasm.wasm', new URL(`file://${process.cwd()}/${outfile}`)));
   const raw = readFileSync(outfile);
   return { outfile, raw: raw.length, gzip: gzipSync(raw).length };
 }

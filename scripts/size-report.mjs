@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // What each package and source folder contributes to dist/claw.mjs (minified bytes), largest first.
 import { build } from 'esbuild';
+import { ALIASES } from '../build.config.mjs';
 
 const r = await build({
   entryPoints: ['targets/node.ts'],
@@ -13,6 +14,7 @@ const r = await build({
   metafile: true,
   outfile: 'size-report.mjs',
   define: { __CLAW_VERSION__: '"0"' },
+  alias: ALIASES,
   logLevel: 'warning',
 });
 const out = Object.values(r.metafile.outputs)[0];

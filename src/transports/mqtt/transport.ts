@@ -26,6 +26,8 @@ export interface MqttTransportOptions {
   maxFrameBytes?: number;
   now?: () => number;
   replyWindowMs?: number;
+  /** How long close() waits for replies to frames already delivered (default 30 s, the shutdown drain). */
+  drainMs?: number;
 }
 
 export interface MqttTransport extends Transport {
@@ -55,6 +57,10 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
   let link!: MqttSwarmLink;
+  // Frames delivered but not yet answered: close() keeps the connection until they are (contract: replies to
+  // frames delivered before close still arrive), at most `drainMs`.
+  let unanswered = 0;
+  let drained: (() => void) | undefined;
 
   const publishReply = (req: InboundRequest, text: string) => {
     const out = encodeReply(text, req);
@@ -64,6 +70,9 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
   const safeReplyTopic = (t: string | undefined) => (t && !/[+#]/.test(t) && t !== topics.inbox ? t : undefined);
 
   const onRequest = (payload: Uint8Array, props: MqttProps | undefined) => {
+    // After close() nothing more is delivered. Such a message was already acknowledged to the broker: it is lost
+    // unless its sender retries (same request_id). The window is the few ms between close() and DISCONNECT.
+    if (!open) return;
     const req = decodeInbound(payload, props);
     const bytes = payload.length;
     const key = req.requestId;
@@ -71,9 +80,16 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
       o.log.debug('mqtt duplicate request answered from the stored reply', { request_id: key });
       return;
     }
+    // Only frames the router answers count (a notification gets no reply).
+    let answered = bytes <= limit && !expectsReply(req.text);
+    if (!answered) unanswered++;
     const frame: InboundFrame = {
       payload: bytes > limit ? { error: 'oversize', bytes, limit } : { text: req.text },
       reply(message: JsonRpcMessage | JsonRpcMessage[]) {
+        if (!answered) {
+          answered = true;
+          if (--unanswered === 0) drained?.();
+        }
         const text = JSON.stringify(message);
         if (key !== undefined) cache.complete(key, [text]);
         publishReply(req, text);
@@ -126,11 +142,40 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
     async close() {
       if (!open) return;
       open = false;
+      resolveClosed();
       // A clean DISCONNECT suppresses the Last Will, so a graceful stop says `offline` itself first.
       if (conn.connected) await link.publishPresence('offline').catch(() => {});
-      link.abandon();
-      await conn.close();
-      resolveClosed();
+      const disconnect = async () => {
+        link.abandon();
+        await conn.close();
+      };
+      if (unanswered === 0) return disconnect();
+      // close() returns now (the router may answer after it); the connection goes once the last reply is out.
+      const t = setTimeout(() => void disconnect(), o.drainMs ?? 30_000);
+      drained = () => {
+        clearTimeout(t);
+        // Let the last reply's publish reach the client before DISCONNECT (end() then waits for its PUBACK).
+        setTimeout(() => void disconnect(), 0);
+      };
     },
   };
+}
+
+/** Whether the router will answer this text: a request, a batch with one, or anything it cannot parse. */
+function expectsReply(text: string): boolean {
+  if (!text.includes('"id"')) {
+    try {
+      JSON.parse(text);
+      return false; // valid JSON without any id: a notification (or a batch of them)
+    } catch {
+      return true; // the router answers a parse error
+    }
+  }
+  try {
+    const v = JSON.parse(text) as unknown;
+    const has = (m: unknown) => typeof m === 'object' && m !== null && 'id' in m;
+    return Array.isArray(v) ? v.length === 0 || v.some(has) : has(v) || typeof v !== 'object' || v === null;
+  } catch {
+    return true;
+  }
 }
