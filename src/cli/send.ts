@@ -36,8 +36,9 @@ export async function sendCommand(env: CliEnv, argv: string[]): Promise<number> 
   }
   const idText = args.values.get('id')?.[0];
 
-  const client = await connectClient(uri, { baseDir: env.cwd, clock: env.clock, sender: args.values.get('reply-to')?.[0] });
+  let client: Awaited<ReturnType<typeof connectClient>> | undefined;
   try {
+    client = await connectClient(uri, { baseDir: env.cwd, clock: env.clock, sender: args.values.get('reply-to')?.[0] });
     const base = { jsonrpc: '2.0' as const, method, ...(params === undefined ? {} : { params: params as Record<string, unknown> }) };
     if (args.flags.has('notify')) {
       await client.notify(base, { requestId });
@@ -54,6 +55,6 @@ export async function sendCommand(env: CliEnv, argv: string[]): Promise<number> 
     env.stderr.write(`claw send: ${e instanceof Error ? e.message : String(e)}\n`);
     return e instanceof ClawError && e.code === 'timeout' ? SEND_EXIT.timeout : SEND_EXIT.transport;
   } finally {
-    await client.close();
+    await client?.close();
   }
 }
