@@ -6,6 +6,8 @@ Commands:
   run [manifest]        run an agent, speaking CKP JSON-RPC on stdin/stdout (NDJSON)
   validate <file>       check a claw.yaml manifest or a single primitive document
   doctor                show which sandbox isolation layers this machine offers
+  protocol check        check a model output (stdin) against the FemtoClaw protocol
+  audit verify <file>   verify an audit log's hash chain
   send <uri> <method> [params-json]
                         send one JSON-RPC request to an agent listening on fs:/dir (or mqtt://)
 
@@ -62,4 +64,36 @@ Options:
 
 Exit codes: 0 result, 1 error reply, 2 usage error, 3 no reply within the timeout,
 4 transport failure (cannot write to or read from the URI).
+`;
+
+export const PROTOCOL_HELP = `Usage: claw protocol check --manifest FILE [options] < output.txt
+
+Reads one candidate model output on stdin and validates it as a FemtoClaw protocol message against
+the manifest's tools (docs/femtoclaw.md): strict JSON, exactly one of
+  {"message":{"content":"..."}}  or  {"tool_call":{"tool":"<name>","args":{...}}},
+an exact registered tool name, and args matching the tool's input_schema. Prints the verdict as
+JSON on stdout: valid, form, tool, and for a rejection the failing step, reason and detail.
+
+Options:
+  --manifest FILE   the agent's manifest (its Tool primitives are the capability registry)
+  --config FILE     runtime configuration (for registries)
+  --max-bytes N     size limit in UTF-8 bytes (default 65536)
+  --max-depth N     nesting limit (default 32)
+  --correction      also print the correction message the agent would send the model
+
+Exit codes: 0 valid, 1 rejected, 2 usage error or a manifest that does not load.
+`;
+
+export const AUDIT_HELP = `Usage: claw audit verify <file> [--json] [--expect-head HASH]
+
+Recomputes the audit log's hash chain (docs/audit.md) and reports the first record that does not
+hold: unreadable, not canonical, edited (hash_mismatch), deleted / inserted / moved
+(prev_mismatch), or a torn last line.
+
+Options:
+  --json               print the result as JSON on stdout
+  --expect-head HASH   also require the last record's hash to be HASH (a head kept elsewhere
+                       shows records cut off the end, which the chain alone cannot)
+
+Exit codes: 0 intact, 1 broken or unreadable, 2 usage error.
 `;

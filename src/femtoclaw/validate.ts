@@ -37,13 +37,19 @@ export function validateOutput(raw: string | Uint8Array, registry: CapabilityReg
   const parsed = parseStrictJson(raw, limits);
   if (!parsed.ok) {
     let reason: RejectReason = parsed.code;
+    let detail = parsed.message;
     if (parsed.code === 'syntax' || parsed.code === 'trailing_data') {
       const text = typeof raw === 'string' ? raw : '';
       const lead = typeof raw === 'string' ? firstNonWs(text) : firstNonWsByte(raw);
-      if (lead === '`') reason = 'code_fence';
-      else if (parsed.code === 'syntax' && lead !== '' && !'{["-0123456789tfn'.includes(lead)) reason = 'text_around_json';
+      if (lead === '`') {
+        reason = 'code_fence';
+        detail = 'the output starts with a code fence; fences are rejected, not unwrapped';
+      } else if (parsed.code === 'syntax' && lead !== '' && !'{["-0123456789tfn'.includes(lead)) {
+        reason = 'text_around_json';
+        detail = 'the output starts with text, not a JSON object';
+      }
     }
-    return reject('parse', reason, parsed.message, { pos: parsed.pos });
+    return reject('parse', reason, detail, { pos: parsed.pos });
   }
   const v = parsed.value;
 

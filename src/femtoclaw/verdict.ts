@@ -37,7 +37,7 @@ export interface Rejection {
   valid: false;
   step: ValidationStep;
   reason: RejectReason;
-  /** One line, built from fixed text and field names only: never a value from the output. */
+  /** One line, from fixed text, field names and the tool name only: never an argument or content value. */
   detail: string;
   /** The form, once step 2 has identified it. */
   form?: 'message' | 'tool_call';

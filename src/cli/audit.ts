@@ -1,0 +1,49 @@
+// `claw audit verify <file>`: recompute the hash chain (src/audit/verify.ts) and report the first
+// broken record. Exit 0 intact, 1 broken (or unreadable), 2 usage. docs/audit.md "Verifying".
+import { verifyAuditText } from '../audit/verify.ts';
+import { ClawError } from '../protocol/errors.ts';
+import { joinPath } from '../manifest/reader.ts';
+import { parseArgs } from './args.ts';
+import { AUDIT_HELP } from './help.ts';
+import type { CliEnv } from './env.ts';
+
+export async function auditCommand(env: CliEnv, argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    env.stdout.write(AUDIT_HELP);
+    return sub === undefined ? 2 : 0;
+  }
+  if (sub !== 'verify') throw new ClawError('usage', `unknown subcommand "${sub}" (expected: verify)`);
+  const args = parseArgs(rest, { flags: ['json'], values: ['expect-head'] });
+  if (args.flags.has('help')) {
+    env.stdout.write(AUDIT_HELP);
+    return 0;
+  }
+  if (args.positionals.length !== 1) throw new ClawError('usage', 'expected exactly one audit log file');
+  const expectHead = args.values.get('expect-head')?.[0];
+  if (expectHead !== undefined && !/^[0-9a-f]{64}$/.test(expectHead)) throw new ClawError('usage', '--expect-head must be a SHA-256 in lower-case hex');
+  const file = joinPath(env.cwd, args.positionals[0]);
+  let bytes: Uint8Array;
+  try {
+    bytes = await env.reader.read(file);
+  } catch (e) {
+    env.stderr.write(`${file}: cannot be read (${(e as { code?: string }).code ?? String(e)})\n`);
+    return 1;
+  }
+  const r = verifyAuditText(bytes);
+  // Cutting records off the end leaves a valid chain; only a head kept elsewhere shows it.
+  const headMismatch = r.ok && expectHead !== undefined && expectHead !== r.head;
+  const ok = r.ok && !headMismatch;
+  if (args.flags.has('json')) {
+    env.stdout.write(`${JSON.stringify({ ok, file, verified: r.verified, head: r.head, ...(r.broken ? { broken: r.broken } : {}), ...(headMismatch ? { expected_head: expectHead } : {}) }, null, 2)}\n`);
+  } else if (r.broken) {
+    const b = r.broken;
+    env.stderr.write(`${file}:${b.line}: record${b.seq !== undefined ? ` seq ${b.seq}` : ''} broken: ${b.reason}: ${b.detail}\n`);
+    env.stderr.write(`${r.verified} record${r.verified === 1 ? '' : 's'} verified before it\n`);
+  } else if (headMismatch) {
+    env.stderr.write(`${file}: chain intact (${r.verified} records) but its head ${r.head} is not the expected ${expectHead}: records were cut off the end or it is another log\n`);
+  } else {
+    env.stdout.write(`${file}: ok, ${r.verified} record${r.verified === 1 ? '' : 's'}, head ${r.head}\n`);
+  }
+  return ok ? 0 : 1;
+}
