@@ -1,0 +1,152 @@
+// The swarm over a shared directory (docs/swarm.md), for containers and boards without a broker:
+//   {root}/registry/{swarm}/{identity}.json   presence, rewritten (tmp + rename) every interval
+//   {root}/peers/{identity}/                  the peer's inbox: engineer D's fs transport
+//                                             (profile §6.3), replies in outbox/{sender}/
+// A presence older than `staleAfterMs`, or naming a dead pid on this host, reads 'unavailable'
+// (a SIGKILLed peer cannot withdraw its own file). Requests to an unavailable peer are not
+// written at all: a file left in a dead peer's inbox would run when it restarts, after the
+// delegator has moved on.
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import type { Clock, Logger, Transport } from '../kernel/ports.ts';
+import { ClawError, ProtocolError } from '../protocol/errors.ts';
+import { writeAtomic } from '../transports/fs/layout.ts';
+import type { TransportClient } from '../transports/client.ts';
+import { BusError, type PeerBus, type Presence, type SeenPeer } from './bus.ts';
+import { resultOf, serveBus } from './serve.ts';
+
+export interface FsBusOptions {
+  root: string;
+  self: string;
+  log: Logger;
+  clock: Clock;
+  /** Presence older than this reads 'unavailable'. */
+  staleAfterMs: number;
+  /** The inbox's polling interval (fs.watch sees most files at once; polling is the safety net). */
+  pollMs: number;
+}
+
+interface PresenceFile extends Presence {
+  pid: number;
+  host: string;
+  updated_at: number;
+}
+
+const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+
+export function openFsBus(o: FsBusOptions): PeerBus {
+  if (!NAME.test(o.self)) throw new ClawError('usage', `identity "${o.self}" cannot name a file: 1-128 characters of A-Z a-z 0-9 _ . -`);
+  const host = hostname();
+  const inbox = (id: string) => `${o.root}/peers/${id}`;
+  const registry = (swarm: string) => `${o.root}/registry/${swarm}`;
+  const clients = new Map<string, Promise<TransportClient>>();
+  let transport: Transport | undefined;
+  let last: Presence | undefined;
+
+  const read = (swarm: string): PresenceFile[] => {
+    let names: string[];
+    try {
+      names = readdirSync(registry(swarm));
+    } catch {
+      return [];
+    }
+    const out: PresenceFile[] = [];
+    for (const n of names) {
+      if (!n.endsWith('.json')) continue;
+      try {
+        const p = JSON.parse(readFileSync(`${registry(swarm)}/${n}`, 'utf8')) as PresenceFile;
+        if (typeof p.identity === 'string' && NAME.test(p.identity) && `${p.identity}.json` === n) out.push(p);
+      } catch {}
+    }
+    return out;
+  };
+
+  const alive = (p: PresenceFile): boolean => {
+    if (o.clock.now() - p.updated_at > o.staleAfterMs) return false;
+    if (p.host !== host || !Number.isInteger(p.pid)) return true;
+    try {
+      process.kill(p.pid, 0);
+      return true;
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  };
+
+  const seen = (swarm: string): SeenPeer[] =>
+    read(swarm)
+      .filter((p) => p.identity !== o.self)
+      .map((p) => ({
+        identity: p.identity,
+        swarm: p.swarm,
+        role: String(p.role),
+        status: alive(p) && (p.status === 'ready' || p.status === 'busy') ? p.status : 'unavailable',
+        seen_at: p.updated_at,
+      }));
+
+  const client = (to: string): Promise<TransportClient> => {
+    let c = clients.get(to);
+    if (!c) {
+      c = import('../transports/client.ts').then((m) => m.connectClient(`fs:${inbox(to)}?poll_interval_ms=${o.pollMs}`, { baseDir: o.root, sender: o.self, clock: o.clock, log: o.log }));
+      c.catch(() => clients.delete(to));
+      clients.set(to, c);
+    }
+    return c;
+  };
+
+  const reachable = (to: string) => {
+    if (!NAME.test(to)) throw new BusError('unreachable', `peer name "${to}" is not addressable`);
+    const p = last && read(last.swarm).find((x) => x.identity === to);
+    if (p && !alive(p)) throw new BusError('unreachable', `peer ${to} is unavailable`);
+  };
+
+  return {
+    self: o.self,
+    async start(handler) {
+      mkdirSync(inbox(o.self), { recursive: true });
+      const { createFsListener } = await import('../transports/fs/listen-fs.ts');
+      // Peer messages are small and re-sent on loss: no fsync per reply; processed files deleted.
+      transport = createFsListener(
+        { listen: `fs:${inbox(o.self)}`, fs: { poll_interval_ms: o.pollMs, processed: 'delete', fsync: false } },
+        { log: o.log, clock: o.clock, baseDir: o.root, dataDir: o.root },
+      );
+      serveBus(transport, handler, o.log);
+    },
+    async announce(p) {
+      last = p;
+      mkdirSync(registry(p.swarm), { recursive: true });
+      const file: PresenceFile = { ...p, pid: process.pid, host, updated_at: o.clock.now() };
+      writeAtomic(registry(p.swarm), `${o.self}.json`, JSON.stringify(file), false);
+    },
+    peers: seen,
+    async request(to, method, params, timeoutMs) {
+      reachable(to);
+      let reply: unknown;
+      try {
+        const c = await client(to);
+        reply = await c.request({ jsonrpc: '2.0', id: 1, method, params: params as Record<string, unknown> }, { timeoutMs });
+      } catch (e) {
+        if (e instanceof ProtocolError) throw e;
+        throw new BusError('unreachable', `peer ${to} did not answer: ${(e as Error).message}`, { cause: e });
+      }
+      return resultOf(reply);
+    },
+    async notify(to, method, params) {
+      reachable(to);
+      try {
+        await (await client(to)).notify({ jsonrpc: '2.0', method, params: params as Record<string, unknown> });
+      } catch (e) {
+        throw new BusError('unreachable', `peer ${to}: ${(e as Error).message}`, { cause: e });
+      }
+    },
+    async close() {
+      if (last) {
+        try {
+          writeAtomic(registry(last.swarm), `${o.self}.json`, JSON.stringify({ ...last, status: 'unavailable', pid: process.pid, host, updated_at: o.clock.now() }), false);
+        } catch {}
+      }
+      await transport?.close().catch(() => {});
+      for (const c of clients.values()) await c.then((x) => x.close()).catch(() => {});
+      clients.clear();
+    },
+  };
+}

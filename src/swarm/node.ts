@@ -1,0 +1,119 @@
+// One agent's place in a swarm: its bus, presence, the delegating side (Coordinator) and the
+// peer side (PeerSide). The kernel module (src/runtime/swarm-module.ts) and the unit tests both
+// drive this, so what the tests prove is what runs.
+import * as v from 'valibot';
+import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
+import { issuesData } from '../protocol/wire.ts';
+import type { Clock, Logger } from '../kernel/ports.ts';
+import { identityUri, type BusMessage, type PeerBus } from './bus.ts';
+import { isMember, roleOf, type SwarmPlan } from './plan.ts';
+import { Coordinator, type Timing } from './coordinator.ts';
+import { PeerSide, type TaskRunner } from './peer.ts';
+import { broadcastParams, delegateParams, reportParams } from './wire.ts';
+
+export interface SwarmNodeDeps {
+  bus: PeerBus;
+  plan: SwarmPlan;
+  runner: TaskRunner;
+  log: Logger;
+  clock: Pick<Clock, 'now' | 'setInterval'>;
+  timing: Timing;
+  presenceMs: number;
+  costAware: boolean;
+  /** A member's broadcast, passed on to this agent's operator. */
+  onBroadcast(params: { swarm: string; message: unknown; from: string }): void;
+  onJob?(work: Promise<void>): void;
+  /** How many times a peer re-sends its report while the delegator is unreachable. */
+  reportAttempts?: number;
+}
+
+export function parseParams<T extends v.GenericSchema>(schema: T, params: unknown, method: string): v.InferOutput<T> {
+  const p = v.safeParse(schema, params);
+  if (!p.success) throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params for ${method}`, issuesData(p.issues));
+  return p.output;
+}
+
+export class SwarmNode {
+  readonly coordinator: Coordinator;
+  readonly peer: PeerSide;
+  private presence: { cancel(): void } | undefined;
+
+  constructor(private readonly d: SwarmNodeDeps) {
+    const now = () => d.clock.now();
+    this.coordinator = new Coordinator({ bus: d.bus, plan: d.plan, log: d.log, now, timing: d.timing, costAware: d.costAware });
+    this.peer = new PeerSide({
+      bus: d.bus,
+      plan: d.plan,
+      log: d.log,
+      now,
+      runner: d.runner,
+      onStatus: () => void this.announce(),
+      onJob: d.onJob,
+      report: { ackTimeoutMs: d.timing.ackTimeoutMs, attempts: d.reportAttempts ?? 5, retryInitialMs: d.timing.retryInitialMs, retryMaxMs: d.timing.retryMaxMs },
+    });
+  }
+
+  get self(): string {
+    return this.d.bus.self;
+  }
+
+  async start(): Promise<void> {
+    await this.d.bus.start((m) => this.fromPeer(m));
+    await this.announce();
+    this.presence = this.d.clock.setInterval(() => void this.announce(), this.d.presenceMs);
+  }
+
+  async stop(): Promise<void> {
+    this.presence?.cancel();
+    await this.coordinator.stop();
+    await this.peer.stop();
+    await this.d.bus.close();
+  }
+
+  announce(): Promise<void> {
+    const { bus, plan } = this.d;
+    return bus.announce({ identity: bus.self, swarm: plan.swarm, role: roleOf(plan, bus.self), status: this.peer.status() }).catch((e) => {
+      this.d.log.warn('swarm presence not announced', { error: String(e) });
+    });
+  }
+
+  /** claw.swarm.discover (spec §9.3.3): peers actually seen, with canonical identity URIs. */
+  discover(swarm?: string): { peers: { identity: string; uri: string; status: string }[] } {
+    if (swarm !== undefined && swarm !== this.d.plan.swarm) return { peers: [] };
+    return { peers: this.d.bus.peers(this.d.plan.swarm).map((x) => ({ identity: x.identity, uri: identityUri(x.identity), status: x.status })) };
+  }
+
+  /** claw.swarm.broadcast from the operator: to every member seen and not unavailable. */
+  async broadcast(swarm: string, message: unknown): Promise<{ delivered: string[]; unreachable: string[] }> {
+    const { bus, plan } = this.d;
+    if (swarm !== plan.swarm) throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: swarm "${swarm}" is not this agent's swarm (${plan.swarm})`, { swarm });
+    const targets = bus.peers(plan.swarm).filter((x) => x.status !== 'unavailable' && isMember(plan, x.identity)).map((x) => x.identity);
+    const sent = await Promise.allSettled(targets.map((to) => bus.notify(to, 'claw.swarm.broadcast', { swarm, message, from: bus.self })));
+    const delivered = targets.filter((_, i) => sent[i].status === 'fulfilled');
+    return { delivered, unreachable: targets.filter((t) => !delivered.includes(t)) };
+  }
+
+  /** Messages from peers: untrusted (spec §10). They never reach the operator's method table. */
+  async fromPeer(m: BusMessage): Promise<unknown> {
+    switch (m.method) {
+      case 'claw.swarm.delegate':
+        return this.peer.delegate(parseParams(delegateParams, m.params, m.method));
+      case 'claw.swarm.report': {
+        const p = parseParams(reportParams, m.params, m.method);
+        if (!p.from) throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: a peer report must name its sender (from)');
+        return this.coordinator.report(p, p.from);
+      }
+      case 'claw.swarm.broadcast': {
+        const p = parseParams(broadcastParams, m.params, m.method);
+        if (p.swarm !== this.d.plan.swarm || !p.from || !isMember(this.d.plan, p.from)) {
+          this.d.log.warn('swarm broadcast dropped: not from a member of this swarm', { from: p.from, swarm: p.swarm });
+          return undefined;
+        }
+        this.d.onBroadcast({ swarm: p.swarm, message: p.message, from: p.from });
+        return undefined;
+      }
+      default:
+        throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${m.method} is not a peer method`);
+    }
+  }
+}
