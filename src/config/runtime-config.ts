@@ -3,6 +3,7 @@
 import * as v from 'valibot';
 import { sandboxRuntimeConfigSchema } from '../sandbox/config.ts';
 import { fsTransportOptionsSchema } from '../transports/fs/options.ts';
+import { swarmRuntimeConfigSchema } from '../swarm/config.ts';
 
 const positiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
 
@@ -64,6 +65,8 @@ export const runtimeConfigSchema = v.strictObject({
     }),
   ),
   idempotency: v.optional(v.strictObject({ window_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(300_000))) })),
+  /** Where the swarm's peers meet (docs/swarm.md): the manifest's `backend` enum has neither fs nor MQTT. */
+  swarm: v.optional(swarmRuntimeConfigSchema),
   /** The memory database (docs/memory.md): adapter choice and the sql.js snapshot policy. */
   memory: v.optional(
     v.strictObject({
