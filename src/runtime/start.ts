@@ -9,6 +9,7 @@ import type { SecretResolver } from '../kernel/secrets.ts';
 import { loadWireManifest } from './wire-manifest.ts';
 import { secretsPreflight } from './secrets-preflight.ts';
 import { toolsModule } from './tools-module.ts';
+import { swarmModule } from './swarm-module.ts';
 import { createToolEnvironment } from './tool-deps.ts';
 import type { Redactor } from '../log/redactor.ts';
 import type { LedgerStore } from '../kernel/ledger.ts';
@@ -53,6 +54,8 @@ export function startRuntime(d: RuntimeDeps): Runtime {
     ledgerStore: d.ledgerStore,
     environment: (m) => createToolEnvironment({ config: d.config, log: d.log, secrets: d.secrets, env: d.env, cwd: d.cwd, version: d.version, worker: d.worker }, m),
   });
+  // Swarm (Level 3, docs/swarm.md): a peer's task runs through this agent's own dispatch (gates included).
+  const swarm = swarmModule({ config: d.config, log: d.log, clock: d.clock, cwd: d.cwd, notify, dispatch: async (method, params) => agent.dispatch(method, params, { transport: 'swarm' }) });
   const agent = new Agent({
     clock: d.clock,
     log: d.log,
@@ -61,7 +64,7 @@ export function startRuntime(d: RuntimeDeps): Runtime {
     notify,
     loadWireManifest: (value, defaultClaw) => loadWireManifest(value, defaultClaw, d),
     openTelemetry: (s) => openSessionTelemetry(s.manifest, d),
-    modules: [secretsPreflight(d.secrets, d.log), tools, ...(d.modules ?? [])],
+    modules: [secretsPreflight(d.secrets, d.log), tools, swarm, ...(d.modules ?? [])],
   });
   const router = new Router({
     dispatch: agent.dispatch,
