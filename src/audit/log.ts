@@ -4,7 +4,7 @@
 // the tool runs. A failed write poisons the log: every later append throws, so nothing executes
 // unrecorded, until the log is reopened (which repairs a torn tail). docs/audit.md.
 import { parseStrictJson } from '../femtoclaw/strict-json.ts';
-import { chainRecord, recordHash, recordLine, type AuditKind, type AuditRecord, type ChainHead } from './record.ts';
+import { chainRecord, recordHash, type AuditKind, type AuditRecord, type ChainHead } from './record.ts';
 import { sanitizeForAudit, DEFAULT_SANITIZE_LIMITS, type SanitizeLimits } from './sanitize.ts';
 import { sha256Hex } from './hash.ts';
 
@@ -95,9 +95,9 @@ export class AuditLog {
     if (this.closed) throw new AuditError('closed', 'the audit log is closed');
     if (this.failed !== undefined) throw new AuditError('write_failed', 'an earlier audit write failed; nothing more is recorded until the log is reopened', { cause: this.failed });
     const clean = sanitizeForAudit(data, this.o.redact, this.o.limits ?? DEFAULT_SANITIZE_LIMITS) as Record<string, unknown>;
-    const r = chainRecord(this.headRef, kind, clean, new Date(this.o.now()).toISOString());
+    const { record: r, line } = chainRecord(this.headRef, kind, clean, new Date(this.o.now()).toISOString());
     try {
-      this.o.file.append(`${recordLine(r)}\n`);
+      this.o.file.append(`${line}\n`);
       if ((this.o.fsync ?? 'record') === 'record') this.o.file.sync();
     } catch (e) {
       this.failed = e;

@@ -38,17 +38,20 @@ export interface AuditRecord {
 
 export type ChainHead = { seq: number; hash: string } | undefined;
 
-/** The next record after `head` (undefined: the chain is empty). */
-export function chainRecord(head: ChainHead, kind: AuditKind, data: Record<string, unknown>, ts: string): AuditRecord {
-  const body = { v: AUDIT_FORMAT_VERSION, seq: head ? head.seq + 1 : 0, ts, kind, prev: head ? head.hash : GENESIS, data };
-  return { ...body, hash: recordHash(body) };
+/**
+ * The next record after `head` (undefined: the chain is empty) and its line. The line is built from
+ * the data's canonical text once: keys in sorted order (data, hash, kind, prev, seq, ts, v), the
+ * same bytes canonicalJson(record) gives (the verifier checks exactly that).
+ */
+export function chainRecord(head: ChainHead, kind: AuditKind, data: Record<string, unknown>, ts: string): { record: AuditRecord; line: string } {
+  const seq = head ? head.seq + 1 : 0;
+  const prev = head ? head.hash : GENESIS;
+  const d = canonicalJson(data);
+  const rest = `"kind":${JSON.stringify(kind)},"prev":"${prev}","seq":${seq},"ts":${JSON.stringify(ts)},"v":${AUDIT_FORMAT_VERSION}}`;
+  const hash = sha256Hex(`{"data":${d},${rest}`);
+  return { record: { v: AUDIT_FORMAT_VERSION, seq, ts, kind, prev, data, hash }, line: `{"data":${d},"hash":"${hash}",${rest}` };
 }
 
 export function recordHash(r: Omit<AuditRecord, 'hash'>): string {
   return sha256Hex(canonicalJson({ v: r.v, seq: r.seq, ts: r.ts, kind: r.kind, prev: r.prev, data: r.data }));
-}
-
-/** The record's line, without the newline. */
-export function recordLine(r: AuditRecord): string {
-  return canonicalJson(r);
 }
