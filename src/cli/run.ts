@@ -75,6 +75,7 @@ export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
   const runtime = startRuntime({
     redactor,
     ledgerStore: createFileLedgerStore(dataDir),
+    dataDir,
     env: env.env,
     version: env.version,
     worker,

@@ -10,7 +10,7 @@ import { Heartbeat, DEFAULT_HEARTBEAT_MS } from './heartbeat.ts';
 import { InflightTracker } from './inflight.ts';
 import type { CallContext, Dispatch } from './router.ts';
 import { NO_TELEMETRY, type Clock, type Logger, type TelemetrySink } from './ports.ts';
-import type { Level, CapabilityGroup } from './conformance.ts';
+import { CAPABILITY_GROUPS, manifestLevel, type Level, type CapabilityGroup } from './conformance.ts';
 import { CORE_METHODS, type MethodSpec } from './methods/index.ts';
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000;
@@ -65,10 +65,15 @@ export interface AgentCore {
   snapshot(): { state: LifecycleState; uptime_ms: number };
 }
 
-const LEVEL_METHODS: Record<2 | 3, string[]> = {
-  2: ['claw.tool.call', 'claw.tool.approve', 'claw.tool.deny'],
-  3: ['claw.swarm.delegate', 'claw.swarm.report', 'claw.swarm.broadcast', 'claw.swarm.discover', 'claw.memory.query', 'claw.memory.store', 'claw.memory.compact'],
+/** The methods of each capability group (spec §11 method table, §9.3.1 capability negotiation). */
+const GROUP_METHODS: Record<CapabilityGroup, string[]> = {
+  tools: ['claw.tool.call', 'claw.tool.approve', 'claw.tool.deny'],
+  swarm: ['claw.swarm.delegate', 'claw.swarm.report', 'claw.swarm.broadcast', 'claw.swarm.discover'],
+  memory: ['claw.memory.query', 'claw.memory.store', 'claw.memory.compact'],
 };
+const METHOD_GROUP = new Map<string, CapabilityGroup>(
+  (Object.entries(GROUP_METHODS) as [CapabilityGroup, string[]][]).flatMap(([g, ms]) => ms.map((m) => [m, g] as [string, CapabilityGroup])),
+);
 
 export class Agent implements AgentCore {
   readonly lifecycle: Lifecycle;
@@ -77,6 +82,7 @@ export class Agent implements AgentCore {
   session: Session | undefined;
   telemetry: TelemetrySink = NO_TELEMETRY;
   private readonly methods = new Map<string, MethodSpec>();
+  private groups: Set<CapabilityGroup> | undefined;
   private readonly heartbeat: Heartbeat;
   private stopping: Promise<boolean> | undefined;
   /** Modules whose start succeeded in this session: the only ones a stop must release. */
@@ -136,8 +142,11 @@ export class Agent implements AgentCore {
     if (!spec.states.includes(state)) throw notAllowed(method, state, this.session !== undefined);
     if (spec.level > 1) {
       const level = this.session?.level ?? 1;
-      // §11: a method above the agent's conformance level is "not found" for this agent.
-      if (spec.level > level) {
+      // §11: a method above the agent's conformance level is "not found" for this agent. Level 3 is
+      // checked per capability group (docs/protocol.md): a level-3 method is answered when this runtime
+      // implements its group and the manifest is level 3 by its primitives, even while another level-3
+      // group is not implemented yet (which keeps conformanceLevel itself at level-2).
+      if (spec.level > level && !(spec.level === 3 && this.session && this.implemented().has(METHOD_GROUP.get(method)!) && manifestLevel(this.session.manifest) === 3)) {
         throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${method} needs conformance level-${spec.level}, this agent is level-${level}`, {
           conformanceLevel: `level-${level}`,
         });
@@ -146,16 +155,25 @@ export class Agent implements AgentCore {
     return spec.handler(params, ctx, this);
   }
 
-  runtimeLevel(): Level {
-    const has = (l: 2 | 3) => LEVEL_METHODS[l].every((m) => this.methods.has(m));
-    return has(2) ? (has(3) ? 3 : 2) : 1;
+  /** Groups all of whose methods are registered (fixed once constructed). */
+  private implemented(): Set<CapabilityGroup> {
+    this.groups ??= new Set((Object.keys(GROUP_METHODS) as CapabilityGroup[]).filter((g) => GROUP_METHODS[g].every((m) => this.methods.has(m))));
+    return this.groups;
   }
 
+  /** §11: level 2 needs the tools group; level 3 needs every level-3 group (swarm and memory). */
+  runtimeLevel(): Level {
+    const g = this.implemented();
+    if (!g.has('tools')) return 1;
+    return (Object.keys(CAPABILITY_GROUPS) as CapabilityGroup[]).every((x) => CAPABILITY_GROUPS[x] < 3 || g.has(x)) ? 3 : 2;
+  }
+
+  /**
+   * §9.3.1 negotiation is per group: exactly the groups this runtime implements whose level the manifest
+   * reaches by its primitives (`level` = manifestLevel of the session's manifest).
+   */
   supportedGroups(level: Level): CapabilityGroup[] {
-    const groups: CapabilityGroup[] = [];
-    if (level >= 2) groups.push('tools');
-    if (level >= 3) groups.push('swarm', 'memory');
-    return groups;
+    return (Object.keys(CAPABILITY_GROUPS) as CapabilityGroup[]).filter((g) => CAPABILITY_GROUPS[g] <= level && this.implemented().has(g));
   }
 
   snapshot(): { state: LifecycleState; uptime_ms: number } {

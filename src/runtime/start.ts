@@ -7,8 +7,10 @@ import type { ResolvedManifest } from '../manifest/resolved.ts';
 import type { SourceReader } from '../manifest/reader.ts';
 import type { SecretResolver } from '../kernel/secrets.ts';
 import { loadWireManifest } from './wire-manifest.ts';
+import { joinPath } from '../manifest/reader.ts';
 import { secretsPreflight } from './secrets-preflight.ts';
 import { toolsModule } from './tools-module.ts';
+import { memoryModule } from './memory-module.ts';
 import { swarmModule } from './swarm-module.ts';
 import { createToolEnvironment } from './tool-deps.ts';
 import type { Redactor } from '../log/redactor.ts';
@@ -28,6 +30,8 @@ export interface RuntimeDeps {
   modules?: KernelModule[];
   redactor: Redactor;
   ledgerStore: LedgerStore;
+  /** Where the runtime keeps state (claw.runtime.yaml data_dir): the memory database lives here. */
+  dataDir?: string;
   /** The runtime's own environment (tools get an allowlisted part of it). */
   env: Record<string, string | undefined>;
   version: string;
@@ -45,13 +49,17 @@ export function startRuntime(d: RuntimeDeps): Runtime {
   const notify = (n: Parameters<Transport['notify']>[0]) => {
     for (const t of d.transports) t.notify(n);
   };
+  // Memory (Level 3, docs/memory.md): its database also holds the token ledger and the tool-call dedup
+  // outcomes while it is open; without one they stay in files / in memory.
+  const memory = memoryModule({ config: d.config, log: d.log, dataDir: d.dataDir ?? joinPath(d.cwd, '.claw-data'), home: d.env.HOME });
   const tools = toolsModule({
     config: d.config,
     clock: d.clock,
     log: d.log,
     redactor: d.redactor,
     notify,
-    ledgerStore: d.ledgerStore,
+    ledgerStore: memory.ledgerStore(d.ledgerStore),
+    dedupStore: memory.dedupStore,
     environment: (m) => createToolEnvironment({ config: d.config, log: d.log, secrets: d.secrets, env: d.env, cwd: d.cwd, version: d.version, worker: d.worker }, m),
   });
   // Swarm (Level 3, docs/swarm.md): a peer's task runs through this agent's own dispatch (gates included).
@@ -64,7 +72,7 @@ export function startRuntime(d: RuntimeDeps): Runtime {
     notify,
     loadWireManifest: (value, defaultClaw) => loadWireManifest(value, defaultClaw, d),
     openTelemetry: (s) => openSessionTelemetry(s.manifest, d),
-    modules: [secretsPreflight(d.secrets, d.log), tools, swarm, ...(d.modules ?? [])],
+    modules: [secretsPreflight(d.secrets, d.log), memory, tools, swarm, ...(d.modules ?? [])],
   });
   const router = new Router({
     dispatch: agent.dispatch,

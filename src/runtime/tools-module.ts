@@ -7,7 +7,7 @@ import { issuesData } from '../protocol/wire.ts';
 import { approvalParams, toolCallParams } from '../protocol/wire-tools.ts';
 import { canonicalJson } from '../protocol/canonical-json.ts';
 import { ApprovalBroker } from '../kernel/approvals.ts';
-import { DedupCache, DEFAULT_DEDUP_WINDOW_MS } from '../kernel/idempotency.ts';
+import { DedupCache, DEFAULT_DEDUP_WINDOW_MS, type DedupStore } from '../kernel/idempotency.ts';
 import { TokenLedger, type LedgerStore } from '../kernel/ledger.ts';
 import { RateLimiter } from '../policy/rate-limit.ts';
 import { composeForCall } from '../policy/evaluate.ts';
@@ -34,6 +34,8 @@ export interface ToolsModuleDeps {
   redactor: Redactor;
   notify(n: JsonRpcNotification): void;
   ledgerStore: LedgerStore;
+  /** Where settled tool-call outcomes persist (the memory database while one is open), looked up per call. */
+  dedupStore?: () => DedupStore | undefined;
   /** The tool layer for a manifest: runner, MCP, builtins, and this board's isolation answer. */
   environment(m: ResolvedManifest): Promise<ToolEnvironment>;
 }
@@ -132,7 +134,7 @@ export function toolsModule(d: ToolsModuleDeps): KernelModule {
     async start(s) {
       session = s;
       tools = new Map();
-      dedup = new DedupCache(d.clock, d.config.idempotency?.window_ms ?? DEFAULT_DEDUP_WINDOW_MS);
+      dedup = new DedupCache(d.clock, d.config.idempotency?.window_ms ?? DEFAULT_DEDUP_WINDOW_MS, d.dedupStore);
       // Below Level 2 the tool methods answer -32601 (spec §11): nothing to bind or check.
       if (s.level < 2) return;
       const m = s.manifest;

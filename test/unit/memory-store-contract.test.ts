@@ -100,7 +100,14 @@ function contract(m: Maker): void {
     const last = (await s.query({ type: 'time-range', time_range: { from: '2026-01-01T00:00:00Z', to: '2026-01-01T01:00:00Z' } })).entries;
     assert.equal(last.map((e) => [e.content, e.timestamp]), [['{"role":"assistant","text":"hi"}', '2026-01-01T00:00:02.000Z']]);
     await rejects(s.query({ type: 'key', key: 'x' }), 'memory.unsupported_query');
-    await rejects(s.query({ type: 'semantic', text: 'x' }), 'memory.unsupported_query');
+    // Semantic on a conversation (seed TV-L3-03): BM25 in JS over the entries, no index.
+    // N = 4, n = 1: idf = ln(3.5 / 1.5); 'later' is 1 token of an average 7/4 → x = idf·2.2 / (1 + 1.2·(0.25 + 0.75·4/7)).
+    const sem = await s.query({ type: 'semantic', text: 'LATER, please' });
+    assert.equal(sem.entries.map((e) => [e.id, e.content]), [['e2', 'later']]);
+    assert.is(sem.entries[0].score, 0.5067652208522211);
+    assert.is(sem.search, 'fts');
+    assert.equal((await s.query({ type: 'semantic', text: 'nothing matches' })).entries, []);
+    await rejects(s.query({ type: 'semantic', text: '  ' }), 'memory.invalid_query');
     await rejects(s.query({ type: 'time-range', time_range: { from: 'yesterday' } }), 'memory.invalid_time');
     await rejects(s.query({ type: 'time-range', top_k: 0 }), 'memory.invalid_query');
     await s.close();

@@ -25,7 +25,8 @@ export const initialize: MethodSpec = {
     }
     const manifest = await chooseManifest(agent, req.manifest, version);
     const level = Math.min(manifestLevel(manifest), agent.runtimeLevel()) as Level;
-    const capabilities = negotiateCapabilities(req.capabilities, agent.supportedGroups(level));
+    // §9.3.1 per group: what this runtime implements of what the manifest's primitives reach (docs/protocol.md).
+    const capabilities = negotiateCapabilities(req.capabilities, agent.supportedGroups(manifestLevel(manifest)));
     await agent.startSession({ manifest, protocolVersion: version, level, capabilities, abort: new AbortController() });
     agent.opts.log.info('session started', { client: req.clientInfo.name, clientVersion: req.clientInfo.version, protocolVersion: version, conformanceLevel: levelName(level) });
     return {

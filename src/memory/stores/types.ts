@@ -7,7 +7,7 @@ import type { SqliteDatabase } from '../sqlite/types.ts';
 
 /** One `spec.stores[]` entry of a Memory manifest (0.2.0 entries are a subset). */
 export type StoreSpec = v.InferOutput<typeof memorySpec03>['stores'][number];
-export type StoreKind = 'conversation' | 'key-value' | 'semantic';
+export type StoreKind = 'conversation' | 'key-value' | 'semantic' | 'checkpoint' | 'workspace';
 
 export interface EntryIn {
   /** Objects are stored as their JSON text (spec: "string or object"). */

@@ -1,0 +1,60 @@
+// The kernel's small persistent state kept in the memory database when the agent has one (issue 4): the provider
+// token ledger (kernel/ledger.ts LedgerStore) and the settled tool-call outcomes of the request_id dedup cache
+// (kernel/idempotency.ts DedupStore). One database = one fsync'ed journal for everything, instead of a file per
+// provider; the file ledger stays the store of agents without memory.
+import type { LedgerEntry, LedgerStore } from '../kernel/ledger.ts';
+import type { DedupRecord, DedupStore } from '../kernel/idempotency.ts';
+import type { SqliteDatabase } from './sqlite/types.ts';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS claw_ledger(provider TEXT PRIMARY KEY, day TEXT NOT NULL, tokens INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS claw_tool_requests(
+  request_id TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, outcome TEXT NOT NULL, settled_at INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS claw_tool_requests_age ON claw_tool_requests(settled_at);
+`;
+
+/**
+ * Ledger rows in the database. A provider with no row yet reads through to `previous` (the file ledger the agent
+ * used before it had memory), so today's budget survives the move.
+ */
+export function sqliteLedgerStore(db: SqliteDatabase, previous?: LedgerStore): LedgerStore {
+  db.exec(SCHEMA);
+  return {
+    async load(provider) {
+      const r = db.prepare('SELECT day, tokens FROM claw_ledger WHERE provider = ?').get(provider);
+      if (r) return { day: String(r.day), tokens: Number(r.tokens) };
+      return previous?.load(provider);
+    },
+    async save(provider, e: LedgerEntry) {
+      db.prepare('INSERT INTO claw_ledger(provider, day, tokens) VALUES (?, ?, ?) ON CONFLICT(provider) DO UPDATE SET day = excluded.day, tokens = excluded.tokens').run(
+        provider,
+        e.day,
+        e.tokens,
+      );
+    },
+  };
+}
+
+export function sqliteDedupStore(db: SqliteDatabase): DedupStore {
+  db.exec(SCHEMA);
+  return {
+    get(requestId) {
+      const r = db.prepare('SELECT fingerprint, outcome, settled_at FROM claw_tool_requests WHERE request_id = ?').get(requestId);
+      if (!r) return undefined;
+      return { fingerprint: String(r.fingerprint), outcome: JSON.parse(String(r.outcome)) as DedupRecord['outcome'], settledAt: Number(r.settled_at) };
+    },
+    put(requestId, rec) {
+      db.transaction(() => {
+        db.prepare('INSERT OR REPLACE INTO claw_tool_requests(request_id, fingerprint, outcome, settled_at) VALUES (?, ?, ?, ?)').run(
+          requestId,
+          rec.fingerprint,
+          JSON.stringify(rec.outcome),
+          rec.settledAt,
+        );
+      });
+    },
+    prune(before) {
+      db.prepare('DELETE FROM claw_tool_requests WHERE settled_at < ?').run(before);
+    },
+  };
+}

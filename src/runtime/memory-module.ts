@@ -1,0 +1,225 @@
+// Level 3 memory (spec §9.3.4, §11): claw.memory.store / query / compact as a kernel module. STARTING opens the
+// Memory primitive's stores (the database in data_dir; sql.js is imported only here, when a manifest declares
+// memory); STOPPING closes them. A backend that fails answers -32030 / -32031 (runtime profile §4) with a
+// message that says what failed, and the runtime stays up.
+import * as v from 'valibot';
+import { ClawError, ErrorCode, ProtocolError } from '../protocol/errors.ts';
+import { issuesData } from '../protocol/wire.ts';
+import { memoryCompactParams, memoryQueryParams, memoryStoreParams } from '../memory/wire.ts';
+import { manifestLevel } from '../kernel/conformance.ts';
+import type { KernelModule, Session } from '../kernel/agent.ts';
+import type { MethodSpec } from '../kernel/methods/index.ts';
+import type { Logger } from '../kernel/ports.ts';
+import type { RuntimeConfig } from '../config/runtime-config.ts';
+import type { LedgerStore } from '../kernel/ledger.ts';
+import type { DedupStore } from '../kernel/idempotency.ts';
+import type { MemoryService } from '../memory/service.ts';
+import type { ClawMemoryStore, EntryOut, StoreSpec } from '../memory/stores/types.ts';
+
+export interface MemoryModuleDeps {
+  config: RuntimeConfig;
+  log: Logger;
+  dataDir: string;
+  /** For `~` in workspace paths. */
+  home?: string;
+}
+
+export interface MemoryModule extends KernelModule {
+  /** The ledger to give the tools module: in the memory database while one is open, else `fallback`. */
+  ledgerStore(fallback: LedgerStore): LedgerStore;
+  /** The tool-call dedup persistence while a memory database is open. */
+  dedupStore(): DedupStore | undefined;
+}
+
+type Partition = { identity?: string; channel?: string } | undefined;
+
+export function memoryModule(d: MemoryModuleDeps): MemoryModule {
+  let service: MemoryService | undefined;
+  /** Why the backend could not be opened this session (answered as -32030 on every call). */
+  let openError: Error | undefined;
+  let session: Session | undefined;
+  let ledger: LedgerStore | undefined;
+  let dedup: DedupStore | undefined;
+  let fallbackLedger: LedgerStore | undefined;
+
+  /**
+   * Calls on one store run one at a time, in arrival order: a query pipelined right behind a store
+   * (sent before its reply) sees the entries (profile §8 allows eventual consistency; we give read-your-writes).
+   */
+  const queues = new Map<string, Promise<unknown>>();
+  const serial = <T>(store: string, op: () => Promise<T>): Promise<T> => {
+    const run = (queues.get(store) ?? Promise.resolve()).then(op);
+    const tail = run.catch(() => {});
+    queues.set(store, tail);
+    void tail.then(() => queues.get(store) === tail && queues.delete(store));
+    return run;
+  };
+
+  const storeOf = (name: string): { store: ClawMemoryStore; spec: StoreSpec } => {
+    const specs = (session?.manifest.memory?.spec.stores ?? []) as StoreSpec[];
+    const spec = specs.find((s) => s.name === name);
+    // §9.3.4: `store` names a store of the Memory primitive.
+    if (!spec) throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: unknown memory store "${name}"`, { store: name, available: specs.map((s) => s.name) });
+    if (openError || !service) {
+      throw new ProtocolError(ErrorCode.MemoryBackendError, `Memory backend error: ${openError?.message ?? 'the memory backend is not open'}`, { store: name, retryable: true });
+    }
+    return { store: service.stores.get(name)!, spec };
+  };
+
+  /** The partition value of a scoped store (key-value `scope`, workspace `isolation`). */
+  const partitionOf = (spec: StoreSpec, ctx: Partition): string | undefined => {
+    const m = session!.manifest;
+    const mode = spec.type === 'workspace' ? (spec.isolation ?? 'shared') : (spec.scope ?? 'global');
+    if (mode === 'per-identity') return ctx?.identity ?? m.identity.name;
+    if (mode === 'per-channel') {
+      if (ctx?.channel) return ctx.channel;
+      if (m.channels.length === 1) return m.channels[0].name;
+      throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: store "${spec.name}" is per-channel: context.channel is required`, { store: spec.name });
+    }
+    return undefined;
+  };
+
+  const fail = (e: unknown, store: string, code: number): never => {
+    if (e instanceof ProtocolError) throw e;
+    const err = e as ClawError & { rpcCode?: number };
+    if (err?.rpcCode === ErrorCode.InvalidParams) throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${err.message}`, { store, reason: err.code });
+    d.log.error('memory backend error', { store, code: err?.code, error: String(err?.message ?? e) });
+    const what = code === ErrorCode.MemoryQueryFailed ? 'Memory query failed' : 'Memory backend error';
+    throw new ProtocolError(code, `${what}: store "${store}": ${String(err?.message ?? e)}`, { store, reason: err?.code ?? 'internal', retryable: true });
+  };
+
+  const bad = (method: string, issues: readonly v.BaseIssue<unknown>[]) => new ProtocolError(ErrorCode.InvalidParams, `Invalid params for ${method}`, issuesData(issues));
+
+  const storeMethod: MethodSpec = {
+    level: 3,
+    states: ['READY'],
+    async handler(params) {
+      const p = v.safeParse(memoryStoreParams, params);
+      if (!p.success) throw bad('claw.memory.store', p.issues);
+      const { store, entries, context } = p.output;
+      const s = storeOf(store);
+      try {
+        const scope = partitionOf(s.spec, context);
+        const ids = await serial(store, () => s.store.store(entries, { requestId: context.request_id, scope }));
+        return { stored: ids.length, ids };
+      } catch (e) {
+        return fail(e, store, ErrorCode.MemoryBackendError);
+      }
+    },
+  };
+
+  const queryMethod: MethodSpec = {
+    level: 3,
+    states: ['READY'],
+    async handler(params) {
+      const p = v.safeParse(memoryQueryParams, params);
+      if (!p.success) throw bad('claw.memory.query', p.issues);
+      const { store, query, context } = p.output;
+      // §9.3.4: text REQUIRED for semantic, key for key, time_range for time-range.
+      const need = { semantic: 'text', key: 'key', 'time-range': 'time_range' }[query.type] as 'text' | 'key' | 'time_range';
+      if (query[need] === undefined) {
+        throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params for claw.memory.query', {
+          issues: [{ path: `query.${need}`, message: `required for a ${query.type} query` }],
+        });
+      }
+      const s = storeOf(store);
+      try {
+        const scope = partitionOf(s.spec, context);
+        const r = await serial(store, () => s.store.query(query, { scope }));
+        const out: Record<string, unknown> = { entries: r.entries.map(wireEntry) };
+        // A store that declares an embedding provider but searched by full text alone says so (issue 4).
+        if (s.spec.embedding && r.search === 'fts' && query.type === 'semantic') {
+          out.metadata = { search: 'fts', reason: `embedding provider "${s.spec.embedding.provider_ref}" did not answer; full-text search only` };
+        }
+        return out;
+      } catch (e) {
+        return fail(e, store, ErrorCode.MemoryQueryFailed);
+      }
+    },
+  };
+
+  const compactMethod: MethodSpec = {
+    level: 3,
+    states: ['READY'],
+    async handler(params) {
+      const p = v.safeParse(memoryCompactParams, params);
+      if (!p.success) throw bad('claw.memory.compact', p.issues);
+      const { store, context } = p.output;
+      const s = storeOf(store);
+      try {
+        const scope = context ? partitionOf(s.spec, context) : undefined;
+        const r = await serial(store, () => s.store.compact({}, { scope }));
+        return { entries_before: r.entries_before, entries_after: r.entries_after };
+      } catch (e) {
+        return fail(e, store, ErrorCode.MemoryBackendError);
+      }
+    },
+  };
+
+  return {
+    name: 'memory',
+    methods: { 'claw.memory.store': storeMethod, 'claw.memory.query': queryMethod, 'claw.memory.compact': compactMethod },
+    async start(s) {
+      session = s;
+      openError = undefined;
+      const m = s.manifest;
+      // Below Level 3 by its primitives the memory methods answer -32601 (§11): nothing to open, no sql.js loaded.
+      if (!m.memory || manifestLevel(m) < 3) return;
+      const c = d.config.memory;
+      try {
+        const { openMemoryService } = await import('../memory/service.ts');
+        service = await openMemoryService({
+          memoryName: m.memory.name,
+          stores: m.memory.spec.stores as StoreSpec[],
+          dataDir: d.dataDir,
+          vars: { identity_name: m.identity.name, tenant_id: typeof m.annotations.tenant_id === 'string' ? m.annotations.tenant_id : undefined },
+          home: d.home,
+          adapter: c?.adapter,
+          durability: {
+            snapshotRatio: c?.snapshot?.ratio,
+            minJournalBytes: c?.snapshot?.min_journal_bytes,
+            maxJournalBytes: c?.snapshot?.max_journal_bytes,
+            maxSnapshotAgeMs: c?.snapshot?.max_age_ms,
+            onWarning: (w) => d.log.warn('memory storage', { code: w.code, warning: w.message }),
+          },
+        });
+        if (service.db) {
+          const { sqliteLedgerStore, sqliteDedupStore } = await import('../memory/kernel-tables.ts');
+          ledger = sqliteLedgerStore(service.db, fallbackLedger);
+          dedup = sqliteDedupStore(service.db);
+        }
+        d.log.info('memory open', { stores: [...service.stores.values()].map((x) => `${x.name}:${x.kind}`), database: service.dbPath, adapter: service.db?.adapter });
+      } catch (e) {
+        // The agent still starts: its other capabilities work, memory calls answer -32030 with this reason.
+        openError = e as Error;
+        service = undefined;
+        d.log.error('memory backend unavailable', { code: (e as ClawError).code, error: (e as Error).message });
+      }
+    },
+    async stop() {
+      ledger = undefined;
+      dedup = undefined;
+      const sv = service;
+      service = undefined;
+      session = undefined;
+      await sv?.close().catch((e) => d.log.warn('memory close failed', { error: String(e) }));
+    },
+    ledgerStore(fallback) {
+      fallbackLedger = fallback;
+      return {
+        load: (p) => (ledger ?? fallback).load(p),
+        save: (p, e) => (ledger ?? fallback).save(p, e),
+      };
+    },
+    dedupStore: () => dedup,
+  };
+}
+
+/** §9.3.4 entry shape: id, content, score (semantic), timestamp; the stored metadata when there is some. */
+function wireEntry(e: EntryOut): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: e.id, content: e.content };
+  if (e.score !== undefined) out.score = e.score;
+  out.timestamp = e.timestamp;
+  if (e.metadata !== undefined) out.metadata = e.metadata;
+  return out;
+}
