@@ -151,6 +151,9 @@ export function anthropicStream(onText: (t: string) => void): StreamDecoder {
           return; // ping, content_block_stop, and event types added later
       }
     },
+    get done() {
+      return done;
+    },
     finish() {
       if (!done) throw new ProviderFailure('truncated', 'the stream ended before message_stop', { retryable: true });
       // A tool_use whose input arrived as no deltas at all keeps the input of its start block.

@@ -86,11 +86,12 @@ export class ProviderEndpoint {
           } catch (e) {
             throw e instanceof ProviderFailure ? e : malformed((e as Error).message, e);
           }
+          return dec.done;
         });
         return dec.finish();
       }
       let text = '';
-      await readText(res, io, (t) => (text += t));
+      await readText(res, io, (t) => void (text += t));
       return anthropic ? parseAnthropic(text) : parseOpenai(text);
     } finally {
       at.done();

@@ -11,6 +11,8 @@ export interface Completion {
 /** Streaming decoder of one protocol: events in, a Completion out (or a ProviderFailure). */
 export interface StreamDecoder {
   event(e: { event: string; data: string }): void;
+  /** The end marker ([DONE], message_stop) has been seen. */
+  readonly done: boolean;
   /** The stream ended; throws 'truncated' if it ended before the protocol's end marker. */
   finish(): Completion;
 }

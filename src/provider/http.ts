@@ -91,7 +91,7 @@ export async function postJson(o: PostOptions): Promise<Response> {
   let type: string | undefined;
   try {
     let text = '';
-    await readText(res, o, (t) => (text += t), 64 * 1024);
+    await readText(res, o, (t) => void (text += t), 64 * 1024);
     const j = JSON.parse(text) as { error?: { type?: unknown; code?: unknown }; type?: unknown };
     const t = j?.error?.type ?? j?.error?.code ?? j?.type;
     if (typeof t === 'string' && /^[\w.-]{1,64}$/.test(t)) type = t;
@@ -111,7 +111,8 @@ export async function postJson(o: PostOptions): Promise<Response> {
 export async function readText(
   res: Response,
   o: Pick<PostOptions, 'name' | 'caller' | 'attempt' | 'timeoutMs'>,
-  onText: (text: string) => void,
+  /** Returns true to stop reading: the protocol's end marker came and the rest is not wanted. */
+  onText: (text: string) => boolean | void,
   maxBytes = MAX_BODY_BYTES,
 ): Promise<void> {
   if (!res.body) throw malformed(`empty body`);
@@ -138,7 +139,11 @@ export async function readText(
       bytes += r.value.byteLength;
       if (bytes > maxBytes) throw malformed(`body larger than ${maxBytes} bytes`);
       const t = decode(r.value);
-      if (t) onText(t);
+      if (t && onText(t) === true) {
+        // A server may hold the connection open after its end marker; waiting would only time out.
+        reader.cancel().catch(() => {});
+        return;
+      }
     }
     const t = decode();
     if (t) onText(t);

@@ -122,6 +122,9 @@ export function openaiStream(onText: (t: string) => void): StreamDecoder {
         });
       }
     },
+    get done() {
+      return done;
+    },
     finish() {
       if (!done && !finished) throw new ProviderFailure('truncated', 'the stream ended before [DONE]', { retryable: true });
       return { text, ...firstCall(slots), ...(usage ? { usage } : {}) };

@@ -1,6 +1,6 @@
 // Shared set-up for the provider tests: deps with a real clock (timeouts are real), a SecretResolver
 // over a fake environment, an in-memory ledger, and a sleep that records the waits instead of waiting.
-import { TokenLedger, type LedgerStore } from '../../src/kernel/ledger.ts';
+import { TokenLedger } from '../../src/kernel/ledger.ts';
 import type { ChatMessage } from '../../src/kernel/ports.ts';
 import { SecretResolver } from '../../src/kernel/secrets.ts';
 import { Redactor } from '../../src/log/redactor.ts';
@@ -14,11 +14,11 @@ export const SECRET = 'sk-test-Zq8v1c2TOPSECRET';
 
 export const prov = (name: string, spec: Record<string, unknown>): ResolvedPrimitive => primitive('Provider', name, spec);
 
-export function setup(providers: ResolvedPrimitive[], over: Partial<ProviderDeps> & { store?: LedgerStore } = {}) {
+export function setup(providers: ResolvedPrimitive[], over: Partial<ProviderDeps> = {}) {
   const sleeps: number[] = [];
   const log = captureLogger();
   const redactor = new Redactor();
-  const store = over.store ?? new MemLedgerStore();
+  const store = new MemLedgerStore();
   const deps: ProviderDeps = {
     manifest: makeManifest(1, { providers }),
     ledger: new TokenLedger(store, systemClock),

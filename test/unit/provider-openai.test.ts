@@ -95,6 +95,16 @@ test('streaming: multi-byte UTF-8 split across chunks decodes intact; invalid UT
   assert.equal(e.data.providers, [{ provider: 'local', reason: 'malformed', message: 'local: malformed response: body is not valid UTF-8' }]);
 });
 
+test('streaming: [DONE] ends the answer even if the server keeps the connection open; a JSON reply to stream:true is read as one body', async () => {
+  llm.queue({ sse: openaiSse({ text: ['done'] }), stall: true });
+  const { deps } = setup([prov('local', spec({ streaming: true }))], { timeoutMs: 400 });
+  const t0 = Date.now();
+  assert.is((await createChain(deps).complete({ messages: [user('x')], signal: signal() })).text, 'done');
+  assert.ok(Date.now() - t0 < 350, 'did not wait for the timeout');
+  llm.queue({ json: openaiJson({ content: 'not streamed', usage: [2, 2] }) });
+  assert.is((await createChain(deps).complete({ messages: [user('x')], signal: signal() })).text, 'not streamed');
+});
+
 test('bearer auth from secret_ref; the secret never appears in an error', async () => {
   llm.queue({ status: 401, json: { error: { type: 'invalid_api_key', message: `Incorrect API key provided: ${SECRET}` } } });
   const { deps } = setup([prov('cloud', spec({ auth: { type: 'bearer', secret_ref: 'LLM_KEY' } }))]);
