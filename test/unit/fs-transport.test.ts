@@ -91,6 +91,17 @@ test('a duplicate arriving while the first copy runs waits for it and gets the s
   await stop(s.t, s.dir);
 });
 
+test('a retry with other key order, spacing or reply_to is the same request (fingerprint of the message)', async () => {
+  const s = setup();
+  s.start();
+  put(s.dir, '0000000000000000001-k1.json', '{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1,"b":2}}');
+  await replyFor(s.dir, 'k1');
+  put(s.dir, '0000000000000000002-k1.json', '{ "params": {"b":2, "a":1}, "method":"m", "id":1, "jsonrpc":"2.0", "reply_to":"other" }');
+  assert.is((await replyFor(s.dir, 'k1', 'outbox/other')).id, 1);
+  assert.is(s.frames.length, 1);
+  await stop(s.t, s.dir);
+});
+
 test('a request_id reused for different content is refused (-32600) and set aside in rejected/', async () => {
   const s = setup();
   s.start();
@@ -139,7 +150,8 @@ test('a crash after the answer was stored but before the file moved: the stored 
   const text = reqText(9);
   writeFileSync(`${dir}/.state/processing/0000000000000000001-r6.json`, text);
   const { createHash } = await import('node:crypto');
-  const hash = createHash('sha256').update(text).digest('hex');
+  const { canonicalJson } = await import('../../src/protocol/canonical-json.ts');
+  const hash = createHash('sha256').update(canonicalJson(JSON.parse(text))).digest('hex');
   writeFileSync(`${dir}/.state/answered/r6.json`, JSON.stringify({ hash, reply: { jsonrpc: '2.0', id: 9, result: 'stored' } }));
   const s = setup({}, dir);
   s.start();

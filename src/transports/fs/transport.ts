@@ -11,6 +11,7 @@ import type { InboundFrame, Logger, Transport } from '../../kernel/ports.ts';
 import { classify, type JsonRpcMessage } from '../../protocol/jsonrpc.ts';
 import { ErrorCode } from '../../protocol/errors.ts';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../protocol/framing.ts';
+import { canonicalJson } from '../../protocol/canonical-json.ts';
 import { DIRS, REPLY_TO, fileName, parseFileName, timestampNs, writeAtomic } from './layout.ts';
 import type { ResolvedFsOptions } from './options.ts';
 import { sweep } from './maintenance.ts';
@@ -114,7 +115,7 @@ export function createFsTransport(d: FsTransportDeps): Transport {
     const size = statSync(file).size;
     if (size > limit) return { hash: `oversize:${size}`, expectsReply: true, malformed: true };
     const bytes = readFileSync(file);
-    const hash = createHash('sha256').update(bytes).digest('hex');
+    let hash = digest(bytes);
     let text: string;
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -127,7 +128,14 @@ export function createFsTransport(d: FsTransportDeps): Transport {
     } catch {
       return { text, hash, expectsReply: true, malformed: true };
     }
-    const replyTo = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { reply_to?: unknown }).reply_to : undefined;
+    const isObj = typeof value === 'object' && value !== null && !Array.isArray(value);
+    const replyTo = isObj ? (value as { reply_to?: unknown }).reply_to : undefined;
+    // The dedup fingerprint is the message, not its bytes: key order, spacing and the reply
+    // directory may differ between a writer and its retry (docs/transports.md).
+    if (isObj) {
+      const { reply_to: _r, ...rest } = value as Record<string, unknown>;
+      hash = digest(canonicalJson(rest));
+    } else hash = digest(canonicalJson(value));
     if (replyTo !== undefined && (typeof replyTo !== 'string' || !REPLY_TO.test(replyTo))) {
       return { text, hash, value, expectsReply: true, malformed: true, refuse: 'Invalid request: reply_to must be 1-128 characters of A-Z a-z 0-9 _ . - (a directory name under outbox/)' };
     }
@@ -317,6 +325,8 @@ export function createFsTransport(d: FsTransportDeps): Transport {
     },
   };
 }
+
+const digest = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
 
 /** An error reply shaped like the message it answers: one per request in a batch, the id echoed. */
 function failureFor(value: unknown, code: number, message: string, data?: unknown): JsonRpcMessage | JsonRpcMessage[] {
