@@ -3,19 +3,24 @@ import { ClawError } from '../protocol/errors.ts';
 import { MAIN_HELP } from './help.ts';
 import type { CliEnv } from './env.ts';
 
-type Command = (env: CliEnv, argv: string[]) => Promise<number>;
+import { validateCommand } from './validate.ts';
+import { runCommand } from './run.ts';
+import { builtinWorkerCommand } from './builtin-worker.ts';
+import { doctorCommand } from './doctor.ts';
+import { protocolCommand } from './protocol.ts';
+import { auditCommand } from './audit.ts';
+import { sendCommand } from './send.ts';
 
-// Each command is loaded when it is invoked: the bundle evaluates only the modules of the command
-// that runs (esbuild turns each import() into a lazily initialised part of the one file), so
-// `claw run` does not evaluate validate/doctor/audit/send code at start-up (BENCH.md).
-const COMMANDS: Record<string, () => Promise<Command>> = {
-  run: async () => (await import('./run.ts')).runCommand,
-  validate: async () => (await import('./validate.ts')).validateCommand,
-  doctor: async () => (await import('./doctor.ts')).doctorCommand,
-  protocol: async () => (await import('./protocol.ts')).protocolCommand,
-  audit: async () => (await import('./audit.ts')).auditCommand,
-  send: async () => (await import('./send.ts')).sendCommand,
-  __builtin: async () => (await import('./builtin-worker.ts')).builtinWorkerCommand,
+// Imported eagerly on purpose: loading commands with import() measured worse (BENCH.md "Tried and
+// rejected": esbuild wraps each lazily imported module in an init function, +7 KB, +0.7 MB RSS).
+const COMMANDS: Record<string, (env: CliEnv, argv: string[]) => Promise<number>> = {
+  run: runCommand,
+  validate: validateCommand,
+  doctor: doctorCommand,
+  protocol: protocolCommand,
+  audit: auditCommand,
+  send: sendCommand,
+  __builtin: builtinWorkerCommand,
 };
 
 export async function main(env: CliEnv): Promise<number> {
@@ -28,13 +33,12 @@ export async function main(env: CliEnv): Promise<number> {
     env.stdout.write(`claw-edge ${env.version} (CKP 0.3.0, 0.2.0)\n`);
     return 0;
   }
-  const load = COMMANDS[cmd];
-  if (!load) {
+  const run = COMMANDS[cmd];
+  if (!run) {
     env.stderr.write(`claw: unknown command "${cmd}"\n\n${MAIN_HELP}`);
     return 2;
   }
   try {
-    const run = await load();
     return await run(env, rest);
   } catch (e) {
     if (e instanceof ClawError && e.code === 'usage') {
