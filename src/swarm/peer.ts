@@ -41,6 +41,7 @@ interface Job {
 }
 
 const MAX_REMEMBERED = 1000;
+const STOP_GRACE_MS = 1000;
 
 export class PeerSide {
   private readonly jobs = new Map<string, Job>();
@@ -81,9 +82,15 @@ export class PeerSide {
     return { acknowledged: true };
   }
 
+  /**
+   * The runtime drained in-flight work before this (spec §8); what is still running is told to
+   * stop and given STOP_GRACE_MS, never waited on forever (a task that ignores its signal).
+   */
   async stop(): Promise<void> {
     this.abort.abort();
-    await Promise.allSettled([...this.running]);
+    let t: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([Promise.allSettled([...this.running]), new Promise((r) => (t = setTimeout(r, STOP_GRACE_MS)))]);
+    clearTimeout(t);
   }
 
   private track(p: Promise<void>): void {
