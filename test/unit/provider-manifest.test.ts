@@ -1,0 +1,42 @@
+// The provider chain built from a manifest loaded by the real loader: an inline network provider that
+// is down, falling back to an inline `custom` provider whose rules file sits beside the manifest.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadManifestFile } from '../../src/manifest/loader.ts';
+import { createFsReader } from '../../src/node/fs-reader.ts';
+import { createProviderClient } from '../../src/provider/index.ts';
+import { deadUrl } from '../helpers/fake-llm-server.ts';
+import { setup, signal, user } from './provider-fixtures.ts';
+
+test('manifest → chain: primary unreachable, offline rules beside the manifest answer', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'claw-provm-'));
+  try {
+    writeFileSync(
+      join(dir, 'claw.yaml'),
+      `claw: "0.3.0"
+kind: Claw
+metadata: { name: offline-demo }
+spec:
+  identity: { inline: { personality: "helpful" } }
+  providers:
+    - inline: { protocol: openai-compatible, endpoint: "${await deadUrl()}/v1", model: llama3, auth: { type: none }, retry: { max_attempts: 1 }, fallback: [{ provider_ref: offline }] }
+    - inline: { name: offline, protocol: custom, endpoint: "file:offline-rules.yaml", model: rules, auth: { type: none } }
+`,
+    );
+    writeFileSync(join(dir, 'offline-rules.yaml'), 'rules:\n  - contains: hello\n    message: "hi, offline"\n');
+    const loaded = await loadManifestFile(join(dir, 'claw.yaml'), { reader: createFsReader() });
+    assert.equal(loaded.issues, []);
+    const { deps, log } = setup([]);
+    deps.manifest = loaded.manifest!;
+    const r = await createProviderClient(deps).complete({ messages: [user('hello there')], signal: signal() });
+    assert.equal(r, { text: '{"message":{"content":"hi, offline"}}', toolCallCount: 0, provider: 'offline', model: 'rules' });
+    assert.equal(log.entries.map((e) => [e.msg, e.fields?.provider, e.fields?.reason]), [['provider failed', 'provider-0', 'connect']]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
