@@ -4,7 +4,7 @@
 import * as v from 'valibot';
 import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import { issuesData } from '../protocol/wire.ts';
-import { approvalParams, toolCallParams } from '../protocol/wire-tools.ts';
+import { approvalParams, fastToolCallParams, toolCallParams } from '../protocol/wire-tools.ts';
 import { canonicalJson } from '../protocol/canonical-json.ts';
 import { ApprovalBroker } from '../kernel/approvals.ts';
 import { DedupCache, DEFAULT_DEDUP_WINDOW_MS, type DedupStore } from '../kernel/idempotency.ts';
@@ -13,7 +13,7 @@ import { RateLimiter } from '../policy/rate-limit.ts';
 import { composeForCall } from '../policy/evaluate.ts';
 import { resolveRef } from '../manifest/refs.ts';
 import { narrowSandbox } from '../gates/narrow-sandbox.ts';
-import { runGates, type PipelineDeps } from '../gates/pipeline.ts';
+import { runGatesNow, type PipelineDeps } from '../gates/pipeline.ts';
 import { bindTools, type RegisteredTool } from '../tools/registry.ts';
 import type { ToolEnvironment } from './tool-deps.ts';
 import { DEFAULT_GRACE_MS } from '../sandbox/spec-view.ts';
@@ -26,6 +26,15 @@ import type { Redactor } from '../log/redactor.ts';
 import type { SandboxSpec } from '../manifest/schema/index.ts';
 import type { ResolvedManifest, ResolvedPrimitive } from '../manifest/resolved.ts';
 import type { MethodSpec } from '../kernel/methods/index.ts';
+import type { NamedPolicy } from '../gates/call.ts';
+
+interface PreparedTool {
+  reg: RegisteredTool;
+  /** The tool's sandbox (sandbox_ref or the manifest's), before any context.sandbox narrowing. */
+  sandbox: SandboxSpec;
+  /** Governing policies in evaluation order (the tool's policy_ref first), or why there are none. */
+  policies: NamedPolicy[] | Error;
+}
 
 export interface ToolsModuleDeps {
   config: RuntimeConfig;
@@ -65,35 +74,43 @@ export function toolsModule(d: ToolsModuleDeps): KernelModule {
     redactValue: (x) => d.redactor.redactValue(x),
     redactText: (s) => d.redactor.redact(s),
   });
+  /** Per session: the gates' dependencies, and per tool what only the manifest decides. */
+  let deps: PipelineDeps | undefined;
+  let prepared = new Map<string, PreparedTool>();
 
   const call: MethodSpec = {
     level: 2,
     states: ['READY'],
-    async handler(params) {
+    // Not async: a call whose gates and tool are all synchronous (an in-process builtin with no
+    // approval or quota to wait for) is answered without a promise (BENCH.md "Tool calls").
+    handler(params) {
       const s = session!;
       const m = s.manifest;
-      const p = v.safeParse(toolCallParams, params);
-      if (!p.success) throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params for claw.tool.call', issuesData(p.issues));
-      const { name, arguments: args, context } = p.output;
-      const reg = tools.get(name);
-      if (!reg) throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: unknown tool "${name}"`, { tool: name, available: [...tools.keys()] });
+      let p = fastToolCallParams(params);
+      if (!p) {
+        const r = v.safeParse(toolCallParams, params);
+        if (!r.success) throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params for claw.tool.call', issuesData(r.issues));
+        p = r.output;
+      }
+      const { name, arguments: args, context } = p;
+      const t = prepared.get(name);
+      if (!t) throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: unknown tool "${name}"`, { tool: name, available: [...tools.keys()] });
       if (context.identity !== m.identity.name) {
         throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: context.identity "${context.identity}" is not this agent (${m.identity.name})`, {
           identity: context.identity,
         });
       }
-      let sandbox = sandboxOf(m, reg.bound.sandboxRef);
+      let sandbox = t.sandbox;
       if (context.sandbox) sandbox = narrowSandbox(sandbox, lookup(m, 'Sandbox', context.sandbox).spec as SandboxSpec);
-      const policies = composeForCall(
-        m.policies.map((x) => ({ name: x.name, spec: x.spec as any })),
-        reg.bound.policyRef ? declared(m, 'Policy', reg.bound.policyRef)?.name : undefined,
-      );
+      const policies = t.policies;
+      if (policies instanceof Error) throw policies;
       const override = context.policy ? lookup(m, 'Policy', context.policy) : undefined;
-      const fingerprint = canonicalJson({ name, args, sandbox: context.sandbox, policy: context.policy });
+      // Only a duplicate request_id ever compares fingerprints: computed then, from these values.
+      const fingerprint = () => canonicalJson({ name, args, sandbox: context.sandbox, policy: context.policy });
       const r = dedup.run(context.request_id, fingerprint, () =>
-        runGates(
+        runGatesNow(
           {
-            tool: reg.bound,
+            tool: t.reg.bound,
             args,
             requestId: context.request_id,
             identity: context.identity,
@@ -103,8 +120,8 @@ export function toolsModule(d: ToolsModuleDeps): KernelModule {
             sandbox,
             signal: s.abort.signal,
           },
-          reg.check,
-          pipelineDeps(m),
+          t.reg.check,
+          deps!,
         ),
       );
       if ('conflict' in r) {
@@ -134,6 +151,8 @@ export function toolsModule(d: ToolsModuleDeps): KernelModule {
     async start(s) {
       session = s;
       tools = new Map();
+      prepared = new Map();
+      deps = pipelineDeps(s.manifest);
       dedup = new DedupCache(d.clock, d.config.idempotency?.window_ms ?? DEFAULT_DEDUP_WINDOW_MS, d.dedupStore);
       // Below Level 2 the tool methods answer -32601 (spec §11): nothing to bind or check.
       if (s.level < 2) return;
@@ -158,6 +177,18 @@ export function toolsModule(d: ToolsModuleDeps): KernelModule {
         await env.registry.mcp?.close().catch(() => {});
         throw new ProtocolError(ErrorCode.SandboxDenied, `Sandbox denied: ${[...refusals].join('; ')}`, { state: 'ERROR' });
       }
+      // What only the manifest decides, once per tool instead of once per call.
+      const manifestPolicies = m.policies.map((x) => ({ name: x.name, spec: x.spec as any }));
+      for (const [name, reg] of tools) {
+        const policyRef = reg.bound.policyRef ? declared(m, 'Policy', reg.bound.policyRef)?.name : undefined;
+        let policies: NamedPolicy[] | Error;
+        try {
+          policies = composeForCall(manifestPolicies, policyRef);
+        } catch (e) {
+          policies = e as Error; // answered per call, as before (the loader's cross-checks should make this unreachable)
+        }
+        prepared.set(name, { reg, sandbox: sandboxOf(m, reg.bound.sandboxRef), policies });
+      }
       d.log.info('tools bound', { tools: [...tools.values()].map((t) => `${t.bound.name}:${t.bound.impl.kind}`) });
     },
     async stop() {
@@ -166,6 +197,8 @@ export function toolsModule(d: ToolsModuleDeps): KernelModule {
       await env?.registry.mcp?.close().catch(() => {});
       env = undefined;
       session = undefined;
+      deps = undefined;
+      prepared = new Map();
     },
   };
 }
