@@ -51,8 +51,10 @@ function classify(e: unknown, name: string, caller: AbortSignal, attempt: Attemp
     throw new ProviderFailure('timeout', `${name}: no ${during} within ${timeoutMs} ms`, { retryable: true, cause: e });
   }
   if (e instanceof ProviderFailure) throw e;
-  const code = (e as { cause?: { code?: unknown } })?.cause?.code;
-  const why = typeof code === 'string' && /^[A-Z_]{2,40}$/.test(code) ? code : (e as Error)?.name ?? 'error';
+  // Node's undici puts the socket error code on `cause` (ECONNREFUSED); Bun puts its own on the error.
+  const x = e as { code?: unknown; cause?: { code?: unknown }; name?: string };
+  const code = x?.cause?.code ?? x?.code;
+  const why = typeof code === 'string' && /^[A-Za-z_]{2,40}$/.test(code) ? code : x?.name ?? 'error';
   const reason = during === 'response' ? 'connect' : 'truncated';
   throw new ProviderFailure(reason, `${name}: ${during === 'response' ? 'cannot reach endpoint' : 'connection lost while reading the response'} (${why})`, {
     retryable: true,
