@@ -74,13 +74,7 @@ export function parseStrictJson(input: string | Uint8Array, limits: Partial<Stri
     }
   }
   try {
-    const p = new Parser(text, maxDepth);
-    p.ws();
-    if (p.i >= text.length) throw new Fail('empty', p.i, 'no JSON value');
-    const value = p.value(0);
-    p.ws();
-    if (p.i < text.length) throw new Fail('trailing_data', p.i, 'data after the JSON value');
-    return { ok: true, value };
+    return { ok: true, value: parseText(text, maxDepth) };
   } catch (e) {
     if (e instanceof Fail) return fail(e.code, e.pos, e.message);
     throw e;
@@ -135,208 +129,163 @@ export function firstInvalidUtf8(b: Uint8Array): number {
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+const ESCAPES: Record<number, string> = { 0x22: '"', 0x5c: '\\', 0x2f: '/', 0x62: '\b', 0x66: '\f', 0x6e: '\n', 0x72: '\r', 0x74: '\t' };
 
-class Parser {
-  i = 0;
+/** Recursive descent over `s`; closures rather than a class so the minifier can shorten every name. */
+function parseText(s: string, maxDepth: number): unknown {
+  let i = 0;
+  const ws = () => {
+    for (let c = s.charCodeAt(i); c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = s.charCodeAt(++i));
+  };
 
-  constructor(
-    private readonly s: string,
-    private readonly maxDepth: number,
-  ) {}
-
-  ws(): void {
-    const s = this.s;
-    let i = this.i;
-    for (;;) {
-      const c = s.charCodeAt(i);
-      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) i++;
-      else break;
+  const value = (depth: number): unknown => {
+    const c = s.charCodeAt(i);
+    if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (depth >= maxDepth) throw new Fail('too_deep', i, `nesting deeper than ${maxDepth}`);
+      i++;
+      ws();
+      return c === 0x7b ? object(depth + 1) : array(depth + 1);
     }
-    this.i = i;
-  }
+    if (c === 0x22 /* " */) return string();
+    if (c === 0x2d /* - */ || isDigit(c)) return number();
+    for (const [w, v] of LITERALS) {
+      if (s.startsWith(w, i)) {
+        i += w.length;
+        return v;
+      }
+    }
+    throw new Fail('syntax', i, i >= s.length ? 'unexpected end of input' : 'expected a JSON value');
+  };
 
-  value(depth: number): unknown {
-    const s = this.s;
-    const c = s.charCodeAt(this.i);
-    if (c === 0x7b /* { */) return this.object(depth + 1);
-    if (c === 0x5b /* [ */) return this.array(depth + 1);
-    if (c === 0x22 /* " */) return this.string();
-    if (c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39)) return this.number();
-    if (s.startsWith('true', this.i)) return this.literal(4, true);
-    if (s.startsWith('false', this.i)) return this.literal(5, false);
-    if (s.startsWith('null', this.i)) return this.literal(4, null);
-    if (this.i >= s.length) throw new Fail('syntax', this.i, 'unexpected end of input');
-    throw new Fail('syntax', this.i, 'expected a JSON value');
-  }
-
-  private literal(n: number, v: boolean | null): boolean | null {
-    this.i += n;
-    return v;
-  }
-
-  private enter(depth: number): void {
-    if (depth > this.maxDepth) throw new Fail('too_deep', this.i, `nesting deeper than ${this.maxDepth}`);
-    this.i++;
-    this.ws();
-  }
-
-  private object(depth: number): Record<string, unknown> {
-    this.enter(depth);
+  const object = (depth: number): Record<string, unknown> => {
     const out: Record<string, unknown> = {};
-    const s = this.s;
-    if (s.charCodeAt(this.i) === 0x7d /* } */) {
-      this.i++;
+    if (s.charCodeAt(i) === 0x7d /* } */) {
+      i++;
       return out;
     }
     for (;;) {
-      if (s.charCodeAt(this.i) !== 0x22) throw new Fail('syntax', this.i, 'expected a string key');
-      const at = this.i;
-      const key = this.string();
+      if (s.charCodeAt(i) !== 0x22) throw new Fail('syntax', i, 'expected a string key');
+      const at = i;
+      const key = string();
       if (hasOwn.call(out, key)) throw new Fail('duplicate_key', at, 'duplicate key in an object');
-      this.ws();
-      if (s.charCodeAt(this.i) !== 0x3a /* : */) throw new Fail('syntax', this.i, "expected ':'");
-      this.i++;
-      this.ws();
-      const v = this.value(depth);
+      ws();
+      if (s.charCodeAt(i) !== 0x3a /* : */) throw new Fail('syntax', i, "expected ':'");
+      i++;
+      ws();
+      const v = value(depth);
       // "__proto__" as a plain assignment would set the prototype; JSON.parse makes it an own key.
       if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
       else out[key] = v;
-      this.ws();
-      const c = s.charCodeAt(this.i);
-      if (c === 0x2c /* , */) {
-        this.i++;
-        this.ws();
-      } else if (c === 0x7d) {
-        this.i++;
-        return out;
-      } else throw new Fail('syntax', this.i, "expected ',' or '}'");
+      ws();
+      const c = s.charCodeAt(i++);
+      if (c === 0x7d) return out;
+      if (c !== 0x2c /* , */) throw new Fail('syntax', i - 1, "expected ',' or '}'");
+      ws();
     }
-  }
+  };
 
-  private array(depth: number): unknown[] {
-    this.enter(depth);
+  const array = (depth: number): unknown[] => {
     const out: unknown[] = [];
-    const s = this.s;
-    if (s.charCodeAt(this.i) === 0x5d /* ] */) {
-      this.i++;
+    if (s.charCodeAt(i) === 0x5d /* ] */) {
+      i++;
       return out;
     }
     for (;;) {
-      out.push(this.value(depth));
-      this.ws();
-      const c = s.charCodeAt(this.i);
-      if (c === 0x2c) {
-        this.i++;
-        this.ws();
-      } else if (c === 0x5d) {
-        this.i++;
-        return out;
-      } else throw new Fail('syntax', this.i, "expected ',' or ']'");
+      out.push(value(depth));
+      ws();
+      const c = s.charCodeAt(i++);
+      if (c === 0x5d) return out;
+      if (c !== 0x2c) throw new Fail('syntax', i - 1, "expected ',' or ']'");
+      ws();
     }
-  }
+  };
 
-  private number(): number {
-    const s = this.s;
-    const start = this.i;
-    let i = start;
+  const number = (): number => {
+    const start = i;
+    const digits = (what: string) => {
+      if (!isDigit(s.charCodeAt(i))) throw new Fail('bad_number', start, `expected digits${what}`);
+      while (isDigit(s.charCodeAt(i))) i++;
+    };
     if (s.charCodeAt(i) === 0x2d) i++;
-    const d0 = s.charCodeAt(i);
-    if (d0 === 0x30) {
+    if (s.charCodeAt(i) === 0x30) {
       i++;
       if (isDigit(s.charCodeAt(i))) throw new Fail('bad_number', start, 'leading zero in a number');
-    } else if (d0 >= 0x31 && d0 <= 0x39) while (isDigit(s.charCodeAt(i))) i++;
-    else throw new Fail('bad_number', start, 'expected digits');
+    } else digits('');
     if (s.charCodeAt(i) === 0x2e /* . */) {
       i++;
-      if (!isDigit(s.charCodeAt(i))) throw new Fail('bad_number', start, 'expected digits after the decimal point');
-      while (isDigit(s.charCodeAt(i))) i++;
+      digits(' after the decimal point');
     }
     const e = s.charCodeAt(i);
     if (e === 0x65 || e === 0x45) {
-      i++;
-      const sign = s.charCodeAt(i);
+      const sign = s.charCodeAt(++i);
       if (sign === 0x2b || sign === 0x2d) i++;
-      if (!isDigit(s.charCodeAt(i))) throw new Fail('bad_number', start, 'expected digits in the exponent');
-      while (isDigit(s.charCodeAt(i))) i++;
+      digits(' in the exponent');
     }
-    this.i = i;
     return Number(s.slice(start, i));
-  }
+  };
 
-  private string(): string {
-    const s = this.s;
-    const start = this.i;
-    let i = start + 1;
+  const hex4 = (at: number): number => {
+    const h = s.slice(at + 2, at + 6);
+    if (!/^[0-9a-fA-F]{4}$/.test(h)) throw new Fail('bad_escape', at, 'invalid \\u escape');
+    return parseInt(h, 16);
+  };
+
+  const string = (): string => {
+    const start = i;
     let out = '';
-    let chunk = i;
+    let chunk = ++i;
     for (;;) {
       if (i >= s.length) throw new Fail('unterminated_string', start, 'unterminated string');
       const c = s.charCodeAt(i);
       if (c === 0x22) {
-        this.i = i + 1;
-        return chunk === start + 1 ? s.slice(chunk, i) : out + s.slice(chunk, i);
+        out += s.slice(chunk, i++);
+        return out;
       }
       if (c < 0x20) throw new Fail('control_char', i, 'unescaped control character in a string');
       if (c === 0x5c /* \ */) {
         out += s.slice(chunk, i);
-        const [text, next] = this.escape(i);
-        out += text;
-        i = next;
-        chunk = i; // never start + 1 again, so the return below knows `out` is in use
+        const e = s.charCodeAt(i + 1);
+        if (e === 0x75 /* u */) {
+          const u = hex4(i);
+          if (u >= 0xdc00 && u <= 0xdfff) throw new Fail('lone_surrogate', i, 'lone surrogate escape');
+          if (u >= 0xd800 && u <= 0xdbff) {
+            // A high surrogate must be followed by an escaped low surrogate (a raw one is never valid here).
+            const lo = s.charCodeAt(i + 6) === 0x5c && s.charCodeAt(i + 7) === 0x75 ? hex4(i + 6) : 0;
+            if (lo < 0xdc00 || lo > 0xdfff) throw new Fail('lone_surrogate', i, 'lone surrogate escape');
+            out += String.fromCharCode(u, lo);
+            i += 12;
+          } else {
+            out += String.fromCharCode(u);
+            i += 6;
+          }
+        } else {
+          const t = ESCAPES[e];
+          if (t === undefined) throw new Fail(i + 1 >= s.length ? 'unterminated_string' : 'bad_escape', i, 'invalid escape sequence');
+          out += t;
+          i += 2;
+        }
+        chunk = i;
         continue;
       }
       if (c >= 0xd800 && c <= 0xdfff) {
         if (c >= 0xdc00 || (s.charCodeAt(i + 1) & 0xfc00) !== 0xdc00) throw new Fail('lone_surrogate', i, 'lone surrogate in a string');
-        i += 2;
-        continue;
+        i++;
       }
       i++;
     }
-  }
+  };
 
-  /** One escape at `i` (the backslash): its text and the index after it. */
-  private escape(i: number): [string, number] {
-    const s = this.s;
-    const c = s.charCodeAt(i + 1);
-    switch (c) {
-      case 0x22:
-        return ['"', i + 2];
-      case 0x5c:
-        return ['\\', i + 2];
-      case 0x2f:
-        return ['/', i + 2];
-      case 0x62:
-        return ['\b', i + 2];
-      case 0x66:
-        return ['\f', i + 2];
-      case 0x6e:
-        return ['\n', i + 2];
-      case 0x72:
-        return ['\r', i + 2];
-      case 0x74:
-        return ['\t', i + 2];
-      case 0x75: {
-        const u = this.hex4(i);
-        if (u >= 0xdc00 && u <= 0xdfff) throw new Fail('lone_surrogate', i, 'lone surrogate escape');
-        if (u >= 0xd800 && u <= 0xdbff) {
-          // A high surrogate must be followed by an escaped low surrogate (a raw one is never valid here).
-          if (s.charCodeAt(i + 6) !== 0x5c || s.charCodeAt(i + 7) !== 0x75) throw new Fail('lone_surrogate', i, 'lone surrogate escape');
-          const lo = this.hex4(i + 6);
-          if (lo < 0xdc00 || lo > 0xdfff) throw new Fail('lone_surrogate', i, 'lone surrogate escape');
-          return [String.fromCharCode(u, lo), i + 12];
-        }
-        return [String.fromCharCode(u), i + 6];
-      }
-      default:
-        throw new Fail(i + 1 >= s.length ? 'unterminated_string' : 'bad_escape', i, 'invalid escape sequence');
-    }
-  }
-
-  private hex4(i: number): number {
-    const h = this.s.slice(i + 2, i + 6);
-    if (!/^[0-9a-fA-F]{4}$/.test(h)) throw new Fail('bad_escape', i, 'invalid \\u escape');
-    return parseInt(h, 16);
-  }
+  ws();
+  if (i >= s.length) throw new Fail('empty', i, 'no JSON value');
+  const v = value(0);
+  ws();
+  if (i < s.length) throw new Fail('trailing_data', i, 'data after the JSON value');
+  return v;
 }
 
-const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+const LITERALS: [string, unknown][] = [
+  ['true', true],
+  ['false', false],
+  ['null', null],
+];
