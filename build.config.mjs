@@ -12,11 +12,12 @@ export const BUDGET_BYTES = 400 * 1024;
 // Slim mqtt.js for a Node/Bun TCP/TLS client (measured in docs/size-budget.md; loaded lazily by
 // src/transports/mqtt/load.ts, which imports the client class alone, so ws/socks/browser transports never enter).
 // readable-stream is a userland copy of node:stream; debug logging is a no-op (we log through our logger);
-// worker-timers is browser-only.
+// worker-timers is browser-only; lru-cache (topic aliases only) becomes a small Map.
 export const ALIASES = {
   'readable-stream': 'node:stream',
   debug: './src/transports/mqtt/stubs/debug.cjs',
   'worker-timers': './src/transports/mqtt/stubs/worker-timers.cjs',
+  'lru-cache': './src/transports/mqtt/stubs/lru-cache.cjs',
 };
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 

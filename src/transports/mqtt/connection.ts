@@ -104,8 +104,7 @@ export class MqttConnection {
       const c = this.client as MqttClient & { incomingStore: unknown; outgoingStore: unknown };
       c.reconnect({ incomingStore: c.incomingStore, outgoingStore: c.outgoingStore } as never);
     }, delay);
-    // A pending reconnect must not keep a finished process alive.
-    (this.timer as { unref?: () => void }).unref?.();
+    // Not unref'd: while the broker is away this timer is all that keeps a listening agent alive; close() clears it.
   }
 
   get connected(): boolean {
