@@ -72,6 +72,7 @@ export const ROWS: Row[] = [
   ['both forms', '{"message":{"content":"hi"},"tool_call":{"tool":"echo","args":{"text":"x"}}}', { step: 'structure', reason: 'both_forms' }],
   ['§19 invalid example', '{"execute":"rm -rf /"}', { step: 'structure', reason: 'unknown_field', field: '/execute' }],
   ['extra top-level field', '{"message":{"content":"hi"},"meta":1}', { step: 'structure', reason: 'unknown_field', field: '/meta' }],
+  ['"__proto__" at the top level is a key like any other', '{"__proto__":{"message":{"content":"hi"}}}', { step: 'structure', reason: 'unknown_field', field: '/__proto__' }],
   ['form name in another case', '{"Message":{"content":"hi"}}', { step: 'structure', reason: 'unknown_field', field: '/Message' }],
   // step 3: form
   ['message is a string', '{"message":"hi"}', { step: 'form', reason: 'form_not_object', field: '/message' }],
