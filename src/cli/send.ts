@@ -5,7 +5,7 @@ import { parseArgs } from './args.ts';
 import { SEND_HELP } from './help.ts';
 import type { CliEnv } from './env.ts';
 import { ClawError } from '../protocol/errors.ts';
-import { connectClient } from '../transports/client.ts';
+import { connectClient, newRequestId } from '../transports/client.ts';
 import type { JsonRpcResponse } from '../protocol/jsonrpc.ts';
 
 export const SEND_EXIT = { result: 0, error: 1, usage: 2, timeout: 3, transport: 4 } as const;
@@ -44,7 +44,7 @@ export async function sendCommand(env: CliEnv, argv: string[]): Promise<number> 
       await client.notify(base, { requestId });
       return SEND_EXIT.result;
     }
-    const rid = requestId ?? globalThis.crypto.randomUUID();
+    const rid = requestId ?? newRequestId();
     // The JSON-RPC id defaults to the request_id, so a reply file and its id tell the same story.
     const id = idText === undefined ? rid : /^-?\d+$/.test(idText) ? Number(idText) : idText;
     const reply = (await client.request({ ...base, id }, { timeoutMs, requestId: rid })) as JsonRpcResponse | JsonRpcResponse[];

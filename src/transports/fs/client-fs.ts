@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts';
 import { ClawError } from '../../protocol/errors.ts';
-import type { ClientOptions, RequestOptions, TransportClient } from '../client.ts';
+import { newRequestId, type ClientOptions, type RequestOptions, type TransportClient } from '../client.ts';
 import { DIRS, REPLY_TO, REQUEST_ID, fileName, parseFileName, timestampNs, writeAtomic } from './layout.ts';
 import { FS_DEFAULTS, parseFsUri } from './options.ts';
 
@@ -89,7 +89,7 @@ export async function connectFsClient(uri: string, opts: ClientOptions): Promise
   const write = (rid: string, text: string) => writeAtomic(`${root}/${DIRS.inbox}`, fileName(timestampNs(), rid), text, fsync);
 
   const ridOf = (requestId?: string) => {
-    const rid = requestId ?? globalThis.crypto.randomUUID();
+    const rid = requestId ?? newRequestId();
     if (!REQUEST_ID.test(rid)) throw new ClawError('usage', `request_id "${rid}" must be 1-128 characters of A-Z a-z 0-9 _ . -`);
     return rid;
   };
