@@ -4,6 +4,7 @@
 import * as v from 'valibot';
 import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import type { KernelModule, Session } from '../kernel/agent.ts';
+import { manifestLevel } from '../kernel/conformance.ts';
 import type { Clock, Logger } from '../kernel/ports.ts';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
@@ -65,9 +66,18 @@ export function swarmModule(d: SwarmModuleDeps): KernelModule {
     methods,
     async start(session: Session, agent) {
       const m = session.manifest;
-      if (session.level < 3 || !m.swarm) return;
+      // Answered per capability group (docs/protocol.md): a level-3 manifest with a Swarm.
+      if (!m.swarm || manifestLevel(m) < 3) return;
       const cfg = d.config.swarm;
       const spec = m.swarm.spec as SwarmSpec;
+      // Without swarm.bus only `in-process` can be honoured; redis / nats / sqlite-wal are not
+      // built in, and quietly meeting nobody would be worse than saying so (docs/swarm.md).
+      if (!cfg && spec.coordination.backend !== 'in-process') {
+        throw new ProtocolError(ErrorCode.PeerUnreachable, `Peer unreachable: swarm backend "${spec.coordination.backend}" is not built in; bind the swarm in claw.runtime.yaml (swarm.bus: fs:/dir or mqtt://host)`, {
+          state: 'ERROR',
+          backend: spec.coordination.backend,
+        });
+      }
       const plan = planOf(m.swarm.name, spec);
       const self = m.identity.name;
       const presenceMs = cfg?.presence_interval_ms ?? SWARM_DEFAULTS.presence_interval_ms;
