@@ -1,0 +1,98 @@
+// MQTT 3.1.1 against aedes in-process (aedes speaks 3.1.1 only): the payload-envelope fallback for the reply route,
+// request_id dedup through the envelope, and a client that asks for MQTT 5 against a 3.1.1-only broker is refused
+// by the broker (not silently downgraded). noDelay is set on the broker's sockets too (Nagle adds ~40-90 ms).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createServer, type Server, type Socket } from 'node:net';
+import { Aedes } from 'aedes';
+import type { InboundFrame } from '../../src/kernel/ports.ts';
+import { createMqttTransport, type MqttTransport } from '../../src/transports/mqtt/transport.ts';
+import { connectMqttClient } from '../../src/transports/mqtt/client-mqtt.ts';
+import { parseMqttUrl } from '../../src/transports/mqtt/endpoint.ts';
+import { resolveMqttSettings } from '../../src/transports/mqtt/options.ts';
+import { captureLogger } from './helpers/fakes.ts';
+
+let broker: Aedes;
+let server: Server;
+let port = 0;
+const closers: (() => Promise<void>)[] = [];
+const sockets = new Set<Socket>();
+
+test.before(async () => {
+  broker = await Aedes.createBroker();
+  server = createServer((sock) => {
+    sock.setNoDelay(true);
+    sockets.add(sock);
+    sock.on('close', () => sockets.delete(sock));
+    broker.handle(sock);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  port = (server.address() as { port: number }).port;
+});
+test.after.each(async () => {
+  for (const c of closers.splice(0).reverse()) await c().catch(() => {});
+});
+test.after(async () => {
+  for (const s of sockets) s.destroy();
+  await new Promise<void>((r) => server.close(() => r()));
+  await new Promise<void>((r) => broker.close(() => r()));
+});
+
+const url = (path: string) => `mqtt://127.0.0.1:${port}${path}?protocol=3.1.1`;
+
+async function agent(path: string): Promise<{ t: MqttTransport; seen: string[] }> {
+  const t = await createMqttTransport({ settings: resolveMqttSettings(parseMqttUrl(url(path))), log: captureLogger() });
+  closers.push(() => t.close());
+  await t.ready(3000);
+  const seen: string[] = [];
+  t.start((f: InboundFrame) => {
+    const m = JSON.parse((f.payload as { text: string }).text);
+    seen.push(m.method);
+    if (m.id !== undefined) f.reply({ jsonrpc: '2.0', id: m.id, result: { method: m.method, n: seen.length } });
+  });
+  return { t, seen };
+}
+
+test('3.1.1: request/response through the payload envelope', async () => {
+  const { seen } = await agent('/a1/bot');
+  const c = await connectMqttClient(url('/a1/bot'), { baseDir: '/' });
+  closers.push(() => c.close());
+  const r = await c.request({ jsonrpc: '2.0', id: 5, method: 'claw.status' }, { timeoutMs: 3000 });
+  assert.equal(r, { jsonrpc: '2.0', id: 5, result: { method: 'claw.status', n: 1 } });
+  assert.equal(seen, ['claw.status']);
+});
+
+test('3.1.1: a repeated request_id in the envelope is answered from the stored reply', async () => {
+  const { seen } = await agent('/a2/bot');
+  const c = await connectMqttClient(url('/a2/bot'), { baseDir: '/' });
+  closers.push(() => c.close());
+  const msg = { jsonrpc: '2.0' as const, id: 1, method: 'work' };
+  const a = await c.request(msg, { requestId: 'same', timeoutMs: 3000 });
+  const b = await c.request(msg, { requestId: 'same', timeoutMs: 3000 });
+  assert.equal(b, a);
+  assert.equal(seen, ['work']);
+});
+
+test('3.1.1: agent notifications reach a watching client through the outbox', async () => {
+  const { t } = await agent('/a3/bot');
+  const c = await connectMqttClient(url('/a3/bot'), { baseDir: '/' });
+  closers.push(() => c.close());
+  const got: unknown[] = [];
+  c.onNotification!((m) => got.push(m));
+  await new Promise((r) => setTimeout(r, 100));
+  t.notify({ jsonrpc: '2.0', method: 'claw.heartbeat', params: { state: 'READY' } });
+  const until = Date.now() + 2000;
+  while (got.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(got, [{ jsonrpc: '2.0', method: 'claw.heartbeat', params: { state: 'READY' } }]);
+});
+
+test('MQTT 5 against a 3.1.1-only broker: the connection is refused, not downgraded', async () => {
+  const err = await connectMqttClient(`mqtt://127.0.0.1:${port}/a4/bot`, { baseDir: '/', connectTimeoutMs: 1500 } as never).then(
+    () => undefined,
+    (e: Error) => e,
+  );
+  assert.ok(err, 'connect must fail');
+  assert.match(err!.message, /cannot connect to mqtt:\/\/127\.0\.0\.1:\d+\/a4\/bot/);
+});
+
+test.run();
