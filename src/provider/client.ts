@@ -77,7 +77,14 @@ export class ProviderEndpoint {
       const res = await postJson({ ...io, url, headers, body, fetch: d.fetch ?? fetch, now: () => d.clock.now() });
       // A server that ignores `stream: true` answers with one JSON body: read it as such.
       if (stream && !/application\/json/i.test(res.headers.get('content-type') ?? '')) {
-        const onText = (t: string) => req.onDelta?.(t, { provider: this.name, attempt });
+        const onText = (t: string) => {
+          try {
+            req.onDelta?.(t, { provider: this.name, attempt });
+          } catch (e) {
+            // A display's bug must not turn into a provider failure (and a fallback).
+            d.log?.warn('onDelta callback threw', { provider: this.name, error: (e as Error)?.message });
+          }
+        };
         const dec = anthropic ? anthropicStream(onText) : openaiStream(onText);
         const sse = new SseParser((ev) => dec.event(ev));
         await readText(res, io, (t) => {

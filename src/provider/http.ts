@@ -83,6 +83,9 @@ export async function postJson(o: PostOptions): Promise<Response> {
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...o.headers },
       body: JSON.stringify(o.body),
       signal: o.attempt.signal,
+      // Never follow a redirect: fetch drops Authorization across origins but not x-api-key/api-key,
+      // so a redirect could carry the key elsewhere. A 3xx is reported as the HTTP error it is here.
+      redirect: 'manual',
     });
   } catch (e) {
     classify(e, o.name, o.caller, o.attempt, o.timeoutMs, 'response');

@@ -105,6 +105,22 @@ test('streaming: [DONE] ends the answer even if the server keeps the connection 
   assert.is((await createChain(deps).complete({ messages: [user('x')], signal: signal() })).text, 'not streamed');
 });
 
+test('a redirect is not followed (the key must not travel to another origin): HTTP 307, not retried', async () => {
+  llm.queue({ status: 307, headers: { location: 'http://127.0.0.1:1/steal' }, json: {} });
+  const { deps } = setup([prov('az', spec({ auth: { type: 'api-key-header', secret_ref: 'LLM_KEY' } }))]);
+  const e = await rejection(createChain(deps).complete({ messages: [user('x')], signal: signal() }));
+  assert.equal(e.data.providers, [{ provider: 'az', reason: 'http', message: 'az: HTTP 307', status: 307 }]);
+  assert.is(llm.requests.length, 1);
+});
+
+test('an onDelta that throws does not fail the provider', async () => {
+  llm.queue({ sse: openaiSse({ text: ['a', 'b'] }) });
+  const { deps, log } = setup([prov('local', spec({ streaming: true }))]);
+  const r = await createChain(deps).complete({ messages: [user('x')], signal: signal(), onDelta: () => { throw new Error('display broke'); } });
+  assert.is(r.text, 'ab');
+  assert.equal(log.entries.map((e) => e.msg), ['onDelta callback threw', 'onDelta callback threw']);
+});
+
 test('bearer auth from secret_ref; the secret never appears in an error', async () => {
   llm.queue({ status: 401, json: { error: { type: 'invalid_api_key', message: `Incorrect API key provided: ${SECRET}` } } });
   const { deps } = setup([prov('cloud', spec({ auth: { type: 'bearer', secret_ref: 'LLM_KEY' } }))]);
