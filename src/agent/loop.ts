@@ -5,6 +5,7 @@
 // is audited and reported, and goes back to the model as a correction, a bounded number of times.
 import { candidateOf } from './candidate.ts';
 import { DEFAULT_LOOP_LIMITS, type ChatMessage, type LoopDeps, type ToolOutcome, type ToolStep, type TurnResult } from './types.ts';
+import type { Rejection } from '../femtoclaw/verdict.ts';
 
 /** Said to the user when the model keeps breaking the protocol: fixed text, nothing from the model. */
 export const GAVE_UP_REPLY = 'Sorry, I could not produce a valid answer. Please rephrase or try again.';
@@ -15,6 +16,7 @@ export async function runTurn(userText: string, d: LoopDeps, signal: AbortSignal
   const toolCalls: ToolStep[] = [];
   let rejections = 0;
   const started = d.now();
+  const turnId = d.newId();
   await d.history.append({ role: 'user', content: userText });
   // Corrections live only inside this turn: the next turn starts from the clean conversation.
   const scratch: ChatMessage[] = [];
@@ -25,22 +27,21 @@ export async function runTurn(userText: string, d: LoopDeps, signal: AbortSignal
     const out = await d.complete(messages, signal);
     if (out.usage && out.provider) d.telemetry.tokenUsage(out.provider, out.usage.input_tokens, out.usage.output_tokens);
     const raw = candidateOf(out);
-    // §16 "protocol received"; §17 "record protocol messages in audit log" (secrets redacted, bounded).
-    d.audit.record('protocol.received', { provider: out.provider, native_tool_call: out.toolCall !== undefined, bytes: raw.length, output: clip(d.redact(raw), limits.maxAuditOutputChars) });
-    d.telemetry.emit('protocol', 'protocol.received', { provider: out.provider, bytes: raw.length });
-    const verdict = d.validate(raw);
+    d.telemetry.emit('protocol', 'protocol.received', { provider: out.provider, bytes: raw.length, native_tool_call: out.toolCall !== undefined });
+    // FemtoClaw allows one action per message: several native tool calls are ambiguous, not "the first".
+    const verdict = (out.toolCallCount ?? 0) > 1 ? severalToolCalls(out.toolCallCount!) : d.validate(raw);
+    // §16 received / validated / rejected; §17 protocol messages in the audit log (redacted there).
+    d.recordVerdict(raw, verdict, { turn: turnId, provider: out.provider });
 
     if (!verdict.valid) {
       rejections++;
       const fields = { step: verdict.step, reason: verdict.reason, detail: verdict.detail, form: verdict.form, tool: verdict.tool, field: verdict.field };
-      d.audit.record('protocol.rejected', fields);
       d.telemetry.emit('errors', 'protocol.rejected', fields);
       if (rejections > limits.maxCorrections) return finish(GAVE_UP_REPLY, 'gave_up');
       scratch.push({ role: 'user', content: d.correction(verdict) });
       continue;
     }
 
-    d.audit.record('protocol.validated', { form: verdict.form, tool: verdict.form === 'tool_call' ? verdict.tool : undefined });
     d.telemetry.emit('protocol', 'protocol.validated', { form: verdict.form, tool: verdict.form === 'tool_call' ? verdict.tool : undefined });
 
     if (verdict.form === 'message') {
@@ -51,7 +52,6 @@ export async function runTurn(userText: string, d: LoopDeps, signal: AbortSignal
 
     if (toolCalls.length >= limits.maxToolSteps) return finish(STEP_LIMIT_REPLY, 'step_limit');
     const requestId = d.newId();
-    d.audit.record('capability.requested', { tool: verdict.tool, request_id: requestId, arguments: verdict.args });
     d.telemetry.emit('protocol', 'capability.requested', { tool: verdict.tool, request_id: requestId });
     const outcome = await d.callTool(verdict.tool, verdict.args, requestId, signal);
     toolCalls.push({ tool: verdict.tool, request_id: requestId, ok: outcome.ok, code: outcome.ok ? undefined : outcome.code });
@@ -74,6 +74,10 @@ export function toolResultText(tool: string, o: ToolOutcome, max: number, redact
   if (!o.ok) return JSON.stringify({ tool_result: { tool, ok: false, error: { code: o.code, message: clip(redact(o.message), max) } } });
   const text = o.result.content.map((c) => (c.type === 'text' && typeof c.text === 'string' ? c.text : JSON.stringify(c))).join('\n');
   return JSON.stringify({ tool_result: { tool, ok: o.result.isError !== true, content: clip(redact(text), max) } });
+}
+
+function severalToolCalls(n: number): Rejection {
+  return { valid: false, step: 'structure', reason: 'several_tool_calls', detail: `the response held ${n} tool calls; exactly one action is allowed`, form: 'tool_call' };
 }
 
 function clip(s: string, max: number): string {

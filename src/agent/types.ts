@@ -1,26 +1,17 @@
 // The agent loop's ports: it knows the model, the validator, the tool gates, history, audit and
 // telemetry only through these, so one loop serves `claw chat`, queue channels and tests alike.
-import type { TelemetrySink, ToolResult } from '../kernel/ports.ts';
+import type { ChatMessage, ProviderResponse, TelemetrySink, ToolResult } from '../kernel/ports.ts';
 import type { Rejection, Verdict } from '../femtoclaw/verdict.ts';
 
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
+export type { ChatMessage };
 
-/** What a provider chain answered: text, or a native tool call mapped to one call (docs/providers.md). */
-export interface ModelOutput {
-  text: string;
-  toolCall?: { name: string; arguments: string };
-  usage?: { input_tokens: number; output_tokens: number };
-  provider?: string;
-}
+/** What a provider chain answered: text, or a native tool call (docs/providers.md). */
+export type ModelOutput = Pick<ProviderResponse, 'text' | 'toolCall' | 'usage'> & { provider?: string; toolCallCount?: number };
 
 export type ToolOutcome = { ok: true; result: ToolResult } | { ok: false; code: number; message: string; data?: unknown };
 
-export interface AuditSink {
-  record(kind: string, fields: Record<string, unknown>): void;
-}
+/** Records one model output and its verdict (src/audit/protocol-audit.ts recordValidation). */
+export type RecordVerdict = (raw: string, verdict: Verdict, ctx: { turn: string; provider?: string }) => void;
 
 export interface History {
   /** The conversation so far, oldest first (no system prompt). */
@@ -35,11 +26,9 @@ export interface LoopLimits {
   maxToolSteps: number;
   /** A tool result is cut to this many characters before the model sees it. */
   maxToolResultChars: number;
-  /** Raw model output kept in an audit record, in characters. */
-  maxAuditOutputChars: number;
 }
 
-export const DEFAULT_LOOP_LIMITS: LoopLimits = { maxCorrections: 2, maxToolSteps: 8, maxToolResultChars: 4000, maxAuditOutputChars: 16_384 };
+export const DEFAULT_LOOP_LIMITS: LoopLimits = { maxCorrections: 2, maxToolSteps: 8, maxToolResultChars: 4000 };
 
 export interface LoopDeps {
   systemPrompt: string;
@@ -48,7 +37,7 @@ export interface LoopDeps {
   correction(r: Rejection): string;
   callTool(tool: string, args: Record<string, unknown>, requestId: string, signal: AbortSignal): Promise<ToolOutcome>;
   history: History;
-  audit: AuditSink;
+  recordVerdict: RecordVerdict;
   telemetry: TelemetrySink;
   redact(text: string): string;
   newId(): string;

@@ -17,6 +17,7 @@ export type RejectReason =
   | 'no_form'
   | 'both_forms'
   | 'unknown_field'
+  | 'several_tool_calls' // a native tool-calling response held more than one call (agent loop, docs/femtoclaw.md)
   // step 3, form
   | 'form_not_object'
   | 'missing_field'

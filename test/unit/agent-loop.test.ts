@@ -16,6 +16,11 @@ function harness(script: (ModelOutput | string)[], tool: (name: string, args: Re
   const seen: ChatMessage[][] = [];
   const calls: [string, Record<string, unknown>, string][] = [];
   const audit: [string, Record<string, unknown>][] = [];
+  const recordVerdict: LoopDeps['recordVerdict'] = (raw, v, ctx) => {
+    audit.push(['protocol.received', { output: redactS(raw), ...ctx }]);
+    if (v.valid) audit.push(['protocol.validated', { form: v.form }]);
+    else audit.push(['protocol.rejected', { step: v.step, reason: v.reason }]);
+  };
   const events: [string, string, Record<string, unknown> | undefined][] = [];
   const history: ChatMessage[] = [];
   let ids = 0;
@@ -34,13 +39,17 @@ function harness(script: (ModelOutput | string)[], tool: (name: string, args: Re
       return tool(name, args);
     },
     history: { messages: () => history, append: async (m) => void history.push(m) },
-    audit: { record: (k, f) => audit.push([k, f]) },
+    recordVerdict,
     telemetry: { emit: (c, e, f) => events.push([c, e, f]), latency() {}, tokenUsage: (p, i, o) => events.push(['metrics', 'token_usage', { p, i, o }]), close: async () => {} },
-    redact: (s) => s.split('sk-secret-1').join('[REDACTED]'),
+    redact: redactS,
     newId: () => `req-${++ids}`,
     now: () => 0,
   };
   return { d, seen, calls, audit, events, history };
+}
+
+function redactS(s: string) {
+  return s.split('sk-secret-1').join('[REDACTED]');
 }
 
 const run = (d: LoopDeps, text = 'hi') => runTurn(text, d, new AbortController().signal);
@@ -60,11 +69,11 @@ test('a valid tool call runs through callTool, its result goes back to the model
   const h = harness(['{"tool_call":{"tool":"echo","args":{"text":"x"}}}', '{"message":{"content":"done"}}']);
   const r = await run(h.d);
   assert.is(r.reply, 'done');
-  assert.equal(h.calls, [['echo', { text: 'x' }, 'req-1']]);
-  assert.equal(r.toolCalls, [{ tool: 'echo', request_id: 'req-1', ok: true, code: undefined }]);
+  assert.equal(h.calls, [['echo', { text: 'x' }, 'req-2']]);
+  assert.equal(r.toolCalls, [{ tool: 'echo', request_id: 'req-2', ok: true, code: undefined }]);
   const second = h.seen[1]!;
   assert.equal(second[second.length - 1], { role: 'user', content: '{"tool_result":{"tool":"echo","ok":true,"content":"ran echo {\\"text\\":\\"x\\"}"}}' });
-  assert.equal(h.audit.map(([k]) => k), ['protocol.received', 'protocol.validated', 'capability.requested', 'protocol.received', 'protocol.validated']);
+  assert.equal(h.audit.map(([k]) => k), ['protocol.received', 'protocol.validated', 'protocol.received', 'protocol.validated']);
 });
 
 test('rejected outputs execute nothing, are audited, and go back as corrections; the turn gives up after maxCorrections', async () => {
@@ -95,7 +104,7 @@ test('a correction followed by a valid output succeeds', async () => {
 test('a denied tool call is fed back as an error result and the model can answer', async () => {
   const h = harness(['{"tool_call":{"tool":"shell","args":{"bin":"rm"}}}', '{"message":{"content":"I may not do that."}}'], () => ({ ok: false, code: -32011, message: 'Policy denied: rule no-shell' }));
   const r = await run(h.d);
-  assert.equal(r.toolCalls, [{ tool: 'shell', request_id: 'req-1', ok: false, code: -32011 }]);
+  assert.equal(r.toolCalls, [{ tool: 'shell', request_id: 'req-2', ok: false, code: -32011 }]);
   assert.ok(h.seen[1]!.at(-1)!.content.includes('"code":-32011'));
   assert.is(r.reply, 'I may not do that.');
 });
@@ -124,6 +133,14 @@ test('secrets are redacted in tool results shown to the model and in audited out
   assert.not.ok(h.seen[1]!.some((m) => m.role === 'user' && m.content.includes('tool_result') && m.content.includes('sk-secret-1')));
   assert.ok(String(h.audit[0]![1].output).includes('[REDACTED]'));
   assert.is(toolResultText('t', { ok: true, result: { content: [{ type: 'text', text: 'abcdef' }] } }, 3, (s) => s), '{"tool_result":{"tool":"t","ok":true,"content":"abc…[3 more characters]"}}');
+});
+
+test('several native tool calls in one response are rejected as ambiguous, never "the first"', async () => {
+  const h = harness([{ text: '', toolCall: { name: 'echo', arguments: '{"text":"a"}' }, toolCallCount: 2, provider: 'p' }, '{"message":{"content":"ok"}}']);
+  const r = await run(h.d);
+  assert.is(h.calls.length, 0);
+  assert.is(h.audit.find(([k]) => k === 'protocol.rejected')![1].reason, 'several_tool_calls');
+  assert.is(r.reply, 'ok');
 });
 
 test('token usage from responses reaches telemetry', async () => {

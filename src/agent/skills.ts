@@ -1,0 +1,55 @@
+// Skills (spec §5.5) in the agent loop: which skills apply, which skill a tool call is made for, and
+// how a skill's `permissions` narrow the sandbox for its calls (never widen: narrowSandbox intersects).
+import type { ResolvedManifest, ResolvedPrimitive } from '../manifest/resolved.ts';
+import type { SandboxSpec } from '../manifest/schema/index.ts';
+import type { SkillDescriptor } from './prompt.ts';
+
+export interface SkillPermissions {
+  network?: boolean;
+  filesystem?: 'none' | 'read-only' | 'write-workspace' | 'full';
+  approval_required?: boolean;
+}
+
+/** A skill applies when every tool it requires is bound on this runtime (§5.5 tools_required). */
+export function applicableSkills(m: ResolvedManifest, bound: ReadonlySet<string>): SkillDescriptor[] {
+  return m.skills
+    .filter((s) => ((s.spec.tools_required as string[] | undefined) ?? []).every((t) => bound.has(t)))
+    .map((s) => ({ name: s.name, description: String(s.spec.description ?? ''), instruction: String(s.spec.instruction ?? '') }));
+}
+
+/**
+ * The skill a model's tool call is attributed to: FemtoClaw's tool_call names a tool, not a skill, so
+ * the skills that require the tool are its candidates. Several candidates → the one whose permissions
+ * are strictest is used (docs/agent.md), so attributing a call can never loosen anything.
+ */
+export function skillForTool(m: ResolvedManifest, tool: string): ResolvedPrimitive | undefined {
+  const candidates = m.skills.filter((s) => ((s.spec.tools_required as string[] | undefined) ?? []).includes(tool));
+  return candidates.sort((a, b) => strictness(b.spec.permissions) - strictness(a.spec.permissions))[0];
+}
+
+function strictness(p: SkillPermissions | undefined): number {
+  if (!p) return 0;
+  const fs = { none: 3, 'read-only': 2, 'write-workspace': 1, full: 0 }[p.filesystem ?? 'full'];
+  return fs + (p.network === false ? 4 : 0) + (p.approval_required ? 8 : 0);
+}
+
+/**
+ * The sandbox a skill's permissions allow, to intersect with the tool's own (§5.5 permissions).
+ * Level `none`, so the intersection keeps the tool's isolation level; unset permissions allow all.
+ * `write-workspace`: read-only everywhere, read-write in the workspace directory.
+ */
+export function skillSandbox(p: SkillPermissions | undefined, workspaceDir: string): SandboxSpec | undefined {
+  if (!p || (p.network !== false && (p.filesystem === undefined || p.filesystem === 'full'))) return undefined;
+  const filesystem =
+    p.filesystem === 'none'
+      ? { mode: 'deny' as const }
+      : p.filesystem === 'read-only'
+        ? { mode: 'read-only' as const }
+        : p.filesystem === 'write-workspace'
+          ? { mode: 'scoped' as const, mount_paths: [{ path: '/', permissions: 'ro' as const }, { path: workspaceDir, permissions: 'rw' as const }] }
+          : { mode: 'full' as const };
+  return {
+    level: 'none',
+    capabilities: { network: { mode: p.network === false ? 'deny' : 'allow-all' }, filesystem },
+  } as SandboxSpec;
+}
