@@ -30,6 +30,7 @@ const WHY: Partial<Record<RejectReason, string>> = {
   not_object: 'it was not a JSON object',
   no_form: 'it had neither "message" nor "tool_call"',
   both_forms: 'it had both "message" and "tool_call"',
+  several_tool_calls: 'it held several tool calls; call exactly one tool per answer',
   empty_content: 'the message content was empty',
   invalid_tool_name: 'the tool name is not a valid tool identifier',
 };

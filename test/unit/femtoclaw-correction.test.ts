@@ -29,6 +29,8 @@ test('each reason gets its explanation; fields and argument issues named', () =>
     ['{"message":{"content":"a"},"tool_call":{}}', /\(structure: both_forms\): it had both "message" and "tool_call"\./],
   ];
   for (const [raw, re] of cases) assert.match(correctionFor(rejected(raw)), re, raw);
+  const several: Rejection = { valid: false, step: 'structure', reason: 'several_tool_calls', detail: '', form: 'tool_call' };
+  assert.match(correctionFor(several), /\(structure: several_tool_calls\): it held several tool calls; call exactly one tool per answer\./);
 });
 
 test('never echoes the rejected output; model-chosen names are redacted and clipped; bounded', () => {
