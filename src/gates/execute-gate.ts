@@ -6,6 +6,7 @@ import { applySecretScanningToResult } from '../policy/secret-scan.ts';
 import { SandboxViolation, type ToolResult, type ToolRunContext } from '../tools/types.ts';
 import { policyDenied, sandboxDenied } from './errors.ts';
 import type { GateDeps, ToolCall } from './call.ts';
+import type { SandboxSpec } from '../manifest/schema/index.ts';
 
 /** executeGateNow with a promise always (a refusal is a rejection). */
 export async function executeGate(call: ToolCall, deps: GateDeps, redactText: (s: string) => string, redactValue: (v: unknown) => unknown): Promise<ToolResult> {
@@ -22,80 +23,62 @@ function minLimit(a: number | undefined, b: number | undefined): number | undefi
 }
 
 /**
+ * The run context a tool sees. `signal` is created on first read: a tool that never reads it (an
+ * in-process builtin answering synchronously) costs no AbortController; one created after an abort
+ * is born aborted with the same reason.
+ */
+class RunContext implements ToolRunContext {
+  private ac: AbortController | undefined;
+  private aborted: { reason: unknown } | undefined;
+  constructor(
+    readonly requestId: string,
+    readonly sandbox: SandboxSpec,
+    readonly timeoutMs: number | undefined,
+  ) {}
+  get signal(): AbortSignal {
+    if (!this.ac) {
+      this.ac = new AbortController();
+      if (this.aborted) this.ac.abort(this.aborted.reason);
+    }
+    return this.ac.signal;
+  }
+  abort(reason: unknown): void {
+    this.aborted ??= { reason };
+    this.ac?.abort(reason);
+  }
+}
+
+/**
  * Runs the tool. A tool that answers synchronously (an in-process builtin) is answered at once:
- * nothing could time out or be cancelled while it ran, so no timer, listener or AbortController is
- * set up for it, and its `signal` is created only if the tool reads it. A tool that answers with a
- * promise gets the timeout, the session's cancellation and the hard stop, as before.
+ * nothing could time out or be cancelled while it ran, so no timer or listener is set up for it.
+ * A tool that answers with a promise gets the timeout, the session's cancellation and the hard
+ * stop, as before.
  */
 export function executeGateNow(call: ToolCall, deps: GateDeps, redactText: (s: string) => string, redactValue: (v: unknown) => unknown): ToolResult | Promise<ToolResult> {
-  const tool = call.tool.name;
   const limits = call.sandbox.resource_limits ?? NO_LIMITS;
   const timeoutMs = minLimit(call.tool.timeoutMs, limits.timeout_ms);
-  let ac: AbortController | undefined;
-  let abortReason: { reason: unknown } | undefined;
-  const abort = (reason: unknown) => {
-    abortReason ??= { reason };
-    ac?.abort(reason);
-  };
-  const ctx: ToolRunContext = {
-    get signal() {
-      if (!ac) {
-        ac = new AbortController();
-        if (abortReason) ac.abort(abortReason.reason);
-      }
-      return ac.signal;
-    },
-    requestId: call.requestId,
-    sandbox: call.sandbox,
-    timeoutMs,
-  };
-  let timedOut = false;
-  const done = (r: ToolResult) => outputChecks(call, deps, capOutput(r, limits.max_output_bytes), redactText, redactValue);
-  /** The tool's failure → a protocol error (thrown) or an isError result. */
-  const failed = (err: unknown): ToolResult => {
-    if (err instanceof ProtocolError) throw err;
-    if (timedOut) throw timeoutError(tool, timeoutMs!);
-    if (call.signal.aborted) throw stoppingError(tool);
-    if (err instanceof SandboxViolation) throw sandboxDenied(tool, err.rule, err.detail);
-    // A tool that failed to run is a tool result with isError (MCP convention), not a protocol error.
-    deps.log.warn('tool failed', { tool, request_id: call.requestId, error: err instanceof Error ? err.message : String(err) });
-    return { content: [{ type: 'text', text: `${tool} failed: ${err instanceof Error ? err.message : String(err)}` }], isError: true };
-  };
-  /** The tool's result: a kill by the timeout or by the session's end is not one. */
-  const succeeded = (r: ToolResult): ToolResult => {
-    if (timedOut) throw timeoutError(tool, timeoutMs!);
-    // A runner reports a kill as an ordinary (failed) result; a kill by the session's end is not one.
-    if (call.signal.aborted) throw stoppingError(tool);
-    return r;
-  };
-
+  const ctx = new RunContext(call.requestId, call.sandbox, timeoutMs);
   let run: ToolResult | Promise<ToolResult>;
   try {
     const impl = call.tool.impl;
     run = impl.runNow ? impl.runNow(call.args, ctx) : impl.run(call.args, ctx);
   } catch (err) {
-    return done(failed(err));
+    return outputChecks(call, deps, capOutput(failed(call, deps, err, false, timeoutMs), limits.max_output_bytes), redactText, redactValue);
   }
-  if (!(run instanceof Promise)) return done(succeeded(run));
+  if (!(run instanceof Promise)) return outputChecks(call, deps, capOutput(succeeded(call, run, false, timeoutMs), limits.max_output_bytes), redactText, redactValue);
 
   const pending = run;
   return new Promise<ToolResult>((resolve, reject) => {
     const timers: { cancel(): void }[] = [];
     let settled = false;
+    let timedOut = false;
     const finish = (outcome: () => ToolResult) => {
       if (settled) return;
       settled = true;
       for (const t of timers) t.cancel();
       call.signal.removeEventListener('abort', onSession);
-      let r: ToolResult;
       try {
-        r = outcome();
-      } catch (err) {
-        reject(err);
-        return;
-      }
-      try {
-        resolve(done(r));
+        resolve(outputChecks(call, deps, capOutput(outcome(), limits.max_output_bytes), redactText, redactValue));
       } catch (err) {
         reject(err);
       }
@@ -103,11 +86,11 @@ export function executeGateNow(call: ToolCall, deps: GateDeps, redactText: (s: s
     // A tool that ignores the abort must not hold the call (and the shutdown) forever.
     const hardStop = () =>
       finish(() => {
-        if (timedOut) throw timeoutError(tool, timeoutMs!);
-        return failed(new Error('did not stop after the session was cancelled'));
+        if (timedOut) throw timeoutError(call.tool.name, timeoutMs!);
+        return failed(call, deps, new Error('did not stop after the session was cancelled'), false, timeoutMs);
       });
     const onSession = () => {
-      abort(call.signal.reason);
+      ctx.abort(call.signal.reason);
       timers.push(deps.clock.setTimeout(hardStop, deps.killGraceMs + 1000));
     };
     call.signal.addEventListener('abort', onSession, { once: true });
@@ -115,7 +98,7 @@ export function executeGateNow(call: ToolCall, deps: GateDeps, redactText: (s: s
       timers.push(
         deps.clock.setTimeout(() => {
           timedOut = true;
-          abort(new Error('timeout'));
+          ctx.abort(new Error('timeout'));
           // The implementation kills its processes on abort; we wait for that, but not forever.
           timers.push(deps.clock.setTimeout(hardStop, deps.killGraceMs + 1000));
         }, timeoutMs),
@@ -123,10 +106,30 @@ export function executeGateNow(call: ToolCall, deps: GateDeps, redactText: (s: s
     }
     // If the hard stop answers first, the tool's own late outcome is ignored (and never unhandled).
     pending.then(
-      (r) => finish(() => succeeded(r)),
-      (err) => finish(() => failed(err)),
+      (r) => finish(() => succeeded(call, r, timedOut, timeoutMs)),
+      (err) => finish(() => failed(call, deps, err, timedOut, timeoutMs)),
     );
   });
+}
+
+/** The tool's result: a kill by the timeout or by the session's end is not one. */
+function succeeded(call: ToolCall, r: ToolResult, timedOut: boolean, timeoutMs: number | undefined): ToolResult {
+  if (timedOut) throw timeoutError(call.tool.name, timeoutMs!);
+  // A runner reports a kill as an ordinary (failed) result; a kill by the session's end is not one.
+  if (call.signal.aborted) throw stoppingError(call.tool.name);
+  return r;
+}
+
+/** The tool's failure → a protocol error (thrown) or an isError result. */
+function failed(call: ToolCall, deps: GateDeps, err: unknown, timedOut: boolean, timeoutMs: number | undefined): ToolResult {
+  const tool = call.tool.name;
+  if (err instanceof ProtocolError) throw err;
+  if (timedOut) throw timeoutError(tool, timeoutMs!);
+  if (call.signal.aborted) throw stoppingError(tool);
+  if (err instanceof SandboxViolation) throw sandboxDenied(tool, err.rule, err.detail);
+  // A tool that failed to run is a tool result with isError (MCP convention), not a protocol error.
+  deps.log.warn('tool failed', { tool, request_id: call.requestId, error: err instanceof Error ? err.message : String(err) });
+  return { content: [{ type: 'text', text: `${tool} failed: ${err instanceof Error ? err.message : String(err)}` }], isError: true };
 }
 
 /** Work cut off by the end of the session (claw.shutdown's deadline, a signal): docs/protocol.md. */
@@ -185,8 +188,19 @@ function outputChecks(call: ToolCall, deps: GateDeps, r: ToolResult, redactText:
     if (s.action === 'warn') deps.log.warn('secret in tool output', { tool: call.tool.name, policy: p.name, request_id: call.requestId, kinds: [...new Set(s.findings.map((f) => f.kind))] });
     result = s.result;
   }
-  let content = result.content;
   // Whatever the policies say, a secret value this runtime resolved never leaves it (runtime profile §7).
-  content = content.map((b) => (b.type === 'text' ? { type: 'text' as const, text: redactText(b.text) } : (redactValue(b) as typeof b)));
+  // A text block that redaction leaves unchanged is kept as it is (no copy per call).
+  const content = result.content.map((b) => {
+    if (b.type !== 'text') return redactValue(b) as typeof b;
+    const text = redactText(b.text);
+    return text === b.text && onlyTypeAndText(b) ? b : { type: 'text' as const, text };
+  });
   return { ...r, content };
+}
+
+/** A text block with no other keys: the copy outputChecks would make is equal to it. */
+function onlyTypeAndText(b: object): boolean {
+  let n = 0;
+  for (const k in b) if (++n > 2 || (k !== 'type' && k !== 'text')) return false;
+  return true;
 }

@@ -2,6 +2,7 @@
 // spec §5.4: "The runtime MUST validate tool call arguments against it before execution".
 // valibot cannot interpret arbitrary JSON Schema at run time; @cfworker/json-schema can, in ~23 KB.
 import { Validator } from '@cfworker/json-schema';
+import { compileFastAccept } from './json-schema-fast.ts';
 
 export interface ArgumentIssue {
   /** JSON pointer of the failing value, e.g. `/text` (`` for the arguments object itself). */
@@ -15,7 +16,10 @@ export type ArgumentCheck = (args: unknown) => ArgumentIssue[];
 /** Compile once per tool; the returned check lists every failing path (not just the first). */
 export function compileArgumentSchema(schema: Record<string, unknown>): ArgumentCheck {
   const v = new Validator(schema as any, '2020-12', false);
+  // Plainly valid arguments of a plain schema skip the full validator (json-schema-fast.ts).
+  const accept = compileFastAccept(schema);
   return (args) => {
+    if (accept?.(args)) return [];
     const r = v.validate(args);
     if (r.valid) return [];
     return r.errors
