@@ -6,10 +6,9 @@ import type { ChatMessage, ToolDefinition } from '../kernel/ports.ts';
 import { type CallSlot, type Completion, type StreamDecoder, firstCall, isObj, num } from './completion.ts';
 import { ProviderFailure, malformed } from './failure.ts';
 import { rawValueAt } from './json-span.ts';
+import { MAX_OUTPUT_TOKENS } from './limits.ts';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
-/** `max_tokens` is required by this API; used when no limit gives a smaller one. */
-export const DEFAULT_MAX_TOKENS = 4096;
 
 export function messagesUrl(endpoint: string): string {
   const base = endpoint.replace(/\/+$/, '');
@@ -46,7 +45,8 @@ export function anthropicBody(o: { model: string; messages: ChatMessage[]; tools
     if (last && last.role === b.role) last.content.push(...b.content);
     else turns.push(b);
   }
-  const body: Record<string, unknown> = { model: o.model, max_tokens: o.maxTokens ?? DEFAULT_MAX_TOKENS, messages: turns, stream: o.stream };
+  // max_tokens is required by this API.
+  const body: Record<string, unknown> = { model: o.model, max_tokens: o.maxTokens ?? MAX_OUTPUT_TOKENS, messages: turns, stream: o.stream };
   if (system) body.system = system;
   if (o.tools?.length) {
     body.tools = o.tools.map((t) => (t.description === undefined ? { name: t.name, input_schema: t.input_schema } : { name: t.name, description: t.description, input_schema: t.input_schema }));

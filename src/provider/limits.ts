@@ -15,6 +15,11 @@ import { ProviderFailure } from './failure.ts';
 import { trimToBudget } from './tokens.ts';
 
 export const OUTPUT_RESERVE_TOKENS = 1024;
+/**
+ * Ceiling of max_tokens whenever one is sent: a cap derived from a large window (200k − input) would
+ * exceed the model's own output limit and be refused with a 400. FemtoClaw answers are short.
+ */
+export const MAX_OUTPUT_TOKENS = 4096;
 export const MINUTE_MS = 60_000;
 
 const quota = (name: string, limit: string, message: string, detail: Record<string, unknown>) =>
@@ -58,7 +63,7 @@ export async function plan(
     caps.push(perDay - used - t.estimate);
   }
   const p: Plan = { messages: t.messages, estimate: t.estimate, dropped: t.dropped };
-  if (caps.length) p.maxTokens = Math.min(...caps);
+  if (caps.length) p.maxTokens = Math.min(MAX_OUTPUT_TOKENS, ...caps);
   return p;
 }
 

@@ -117,6 +117,13 @@ test('max_context_window: system prompt + latest user message alone too big → 
   assert.is(llm.requests.length, 0);
 });
 
+test('max_tokens never exceeds 4096, however large the window', async () => {
+  llm.queue({ json: openaiJson({ content: 'ok', usage: [1, 1] }) });
+  const { deps } = setup([prov('p', oa({ limits: { max_context_window: 200_000, tokens_per_request: 32_000 } }))]);
+  await createChain(deps).complete({ messages: [user('x')], signal: signal() });
+  assert.is(llm.requests[0].body.max_tokens, 4096);
+});
+
 test('requests_per_minute: the third request in a minute waits for the oldest to leave the window; 0 refuses', async () => {
   const clock = new FakeClock();
   const waits: number[] = [];
