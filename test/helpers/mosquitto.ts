@@ -36,7 +36,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startMosquitto(opts: { extraConfig?: string[] } = {}): Promise<Mosquitto> {
+export async function startMosquitto(opts: { extraConfig?: string[]; anonymous?: boolean } = {}): Promise<Mosquitto> {
   const bin = findMosquitto();
   if (!bin) throw new Error('mosquitto not found (apt-get install mosquitto; scripts/test-deps.sh installs it)');
   const dir = mkdtempSync(join(tmpdir(), 'claw-mosquitto-'));
@@ -46,7 +46,7 @@ export async function startMosquitto(opts: { extraConfig?: string[] } = {}): Pro
     conf,
     [
       `listener ${port} 127.0.0.1`,
-      'allow_anonymous true',
+      `allow_anonymous ${opts.anonymous === false ? 'false' : 'true'}`,
       'persistence true',
       `persistence_location ${dir}/`,
       'log_dest stderr',

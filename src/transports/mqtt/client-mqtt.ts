@@ -11,6 +11,8 @@ import { resolveMqttSettings } from './options.ts';
 import { connectionSecrets } from './secrets.ts';
 import { MqttConnection } from './connection.ts';
 import { MqttSwarmLink } from './link.ts';
+import { SecretResolver } from '../../kernel/secrets.ts';
+import { Redactor } from '../../log/redactor.ts';
 
 const SILENT: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -19,7 +21,14 @@ export async function connectMqttClient(uri: string, opts: ClientOptions & { con
   const peer = endpoint.agent;
   if (!peer) throw new ClawError('usage', `${describeEndpoint(endpoint)}: name the agent (mqtt://host/{swarm}/{agent})`);
   const settings = resolveMqttSettings(endpoint);
-  const { password, ca } = await connectionSecrets(settings, { secrets: opts.secrets, baseDir: opts.baseDir });
+  // `claw send` has no runtime: a password_ref resolves from the environment and $CLAW_SECRETS_DIR (profile §7 steps 2-3).
+  const secrets =
+    opts.secrets ??
+    new SecretResolver(
+      { env: process.env, dir: process.env.CLAW_SECRETS_DIR, readFile: async (p) => (await import('node:fs/promises')).readFile(p, 'utf8') },
+      new Redactor(),
+    );
+  const { password, ca } = await connectionSecrets(settings, { secrets, baseDir: opts.baseDir });
   const clientId = settings.clientId ?? `claw-send-${(opts.sender ?? 'cli').replace(/[^A-Za-z0-9_-]/g, '_')}-${randomUUID().slice(0, 8)}`;
   const v5 = settings.protocolVersion === 5;
   let link!: MqttSwarmLink;

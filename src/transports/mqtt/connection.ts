@@ -88,7 +88,9 @@ export class MqttConnection {
       const key = `${err.code}:${err.message}`;
       if (key !== this.lastErrorLogged) this.cfg.log.warn('mqtt connection error', { client_id: this.cfg.clientId, code: err.code, error: err.message });
       this.lastErrorLogged = key;
-      if (typeof err.code === 'number' && [4, 5, 134, 135].includes(err.code)) for (const w of this.readyWaiters.splice(0)) w.reject(err);
+      // Refused credentials and an untrusted certificate will not fix themselves: whoever waits for ready() hears
+      // it now (the connection itself keeps retrying with backoff, for an operator who fixes the broker).
+      if (isPermanent(err.code)) for (const w of this.readyWaiters.splice(0)) w.reject(err);
     });
     c.on('close', () => this.scheduleReconnect());
   }
@@ -168,4 +170,10 @@ function toPacketProps(p: MqttProps): { responseTopic?: string; correlationData?
     responseTopic: p.responseTopic,
     correlationData: p.correlationData ? Buffer.from(p.correlationData) : undefined,
   };
+}
+
+/** CONNACK refusals for credentials (3.1.1: 4, 5; MQTT 5: 0x86, 0x87) and TLS verification failures. */
+function isPermanent(code: unknown): boolean {
+  if (typeof code === 'number') return [4, 5, 134, 135].includes(code);
+  return typeof code === 'string' && /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS/.test(code);
 }
