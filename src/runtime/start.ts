@@ -63,7 +63,7 @@ export function startRuntime(d: RuntimeDeps): Runtime {
     environment: (m) => createToolEnvironment({ config: d.config, log: d.log, secrets: d.secrets, env: d.env, cwd: d.cwd, version: d.version, worker: d.worker }, m),
   });
   // Swarm (Level 3, docs/swarm.md): a peer's task runs through this agent's own dispatch (gates included).
-  const swarm = swarmModule({ config: d.config, log: d.log, clock: d.clock, cwd: d.cwd, notify, dispatch: async (method, params) => agent.dispatch(method, params, { transport: 'swarm' }) });
+  const swarm = swarmModule({ config: d.config, log: d.log, clock: d.clock, cwd: d.cwd, secrets: d.secrets, notify, dispatch: async (method, params) => agent.dispatch(method, params, { transport: 'swarm' }) });
   const agent = new Agent({
     clock: d.clock,
     log: d.log,

@@ -18,6 +18,11 @@ export const swarmRuntimeConfigSchema = v.strictObject({
   retry_max_ms: v.optional(ms),
   /** fs bus: the inbox's polling interval under fs.watch. Default 100. */
   poll_interval_ms: v.optional(ms),
+  /**
+   * MQTT bus: the MQTT transport's connection options (docs/transports.md: protocol_version,
+   * username, password_ref, ca_file, tls_verify, keepalive_s, reconnect…), checked when the bus opens.
+   */
+  mqtt: v.optional(v.record(v.string(), v.unknown())),
 });
 
 export type SwarmRuntimeConfig = v.InferOutput<typeof swarmRuntimeConfigSchema>;

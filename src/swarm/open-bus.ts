@@ -1,6 +1,8 @@
-// claw.runtime.yaml `swarm.bus` → a PeerBus (docs/swarm.md). Adapters load lazily: an agent
-// without a swarm never loads fs or MQTT code.
+// claw.runtime.yaml `swarm.bus` → a PeerBus (docs/swarm.md). A scheme → factory table like the
+// transports' (src/transports/listen.ts): fs and memory are built in; mqtt/mqtts are added by
+// registerMqttBus (./mqtt-register.ts) where mqtt.js may enter the bundle (docs/size-budget.md).
 import type { Clock, Logger } from '../kernel/ports.ts';
+import type { SecretResolver } from '../kernel/secrets.ts';
 import { ClawError } from '../protocol/errors.ts';
 import type { PeerBus } from './bus.ts';
 import type { SwarmRuntimeConfig } from './config.ts';
@@ -9,30 +11,37 @@ import { MemoryHub } from './memory-bus.ts';
 
 export interface OpenBusContext {
   self: string;
+  swarm: string;
   log: Logger;
   clock: Clock;
-  /** A relative fs: path resolves against this. */
+  /** A relative fs: path (and an MQTT ca_file) resolves against this. */
   cwd: string;
   presenceMs: number;
+  secrets?: SecretResolver;
 }
+
+export type BusFactory = (uri: string, cfg: SwarmRuntimeConfig, c: OpenBusContext & { staleAfterMs: number }) => Promise<PeerBus>;
 
 let processHub: MemoryHub | undefined;
 
-export async function openBus(cfg: SwarmRuntimeConfig | undefined, c: OpenBusContext): Promise<PeerBus> {
-  const uri = cfg?.bus ?? 'memory';
-  const stale = cfg?.stale_after_ms ?? 3 * c.presenceMs;
-  if (uri === 'memory') {
-    // `backend: in-process` or no bus configured: peers are the agents of this process only.
-    processHub ??= new MemoryHub(() => c.clock.now());
-    return processHub.connect(c.self);
-  }
-  if (uri.startsWith('fs:')) {
+export const BUS_FACTORIES: Record<string, BusFactory> = {
+  // `backend: in-process` or `bus: memory`: the peers are the agents of this process only.
+  memory: async (_uri, _cfg, c) => (processHub ??= new MemoryHub(() => c.clock.now())).connect(c.self),
+  fs: async (uri, cfg, c) => {
     const { parseFsUri } = await import('../transports/fs/options.ts');
     const parsed = parseFsUri(uri, c.cwd);
     if ('error' in parsed) throw new ClawError('usage', `swarm.bus: ${parsed.error}`);
     const { openFsBus } = await import('./fs-bus.ts');
-    return openFsBus({ root: parsed.dir, self: c.self, log: c.log, clock: c.clock, staleAfterMs: stale, pollMs: cfg?.poll_interval_ms ?? SWARM_DEFAULTS.poll_interval_ms });
+    return openFsBus({ root: parsed.dir, self: c.self, log: c.log, clock: c.clock, staleAfterMs: c.staleAfterMs, pollMs: cfg.poll_interval_ms ?? SWARM_DEFAULTS.poll_interval_ms });
+  },
+};
+
+export async function openBus(cfg: SwarmRuntimeConfig | undefined, c: OpenBusContext): Promise<PeerBus> {
+  const uri = cfg?.bus ?? 'memory';
+  const scheme = uri === 'memory' ? 'memory' : /^([a-z][a-z0-9+.-]*):/i.exec(uri)?.[1]?.toLowerCase();
+  const factory = scheme ? BUS_FACTORIES[scheme] : undefined;
+  if (!factory) {
+    throw new ClawError('usage', `swarm.bus "${scheme ?? uri}:" is not available in this build (available: ${Object.keys(BUS_FACTORIES).join(', ')})`);
   }
-  const { openMqttBus } = await import('./mqtt-bus.ts');
-  return openMqttBus(uri, { self: c.self, log: c.log, clock: c.clock, staleAfterMs: stale });
+  return factory(uri, cfg ?? { bus: 'memory' }, { ...c, staleAfterMs: cfg?.stale_after_ms ?? 3 * c.presenceMs });
 }
