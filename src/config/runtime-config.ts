@@ -3,6 +3,7 @@
 import * as v from 'valibot';
 import { sandboxRuntimeConfigSchema } from '../sandbox/config.ts';
 import { fsTransportOptionsSchema } from '../transports/fs/options.ts';
+import { mqttOptionsSchema } from '../transports/mqtt/options.ts';
 import { swarmRuntimeConfigSchema } from '../swarm/config.ts';
 
 const positiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
@@ -96,6 +97,8 @@ export const runtimeConfigSchema = v.strictObject({
         /** `fs:/dir`, `mqtt://host/...`: the same URI `claw run --listen` takes. */
         listen: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9+.-]*:./i, 'must be a URI such as fs:/var/lib/claw/ipc')),
         fs: v.optional(fsTransportOptionsSchema),
+        /** mqtt:// and mqtts:// entries (docs/transports.md, MQTT): credentials by secret_ref, TLS CA, session. */
+        mqtt: v.optional(mqttOptionsSchema),
       }),
     ),
   ),
