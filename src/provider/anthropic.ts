@@ -144,7 +144,7 @@ export function anthropicStream(onText: (t: string) => void): StreamDecoder {
           done = true;
           return;
         case 'error':
-          throw new ProviderFailure('stream-error', `the API reported an error in the stream${errType(j) ? ` (${errType(j)})` : ''}`, {
+          throw new ProviderFailure('api-error', `the API reported an error in the stream${errType(j) ? ` (${errType(j)})` : ''}`, {
             retryable: true,
           });
         default:

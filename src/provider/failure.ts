@@ -11,7 +11,7 @@ export type FailureReason =
   | 'http' // non-2xx status
   | 'malformed' // body is not the JSON / SSE shape the API documents
   | 'truncated' // the stream ended before its end marker
-  | 'stream-error' // the API reported an error inside the stream
+  | 'api-error' // the API reported an error inside a 200 response or a stream
   | 'secret' // secret_ref could not be resolved
   | 'quota' // tokens_per_day, tokens_per_request, requests_per_minute 0, max_context_window
   | 'config'; // the provider cannot be used as declared (e.g. custom endpoint not a rules file)

@@ -38,6 +38,12 @@ export function openaiBody(o: { model: string; messages: ChatMessage[]; tools?: 
   return body;
 }
 
+/** Some servers and gateways answer 200 with an error object; it is reported by its type only. */
+function apiError(e: unknown, where: string): ProviderFailure {
+  const t = isObj(e) && typeof e.type === 'string' && /^[\w.-]{1,64}$/.test(e.type) ? ` (${e.type})` : '';
+  return new ProviderFailure('api-error', `the API reported an error ${where}${t}`, { retryable: true });
+}
+
 function usageOf(u: unknown): Completion['usage'] {
   if (!isObj(u)) return undefined;
   const i = num(u.prompt_tokens);
@@ -60,6 +66,7 @@ export function parseOpenai(body: string): Completion {
   } catch (e) {
     throw malformed('body is not JSON', e);
   }
+  if (isObj(j) && j.error !== undefined && j.choices === undefined) throw apiError(j.error, 'in the response');
   const msg = j?.choices?.[0]?.message;
   if (!isObj(msg)) throw malformed('no choices[0].message');
   if (msg.content != null && typeof msg.content !== 'string') throw malformed('message.content is not a string');
@@ -96,10 +103,7 @@ export function openaiStream(onText: (t: string) => void): StreamDecoder {
         throw malformed('stream chunk is not JSON', e);
       }
       if (!isObj(j)) throw malformed('stream chunk is not an object');
-      if (j.error !== undefined) {
-        const t = isObj(j.error) && typeof j.error.type === 'string' && /^[\w.-]{1,64}$/.test(j.error.type) ? ` (${j.error.type})` : '';
-        throw new ProviderFailure('stream-error', `the API reported an error in the stream${t}`, { retryable: true });
-      }
+      if (j.error !== undefined) throw apiError(j.error, 'in the stream');
       usage = usageOf(j.usage) ?? usage;
       const choice = j.choices?.[0];
       if (!isObj(choice)) return; // e.g. the usage-only chunk

@@ -121,6 +121,17 @@ test('an onDelta that throws does not fail the provider', async () => {
   assert.equal(log.entries.map((e) => e.msg), ['onDelta callback threw', 'onDelta callback threw']);
 });
 
+test('200 with an error object (gateways) is an api-error, retried; an error chunk mid-stream too', async () => {
+  llm.queue({ json: { error: { type: 'server_error', message: 'upstream failed' } } }, { json: openaiJson({ content: 'ok' }) });
+  const { deps, sleeps } = setup([prov('local', spec({ retry: { initial_delay_ms: 10 } }))]);
+  assert.is((await createChain(deps).complete({ messages: [user('x')], signal: signal() })).text, 'ok');
+  assert.equal(sleeps, [8]);
+  llm.queue({ sse: [...openaiSse({ text: ['a'] }).slice(0, 2), 'data: {"error":{"type":"overloaded","message":"busy"}}\n\n'] });
+  const { deps: d1 } = setup([prov('local', spec({ streaming: true, retry: { max_attempts: 1 } }))]);
+  const e = await rejection(createChain(d1).complete({ messages: [user('x')], signal: signal() }));
+  assert.equal(e.data.providers, [{ provider: 'local', reason: 'api-error', message: 'local: the API reported an error in the stream (overloaded)' }]);
+});
+
 test('bearer auth from secret_ref; the secret never appears in an error', async () => {
   llm.queue({ status: 401, json: { error: { type: 'invalid_api_key', message: `Incorrect API key provided: ${SECRET}` } } });
   const { deps } = setup([prov('cloud', spec({ auth: { type: 'bearer', secret_ref: 'LLM_KEY' } }))]);
