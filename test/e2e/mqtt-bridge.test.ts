@@ -47,7 +47,7 @@ interface Agent {
 
 /** `claw run claw.yaml --listen <url>` as a daemon; resolves once the broker accepted its session. */
 async function runAgent(dir: string, url: string, extra: string[] = []): Promise<Agent> {
-  const child = spawn(process.execPath, [CLAW, 'run', join(dir, 'claw.yaml'), '--listen', url, ...extra], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...TOKEN_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLAW, 'run', join(dir, 'claw.yaml'), ...(url ? ['--listen', url] : []), ...extra], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...TOKEN_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let err = '';
   child.stderr!.setEncoding('utf8');
@@ -199,6 +199,22 @@ when(HAVE)('presence: retained ready while up, Last Will offline on kill -9, rea
     assert.equal(seen, ['ready', 'offline', 'ready', 'offline']);
   } finally {
     await conn.close();
+  }
+});
+
+when(HAVE)('binding in claw.runtime.yaml: transports entry with an mqtt: block (MQTT 3.1.1, own client id)', async () => {
+  const url = broker.url(`/e2e5/${AGENT}`);
+  const dir = agentDir(`transports:\n  - listen: ${url}\n    mqtt: { protocol_version: 4, client_id: e2e5-agent, keepalive_s: 10 }\n`);
+  const a = await runAgent(dir, ''); // no --listen: the configuration alone binds the transport
+  try {
+    assert.match(a.stderr(), /"client_id":"e2e5-agent"/);
+    assert.match(a.stderr(), /"protocol":"3\.1\.1"/);
+    const i = await send(`${url}?protocol=3.1.1`, 'claw.initialize', initialize(), ['--id', '1']);
+    assert.is(i.code, 0, i.stderr);
+    assert.is(i.reply.result.agentInfo.name, AGENT);
+  } finally {
+    a.child.kill('SIGTERM');
+    await a.exited;
   }
 });
 
