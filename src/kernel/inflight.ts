@@ -1,6 +1,7 @@
 // Tracks requests being processed so claw.shutdown can drain them (spec §8 STOPPING step 1).
-// A request is a token between begin() and end(): a counter, no promise, so a request answered
-// synchronously (the router's fast path) costs a Set insert and delete. Only drain() waits.
+// A request is a token from begin(); only work that outlives the synchronous dispatch is held (a
+// Set entry) until end(). A request answered synchronously costs a counter increment: nothing else
+// can run — and so no drain can be waiting — between its begin() and its reply.
 
 interface Waiter {
   before: number;
@@ -8,19 +9,22 @@ interface Waiter {
 }
 
 export class InflightTracker {
-  /** Tokens of unfinished work. A Set iterates in insertion order, so its first entry is the oldest. */
+  /** Tokens of held work. A Set iterates in insertion order, so its first entry is the oldest. */
   private readonly pending = new Set<number>();
   private readonly waiters: Waiter[] = [];
   private seq = 0;
 
-  /** Register work that starts now; returns its token. Tokens increase in arrival order. */
+  /** A token for work that starts now. Tokens increase in arrival order. */
   begin(): number {
-    const token = ++this.seq;
-    this.pending.add(token);
-    return token;
+    return ++this.seq;
   }
 
-  /** The work of `token` is finished (answered, failed or abandoned). Idempotent. */
+  /** The work of `token` continues asynchronously: drain() waits for it until end(token). */
+  hold(token: number): void {
+    this.pending.add(token);
+  }
+
+  /** The held work of `token` is finished (answered, failed or abandoned). Idempotent. */
   end(token: number): void {
     if (!this.pending.delete(token) || this.waiters.length === 0) return;
     for (let i = this.waiters.length - 1; i >= 0; i--) {
@@ -35,6 +39,7 @@ export class InflightTracker {
   /** Register a promise as work: begin() now, end() when it settles (either way). */
   track(p: Promise<unknown>): number {
     const token = this.begin();
+    this.hold(token);
     const end = () => this.end(token);
     p.then(end, end);
     return token;

@@ -132,6 +132,7 @@ export class Router {
         if (isThenable(work)) {
           const inflight = this.opts.inflight;
           const token = inflight.begin();
+          inflight.hold(token);
           work.then(
             () => {
               inflight.end(token);
@@ -147,31 +148,32 @@ export class Router {
       }
       case 'request': {
         const { id, method, params } = c.msg;
-        // The token exists before the handler runs (claw.shutdown drains what arrived before it)
-        // and ends right before the reply is sent. No promise unless the handler returns one.
+        // The token exists before the handler runs (claw.shutdown drains what arrived before it).
+        // A handler answering with a promise is held in flight until right before its reply; one
+        // answering synchronously never is (nothing can drain while it runs). No promise of our own.
         const inflight = this.opts.inflight;
         const token = inflight.begin();
         const ctx: CallContext = { id, token, transport };
-        const fail = (err: unknown) => {
-          inflight.end(token);
-          done(failure(id, this.toProtocolError(err, method)));
-        };
         let result: unknown;
         try {
           result = this.opts.dispatch(method, params, ctx);
         } catch (err) {
-          fail(err);
+          done(failure(id, this.toProtocolError(err, method)));
           return;
         }
         if (isThenable(result)) {
-          result.then((v) => {
-            inflight.end(token);
-            done(success(id, v));
-          }, fail);
-        } else {
-          inflight.end(token);
-          done(success(id, result));
-        }
+          inflight.hold(token);
+          result.then(
+            (v) => {
+              inflight.end(token);
+              done(success(id, v));
+            },
+            (err) => {
+              inflight.end(token);
+              done(failure(id, this.toProtocolError(err, method)));
+            },
+          );
+        } else done(success(id, result));
       }
     }
   }

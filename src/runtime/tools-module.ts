@@ -27,6 +27,7 @@ import type { SandboxSpec } from '../manifest/schema/index.ts';
 import type { ResolvedManifest, ResolvedPrimitive } from '../manifest/resolved.ts';
 import type { MethodSpec } from '../kernel/methods/index.ts';
 import type { NamedPolicy } from '../gates/call.ts';
+import type { ToolImpl } from '../tools/types.ts';
 
 interface PreparedTool {
   reg: RegisteredTool;
@@ -58,7 +59,20 @@ export function toolsModule(d: ToolsModuleDeps): KernelModule {
   let session: Session | undefined;
   let env: ToolEnvironment | undefined;
 
-  const pipelineDeps = (m: ResolvedManifest): PipelineDeps => ({
+  const pipelineDeps = (m: ResolvedManifest): PipelineDeps => {
+    // This board's answer for a (sandbox, implementation) pair does not change within a session:
+    // asked once per tool, not once per call. A narrowed sandbox is a new object, asked anew.
+    const isolation = new WeakMap<SandboxSpec, Map<ToolImpl, string | undefined>>();
+    return pipelineDepsWith(m, (sb, impl) => {
+      let bySandbox = isolation.get(sb);
+      if (!bySandbox) isolation.set(sb, (bySandbox = new Map()));
+      if (bySandbox.has(impl)) return bySandbox.get(impl);
+      const why = env!.isolationProblem(sb, impl);
+      bySandbox.set(impl, why);
+      return why;
+    });
+  };
+  const pipelineDepsWith = (m: ResolvedManifest, isolationProblem: PipelineDeps['isolationProblem']): PipelineDeps => ({
     identity: m.identity,
     chargedProvider: m.providers[0],
     approvals,
@@ -70,7 +84,7 @@ export function toolsModule(d: ToolsModuleDeps): KernelModule {
     knownSecrets: () => d.redactor.known(),
     defaultApprovalTimeoutMs: (d.config.approvals?.default_timeout_seconds ?? 300) * 1000,
     killGraceMs: d.config.sandbox?.kill_grace_ms ?? DEFAULT_GRACE_MS,
-    isolationProblem: (sb, impl) => env!.isolationProblem(sb, impl),
+    isolationProblem,
     redactValue: (x) => d.redactor.redactValue(x),
     redactText: (s) => d.redactor.redact(s),
   });
