@@ -41,12 +41,35 @@ export interface FailureRecord {
   limit?: string;
 }
 
-export function createChain(deps: ProviderDeps, primary: ResolvedPrimitive = deps.manifest.providers[0]): ProviderClient & { order: string[] } {
+export type Chain = ProviderClient & {
+  /** Provider names in the order they are tried. */
+  order: string[];
+  /** Checks every entry without sending a request (rules files, secrets); one record per problem. */
+  prepare(): Promise<FailureRecord[]>;
+};
+
+const record = (name: string, err: unknown): FailureRecord => {
+  const f = err instanceof ProviderFailure ? err : undefined;
+  const rec: FailureRecord = { provider: name, reason: f?.reason ?? 'internal', message: !f ? `${name}: internal error` : f.message.startsWith(`${name}: `) ? f.message : `${name}: ${f.message}` };
+  if (f?.status !== undefined) rec.status = f.status;
+  if (typeof f?.detail?.limit === 'string') rec.limit = f.detail.limit;
+  return rec;
+};
+
+export function createChain(deps: ProviderDeps, primary: ResolvedPrimitive = deps.manifest.providers[0]): Chain {
   const order = chainOrder(deps.manifest, primary);
   const endpoints = new Map<ResolvedPrimitive, ProviderEndpoint>();
   const endpoint = (p: ResolvedPrimitive) => endpoints.get(p) ?? endpoints.set(p, new ProviderEndpoint(p, deps)).get(p)!;
   return {
     order: order.map((e) => ('p' in e ? e.p.name : e.ref)),
+    async prepare() {
+      const out: FailureRecord[] = [];
+      for (const e of order) {
+        if (!('p' in e)) out.push({ provider: e.ref, reason: 'config', message: `fallback ${e.ref}: ${e.why}` });
+        else await endpoint(e.p).prepare().catch((err) => out.push(record(e.p.name, err)));
+      }
+      return out;
+    },
     async complete(req: ProviderRequest): Promise<ProviderResponse> {
       const failures: FailureRecord[] = [];
       for (const e of order) {
@@ -58,12 +81,10 @@ export function createChain(deps: ProviderDeps, primary: ResolvedPrimitive = dep
           return await endpoint(e.p).complete(req);
         } catch (err) {
           if (req.signal.aborted) throw req.signal.reason ?? err;
-          const f = err instanceof ProviderFailure ? err : undefined;
-          const rec: FailureRecord = { provider: e.p.name, reason: f?.reason ?? 'internal', message: !f ? `${e.p.name}: internal error` : f.message.startsWith(`${e.p.name}: `) ? f.message : `${e.p.name}: ${f.message}` };
-          if (f?.status !== undefined) rec.status = f.status;
-          if (typeof f?.detail?.limit === 'string') rec.limit = f.detail.limit;
+          const rec = record(e.p.name, err);
           failures.push(rec);
-          deps.log?.[f ? 'warn' : 'error']('provider failed', { provider: e.p.name, reason: rec.reason, status: rec.status, error: f ? undefined : String(err) });
+          const known = err instanceof ProviderFailure;
+          deps.log?.[known ? 'warn' : 'error']('provider failed', { provider: e.p.name, reason: rec.reason, status: rec.status, error: known ? undefined : String(err) });
         }
       }
       const allQuota = failures.every((f) => f.reason === 'quota');

@@ -29,6 +29,12 @@ export class ProviderEndpoint {
     this.spec = p.spec as ProviderSpec;
   }
 
+  /** Start-up check without sending anything: the rules file compiles, the secret resolves. Throws a ProviderFailure. */
+  async prepare(): Promise<void> {
+    if (this.spec.protocol === 'custom') await this.loadRules();
+    else await this.authHeaders();
+  }
+
   async complete(req: ProviderRequest): Promise<ProviderResponse> {
     const done = (c: Completion): ProviderResponse => ({ ...c, provider: this.name, model: this.spec.model });
     if (this.spec.protocol === 'custom') {

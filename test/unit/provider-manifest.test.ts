@@ -39,4 +39,34 @@ spec:
   }
 });
 
+test('prepare(): rules files and secrets checked at start-up without a request; one record per problem', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'claw-provm-'));
+  try {
+    writeFileSync(
+      join(dir, 'claw.yaml'),
+      `claw: "0.3.0"
+kind: Claw
+metadata: { name: prep }
+spec:
+  identity: { inline: { personality: "helpful" } }
+  providers:
+    - inline: { protocol: openai-compatible, endpoint: "http://127.0.0.1:1/v1", model: m, auth: { type: bearer, secret_ref: NOPE_KEY }, fallback: [{ provider_ref: offline }, { provider_ref: keyed }] }
+    - inline: { name: offline, protocol: custom, endpoint: "file:missing.yaml", model: rules, auth: { type: none } }
+    - inline: { name: keyed, protocol: anthropic-native, endpoint: "http://127.0.0.1:1", model: c, auth: { type: api-key-header, secret_ref: LLM_KEY } }
+`,
+    );
+    const loaded = await loadManifestFile(join(dir, 'claw.yaml'), { reader: createFsReader() });
+    assert.equal(loaded.issues, []);
+    const { deps } = setup([]);
+    deps.manifest = loaded.manifest!;
+    const problems = await createProviderClient(deps).prepare();
+    assert.equal(problems, [
+      { provider: 'provider-0', reason: 'secret', message: 'provider-0: secret_ref "NOPE_KEY" could not be resolved (secret store, environment, CLAW_SECRETS_DIR unset)' },
+      { provider: 'offline', reason: 'config', message: `offline: custom provider: cannot read rules file ${dir}/missing.yaml (ENOENT)` },
+    ]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();
