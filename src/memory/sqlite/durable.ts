@@ -297,6 +297,7 @@ class DurableLog implements WriteLog, DurableControl {
 
   openJournal(size: number, sqlIndex: Map<string, number>): void {
     if (this.fd >= 0) this.fs.closeSync(this.fd);
+    this.fd = -1; // if the open below fails, close() must not close the old descriptor a second time
     this.fd = this.fs.openSync(this.files.journal, 'r+');
     this.stats.journalSize = size;
     this.sqlIndex = sqlIndex;
@@ -355,6 +356,9 @@ class DurableLog implements WriteLog, DurableControl {
       } else if (journal) {
         if (journal.baseId === main.id) chain = [journal];
         else if (fs.existsSync(files.previous) && snapshotId(fs, files.previous) === journal.baseId) staleJournal = true;
+        // The very first snapshot: crash after <file> was renamed into place, before the journal rotated. The
+        // journal continues the empty database, which <file> already holds (there is no .prev to compare with).
+        else if (journal.baseId === EMPTY_ID && !fs.existsSync(files.previous)) staleJournal = true;
         else throw orphan(journal);
       }
     } else if (mainError!.code === 'sqlite.snapshot_missing' && !fs.existsSync(files.previous)) {
