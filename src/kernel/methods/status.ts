@@ -9,8 +9,11 @@ export const status: MethodSpec = {
   level: 1,
   states: ['STARTING', 'READY', 'STOPPING', 'STOPPED', 'ERROR'],
   handler(params, _ctx, agent) {
-    const p = v.safeParse(statusParams, params);
-    if (!p.success) throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params for claw.status', issuesData(p.issues));
+    // Absent params (the usual poll) need no schema run: statusParams accepts undefined as it is.
+    if (params !== undefined) {
+      const p = v.safeParse(statusParams, params);
+      if (!p.success) throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params for claw.status', issuesData(p.issues));
+    }
     return agent.snapshot();
   },
 };
