@@ -1,0 +1,203 @@
+#!/usr/bin/env node
+// claw-edge memory benchmark (issue 4, BENCH.md "Memory"): the stores of src/memory on a durable database in a
+// temp directory, per adapter.
+//
+//   1. store throughput   single: N store() calls of one entry each (each one fsync'ed journal record or
+//                         native commit) → entries/s; batched: calls of 100 entries → entries/s
+//   2. query latency      full-text `semantic` queries (two random words of the corpus) on a semantic store
+//                         holding 10k and 100k entries: p50 / p99 per query, in-process (no JSON-RPC)
+//   3. RSS                resident set with the 100k-entry store open
+//   4. bytes written      bytes handed to write() (/proc/self/io wchar) while storing, per entry and as a
+//                         multiple of the payload (content + metadata JSON), goal ≤ 3×; sql.js also reports
+//                         its journal and snapshot bytes
+//   5. wasm               (sql.js) cold open in a fresh process: wasm read beside the bundle vs embedded as
+//                         base64 in the JS (the alternative to shipping sql-wasm.wasm), and the size of each
+//
+// Usage: node scripts/bench-memory.mjs [--quick] [--json] [--adapter=sqljs|native|all]
+//   --quick    10k only, fewer calls (smoke run)
+//   all (default): sql.js under this Node, then native (node:sqlite) under .build/runtimes Node 22 if installed
+//                  (scripts/install-runtimes.sh), else under this Node when it has node:sqlite.
+// Linux (reads /proc). The sources are bundled with esbuild into .build/bench-memory/ first.
+import { build } from 'esbuild';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = process.cwd();
+const args = new Map(process.argv.slice(2).map((a) => (a.includes('=') ? a.slice(2).split('=') : [a.slice(2), true])));
+const quick = args.has('quick');
+const json = args.has('json');
+const adapterArg = args.get('adapter') ?? 'all';
+const out = join(root, '.build', 'bench-memory');
+mkdirSync(out, { recursive: true });
+const log = (...a) => process.stderr.write(`${a.join(' ')}\n`);
+
+// The worker: one adapter, one process, prints one JSON line.
+const WORKER = `
+import { openDatabase } from './src/memory/sqlite/open.ts';
+import { openMemoryStore } from './src/memory/stores/index.ts';
+import { readFileSync } from 'node:fs';
+const [adapter, dir, quick] = process.argv.slice(2);
+const wchar = () => Number(/wchar: (\\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))[1]);
+const rss = () => Number(/VmRSS:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]) * 1024;
+const WORDS = 'edge board agent memory journal snapshot sensor garden water pump light kitchen door window battery solar wind rain cloud river mountain forest city street market price order invoice meeting project deadline revenue pipeline forecast weather morning evening night coffee tea bread apple orange lemon cat dog bird fish horse'.split(' ');
+let seed = 42;
+const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+const word = () => WORDS[Math.floor(rnd() * WORDS.length)];
+// ~100-byte entries: 14 words + a number, metadata {source}.
+const entry = (i) => ({ content: Array.from({ length: 14 }, word).join(' ') + ' #' + i, metadata: { source: 'bench' } });
+const payload = (e) => Buffer.byteLength(e.content) + Buffer.byteLength(JSON.stringify(e.metadata));
+const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
+const r = { adapter, node: process.version };
+const db = await openDatabase({ path: dir + '/bench.db', adapter });
+r.fts = db.capabilities.fts;
+const conv = openMemoryStore({ name: 'conv', type: 'conversation' }, { db });
+const sem = openMemoryStore({ name: 'sem', type: 'semantic', search: { strategy: 'fts-only' } }, { db });
+// 1. throughput + 4. bytes (conversation: one row per entry; semantic: + its FTS rows)
+const single = quick === '1' ? 300 : 1000;
+let pay = 0, w0 = wchar(), t0 = performance.now();
+for (let i = 0; i < single; i++) { const e = entry(i); pay += payload(e); await conv.store([e]); }
+let ms = performance.now() - t0;
+r.single = { calls: single, entries_per_s: Math.round(single / (ms / 1000)), ms_per_call: +(ms / single).toFixed(3), bytes_per_entry: Math.round((wchar() - w0) / single), x_payload: +((wchar() - w0) / pay).toFixed(2) };
+const batches = quick === '1' ? 20 : 100;
+pay = 0; w0 = wchar(); t0 = performance.now();
+for (let b = 0; b < batches; b++) { const es = Array.from({ length: 100 }, (_, k) => entry(b * 100 + k)); for (const e of es) pay += payload(e); await conv.store(es); }
+ms = performance.now() - t0;
+r.batched = { calls: batches, entries_per_s: Math.round((batches * 100) / (ms / 1000)), bytes_per_entry: Math.round((wchar() - w0) / (batches * 100)), x_payload: +((wchar() - w0) / pay).toFixed(2) };
+// 2. query latency at 10k and 100k semantic entries (filled in batches of 1000) + 3. RSS + 4. bytes for the fill
+r.query = [];
+let have = 0; pay = 0; w0 = wchar(); const j0 = db.durable ? { ...db.durable.stats } : undefined;
+for (const target of quick === '1' ? [10000] : [10000, 100000]) {
+  while (have < target) { const es = Array.from({ length: 1000 }, (_, k) => entry(have + k)); for (const e of es) pay += payload(e); await sem.store(es); have += 1000; }
+  const n = quick === '1' ? 100 : 300;
+  for (let i = 0; i < 20; i++) await sem.query({ type: 'semantic', text: word() + ' ' + word(), top_k: 10 });
+  const lat = [];
+  for (let i = 0; i < n; i++) { const t = performance.now(); await sem.query({ type: 'semantic', text: word() + ' ' + word(), top_k: 10 }); lat.push(performance.now() - t); }
+  r.query.push({ entries: target, p50_ms: +pct(lat, 50).toFixed(3), p99_ms: +pct(lat, 99).toFixed(3) });
+}
+r.semantic_fill = { entries: have, bytes_per_entry: Math.round((wchar() - w0) / have), x_payload: +((wchar() - w0) / pay).toFixed(2) };
+if (j0) {
+  const s = db.durable.stats;
+  r.semantic_fill.journal_bytes_per_entry = Math.round((s.journalBytesWritten - j0.journalBytesWritten) / have);
+  r.semantic_fill.snapshot_bytes_per_entry = Math.round((s.snapshotBytesWritten - j0.snapshotBytesWritten) / have);
+  r.semantic_fill.snapshots = s.snapshots - j0.snapshots;
+}
+r.rss_mb = +(rss() / 1048576).toFixed(1);
+await conv.close(); await sem.close(); db.close();
+const t1 = performance.now();
+const re = await openDatabase({ path: dir + '/bench.db', adapter });
+r.reopen_ms = Math.round(performance.now() - t1);
+re.close();
+console.log(JSON.stringify(r));
+`;
+
+// The wasm comparison: a fresh process opens an in-memory sql.js database and runs one query.
+const WASM_BESIDE = `
+const t0 = performance.now();
+const { readFileSync } = await import('node:fs');
+const wasmBinary = readFileSync(process.argv[2]);
+const init = (await import('sql.js')).default;
+const SQL = await init({ wasmBinary });
+new SQL.Database().exec('SELECT 1');
+console.log(JSON.stringify({ ms: performance.now() - t0 }));
+`;
+
+async function bundleWorker() {
+  const file = join(out, 'worker.mjs');
+  await build({
+    stdin: { contents: WORKER, resolveDir: root, sourcefile: 'bench-memory-worker.ts', loader: 'ts' },
+    outfile: file,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    logLevel: 'error',
+  });
+  return file;
+}
+
+function runWorker(node, file, adapter) {
+  const dir = mkdtempSync(join(tmpdir(), 'claw-bench-memory-'));
+  try {
+    const r = spawnSync(node, ['--no-warnings', file, adapter, dir, quick ? '1' : '0'], { cwd: root, encoding: 'utf8', timeout: 30 * 60_000 });
+    if (r.status !== 0) throw new Error(`${adapter} worker failed: ${r.stderr}`);
+    return JSON.parse(r.stdout.trim().split('\n').pop());
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function wasmCompare() {
+  const wasm = join(root, 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm');
+  const beside = join(out, 'wasm-beside.mjs');
+  const embedded = join(out, 'wasm-embedded.mjs');
+  const base = { bundle: true, platform: 'node', format: 'esm', minify: true, logLevel: 'error', banner: { js: "import{createRequire as __c}from'node:module';const require=__c(import.meta.url);" } };
+  await build({ ...base, stdin: { contents: WASM_BESIDE, resolveDir: root, loader: 'js' }, outfile: beside });
+  const b64 = readFileSync(wasm).toString('base64');
+  const EMB = WASM_BESIDE.replace("const wasmBinary = readFileSync(process.argv[2]);", `const wasmBinary = Buffer.from(${JSON.stringify(b64)}, 'base64');`);
+  await build({ ...base, stdin: { contents: EMB, resolveDir: root, loader: 'js' }, outfile: embedded });
+  const runs = quick ? 5 : 15;
+  const time = (file) => {
+    const xs = [];
+    for (let i = 0; i < runs; i++) {
+      const t = performance.now();
+      const r = spawnSync(process.execPath, [file, wasm], { encoding: 'utf8' });
+      const wall = performance.now() - t;
+      if (r.status !== 0) throw new Error(r.stderr);
+      xs.push({ wall, init: JSON.parse(r.stdout).ms });
+    }
+    const med = (k) => xs.map((x) => x[k]).sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    return { process_ms: +med('wall').toFixed(1), open_ms: +med('init').toFixed(1) };
+  };
+  // A process that never opens memory still parses the embedded string: the cost every start pays.
+  const bare = join(out, 'wasm-unused.mjs');
+  await build({ ...base, stdin: { contents: `const s = ${JSON.stringify(b64)}; if (process.argv[3] === 'x') console.log(s.length); console.log('{"ms":0}');`, loader: 'js' }, outfile: bare });
+  const empty = join(out, 'wasm-none.mjs');
+  await build({ ...base, stdin: { contents: `console.log('{"ms":0}');`, loader: 'js' }, outfile: empty });
+  return {
+    wasm_bytes: statSync(wasm).size,
+    beside: { js_bytes: statSync(beside).size, ...time(beside) },
+    embedded: { js_bytes: statSync(embedded).size, ...time(embedded) },
+    start_without_memory: { plain_ms: time(empty).process_ms, with_embedded_string_ms: time(bare).process_ms },
+  };
+}
+
+const results = { quick, load: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '), adapters: [] };
+const worker = await bundleWorker();
+if (adapterArg === 'all' || adapterArg === 'sqljs') {
+  log('sql.js …');
+  results.adapters.push(runWorker(process.execPath, worker, 'sqljs'));
+}
+if (adapterArg === 'all' || adapterArg === 'native') {
+  const node22 = join(root, '.build/runtimes/node22/node_modules/.bin/node');
+  const hasOwn = spawnSync(process.execPath, ['-e', "import('node:sqlite').then(()=>process.exit(0),()=>process.exit(1))"]).status === 0;
+  const node = hasOwn ? process.execPath : existsSync(node22) ? node22 : undefined;
+  if (node) {
+    log(`node:sqlite (${execFileSync(node, ['--version'], { encoding: 'utf8' }).trim()}) …`);
+    results.adapters.push(runWorker(node, worker, 'native'));
+  } else log('native: skipped (no node:sqlite here and no .build/runtimes Node 22; run scripts/install-runtimes.sh)');
+}
+if (adapterArg === 'all' || adapterArg === 'sqljs') {
+  log('wasm beside vs embedded …');
+  results.wasm = await wasmCompare();
+}
+
+if (json) console.log(JSON.stringify(results));
+else {
+  console.log(`load average ${results.load}${quick ? ' (quick)' : ''}`);
+  console.log('| adapter | node | fts | single store entries/s (ms/call) | batched (100/call) entries/s | bytes/entry single · batched · semantic fill (× payload) | query p50 / p99 ms | RSS MB | reopen ms |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const a of results.adapters) {
+    const q = a.query.map((x) => `${x.entries / 1000}k: ${x.p50_ms} / ${x.p99_ms}`).join('; ');
+    console.log(
+      `| ${a.adapter} | ${a.node} | ${a.fts} | ${a.single.entries_per_s} (${a.single.ms_per_call}) | ${a.batched.entries_per_s} | ${a.single.bytes_per_entry} (${a.single.x_payload}×) · ${a.batched.bytes_per_entry} (${a.batched.x_payload}×) · ${a.semantic_fill.bytes_per_entry} (${a.semantic_fill.x_payload}×) | ${q} | ${a.rss_mb} | ${a.reopen_ms} |`,
+    );
+    if (a.semantic_fill.journal_bytes_per_entry !== undefined)
+      console.log(`  ${a.adapter} semantic fill: journal ${a.semantic_fill.journal_bytes_per_entry} B/entry, snapshots ${a.semantic_fill.snapshot_bytes_per_entry} B/entry (${a.semantic_fill.snapshots} snapshots)`);
+  }
+  if (results.wasm) {
+    const w = results.wasm;
+    console.log(`wasm ${w.wasm_bytes} B. beside: JS ${w.beside.js_bytes} B, open ${w.beside.open_ms} ms, process ${w.beside.process_ms} ms. embedded: JS ${w.embedded.js_bytes} B, open ${w.embedded.open_ms} ms, process ${w.embedded.process_ms} ms. A start that never opens memory: ${w.start_without_memory.plain_ms} ms plain, ${w.start_without_memory.with_embedded_string_ms} ms carrying the base64 string`);
+  }
+}
