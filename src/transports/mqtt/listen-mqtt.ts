@@ -12,5 +12,5 @@ export async function createMqttListener(entry: TransportEntry & { mqtt?: MqttOp
   const settings = resolveMqttSettings(endpoint, entry.mqtt);
   if (endpoint.tls && !settings.tlsVerify) ctx.log.warn('mqtt TLS certificate verification is off (tls_verify: false)', { host: endpoint.host });
   const { password, ca } = await connectionSecrets(settings, { secrets: ctx.secrets, baseDir: ctx.baseDir });
-  return createMqttTransport({ settings, log: ctx.log, password, ca, maxFrameBytes: ctx.maxFrameBytes, now: ctx.clock.now });
+  return createMqttTransport({ settings, log: ctx.log, password, ca, maxFrameBytes: ctx.maxFrameBytes, now: () => ctx.clock.monotonic() });
 }

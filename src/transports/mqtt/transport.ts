@@ -24,6 +24,7 @@ export interface MqttTransportOptions {
   /** PEM text of the CA (settings.caFile, read by the caller). */
   ca?: string;
   maxFrameBytes?: number;
+  /** Monotonic milliseconds for the reply cache's window (default Date.now). */
   now?: () => number;
   replyWindowMs?: number;
   /** How long close() waits for replies to frames already delivered (default 30 s, the shutdown drain). */
