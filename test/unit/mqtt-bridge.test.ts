@@ -122,6 +122,10 @@ when(HAVE)('broker restart: the connection comes back (backoff) and requests sti
   const r: any = await c.request({ jsonrpc: '2.0', id: 1, method: 'after-restart' }, { timeoutMs: 5000 });
   assert.is(r.result.method, 'after-restart');
   assert.equal(seen, ['after-restart']);
+  // mosquitto publishes every connected client's Last Will when it shuts down; the agent re-announces `ready`
+  // at its reconnect, so the retained document is right again.
+  const w = await watcherLink('t6');
+  await until(() => w.link.peers().get('a1')?.status === 'ready', 3000);
 });
 
 async function watcherLink(swarm: string) {
