@@ -5,6 +5,7 @@ import { sandboxRuntimeConfigSchema } from '../sandbox/config.ts';
 import { fsTransportOptionsSchema } from '../transports/fs/options.ts';
 import { mqttOptionsSchema } from '../transports/mqtt/options.ts';
 import { swarmRuntimeConfigSchema } from '../swarm/config.ts';
+import { channelsConfigSchema } from '../channels/config.ts';
 
 const positiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
 
@@ -102,6 +103,19 @@ export const runtimeConfigSchema = v.strictObject({
       }),
     ),
   ),
+  /** The FemtoClaw agent loop (docs/agent.md). */
+  agent: v.optional(
+    v.strictObject({
+      /** Send tool definitions to providers with native tool calling (default true). */
+      native_tools: v.optional(v.boolean()),
+      /** Rejected model outputs fed back as corrections per turn before giving up (default 2). */
+      max_corrections: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10))),
+      /** Tool calls per turn (default 8). */
+      max_tool_steps: v.optional(v.pipe(positiveInt, v.maxValue(100))),
+    }),
+  ),
+  /** Queue channels bound to an fs inbox or an MQTT topic, by Channel name (docs/channels.md). */
+  channels: v.optional(channelsConfigSchema),
 });
 
 export type RuntimeConfig = v.InferOutput<typeof runtimeConfigSchema>;
