@@ -16,11 +16,15 @@ export interface RateLimitSpec {
 }
 
 interface Bucket {
-  tokens: number;
+  /** Credit in token·60000 units: integers only, so refill and retry times are exact (no float drift). */
+  units: number;
   at: number;
 }
 
 export type RateDecision = { ok: true } | { ok: false; retryAfterMs: number };
+
+/** One token, in units: a message costs 60 000; the bucket gains messages_per_minute units per ms. */
+const TOKEN = 60_000;
 
 export class ChannelRateLimiter {
   private readonly buckets = new Map<string, Bucket>();
@@ -28,12 +32,12 @@ export class ChannelRateLimiter {
   private readonly capacity: number;
 
   constructor(
-    private readonly spec: RateLimitSpec | undefined,
+    spec: RateLimitSpec | undefined,
     private readonly maxUsers = 10_000,
   ) {
     const mpm = spec?.messages_per_minute ?? 0;
-    this.perMs = mpm / 60_000;
-    this.capacity = spec?.burst ?? mpm;
+    this.perMs = mpm;
+    this.capacity = (spec?.burst ?? mpm) * TOKEN;
   }
 
   get enabled(): boolean {
@@ -42,19 +46,21 @@ export class ChannelRateLimiter {
 
   take(user: string, now: number): RateDecision {
     if (!this.enabled) return { ok: true };
+    const t = Math.floor(now);
     const b = this.buckets.get(user);
-    let tokens = this.capacity;
+    let units = this.capacity;
     if (b) {
-      // A clock stepping back never adds tokens.
-      tokens = Math.min(this.capacity, b.tokens + Math.max(0, now - b.at) * this.perMs);
+      // A clock stepping back never adds credit.
+      units = Math.min(this.capacity, b.units + Math.max(0, t - b.at) * this.perMs);
       this.buckets.delete(user); // re-inserted below: Map order = least recently used first
     }
-    if (tokens < 1) {
-      this.buckets.set(user, { tokens, at: Math.max(now, b?.at ?? now) });
-      return { ok: false, retryAfterMs: Math.ceil((1 - tokens) / this.perMs) };
+    const at = Math.max(t, b?.at ?? t);
+    if (units < TOKEN) {
+      this.buckets.set(user, { units, at });
+      return { ok: false, retryAfterMs: Math.ceil((TOKEN - units) / this.perMs) };
     }
-    this.buckets.set(user, { tokens: tokens - 1, at: now });
-    this.evict(now);
+    this.buckets.set(user, { units: units - TOKEN, at });
+    this.evict(t);
     return { ok: true };
   }
 
@@ -65,7 +71,7 @@ export class ChannelRateLimiter {
   private evict(now: number): void {
     if (this.buckets.size <= this.maxUsers) return;
     for (const [k, b] of this.buckets) {
-      if (b.tokens + (now - b.at) * this.perMs >= this.capacity) this.buckets.delete(k);
+      if (b.units + (now - b.at) * this.perMs >= this.capacity) this.buckets.delete(k);
       if (this.buckets.size <= this.maxUsers) return;
     }
     // All buckets still refilling: forget the least recently used (it gets a full bucket back; bounded
