@@ -10,6 +10,8 @@ Commands:
   audit verify <file>   verify an audit log's hash chain
   send <uri> <method> [params-json]
                         send one JSON-RPC request to an agent listening on fs:/dir (or mqtt://)
+  pair <manifest> <code>
+                        approve a channel user's pairing code (--list: pending codes)
 
 Options:
   -h, --help            show help (also: claw <command> --help)
@@ -46,6 +48,21 @@ Options:
   --config FILE   runtime configuration (for registries)
 
 Exit codes: 0 valid, 1 invalid, 2 usage error.
+`;
+
+export const PAIR_HELP = `Usage: claw pair <manifest> <code> [--channel NAME] [--config FILE]
+       claw pair <manifest> --list
+
+Approves a pairing code that a channel in access_control mode "pairing" gave to an unknown user
+(docs/channels.md). The user is paired on that channel, in the manifest's data_dir, and the running
+agent lets them through from their next message. Codes expire after code_expiry_minutes.
+
+Options:
+  --list            print the pending codes: channel, code, user, expiry
+  --channel NAME    only this channel (default: every channel in pairing mode)
+  --config FILE     runtime configuration (default: claw.runtime.yaml beside the manifest)
+
+Exit codes: 0 paired (or listed), 1 unknown or expired code, no pairing channel, 2 usage error.
 `;
 
 export const SEND_HELP = `Usage: claw send <uri> <method> [params-json] [options]

@@ -10,6 +10,7 @@ import { doctorCommand } from './doctor.ts';
 import { protocolCommand } from './protocol.ts';
 import { auditCommand } from './audit.ts';
 import { sendCommand } from './send.ts';
+import { pairCommand } from './pair.ts';
 
 // Imported eagerly on purpose: loading commands with import() measured worse (BENCH.md "Tried and
 // rejected": esbuild wraps each lazily imported module in an init function, +7 KB, +0.7 MB RSS).
@@ -20,6 +21,7 @@ const COMMANDS: Record<string, (env: CliEnv, argv: string[]) => Promise<number>>
   protocol: protocolCommand,
   audit: auditCommand,
   send: sendCommand,
+  pair: pairCommand,
   __builtin: builtinWorkerCommand,
 };
 
