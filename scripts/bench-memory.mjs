@@ -4,7 +4,7 @@
 //
 //   1. store throughput   single: N store() calls of one entry each (each one fsync'ed journal record or
 //                         native commit) → entries/s; batched: calls of 100 entries → entries/s
-//   2. query latency      full-text `semantic` queries (two random words of the corpus) on a semantic store
+//   2. query latency      full-text `semantic` queries (two content words, see VOCAB below) on a semantic store
 //                         holding 10k and 100k entries: p50 / p99 per query, in-process (no JSON-RPC)
 //   3. RSS                resident set with the 100k-entry store open
 //   4. bytes written      bytes handed to write() (/proc/self/io wchar) while storing, per entry and as a
@@ -41,12 +41,19 @@ import { readFileSync } from 'node:fs';
 const [adapter, dir, quick] = process.argv.slice(2);
 const wchar = () => Number(/wchar: (\\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))[1]);
 const rss = () => Number(/VmRSS:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]) * 1024;
-const WORDS = 'edge board agent memory journal snapshot sensor garden water pump light kitchen door window battery solar wind rain cloud river mountain forest city street market price order invoice meeting project deadline revenue pipeline forecast weather morning evening night coffee tea bread apple orange lemon cat dog bird fish horse'.split(' ');
+// A synthetic language: 20,000 pseudo-words; documents draw them Zipf-distributed (s = 1, like natural text),
+// queries draw two content words uniformly from ranks 50–5,000 (no stop words: the query path quotes terms and
+// a "the" would match everything).
 let seed = 42;
 const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-const word = () => WORDS[Math.floor(rnd() * WORDS.length)];
-// ~100-byte entries: 14 words + a number, metadata {source}.
-const entry = (i) => ({ content: Array.from({ length: 14 }, word).join(' ') + ' #' + i, metadata: { source: 'bench' } });
+const SYL = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'to', 'vi', 'ze', 'po', 'da', 'fe', 'gu', 'hi', 'jo', 'be'];
+const VOCAB = Array.from({ length: 20000 }, (_, i) => { let w = '', n = i + 1; do { w += SYL[n % 16]; n = Math.floor(n / 16); } while (n > 0); return w; });
+const H = VOCAB.reduce((h, _, i) => h + 1 / (i + 1), 0);
+const CDF = (() => { let acc = 0; return VOCAB.map((_, i) => (acc += 1 / (i + 1) / H)); })();
+const zipf = () => { const u = rnd(); let lo = 0, hi = CDF.length - 1; while (lo < hi) { const m = (lo + hi) >> 1; if (CDF[m] < u) lo = m + 1; else hi = m; } return VOCAB[lo]; };
+const queryWord = () => VOCAB[50 + Math.floor(rnd() * 4950)];
+// ~100-byte entries: 16 words + a number, metadata {source}.
+const entry = (i) => ({ content: Array.from({ length: 16 }, zipf).join(' ') + ' #' + i, metadata: { source: 'bench' } });
 const payload = (e) => Buffer.byteLength(e.content) + Buffer.byteLength(JSON.stringify(e.metadata));
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
 const r = { adapter, node: process.version };
@@ -71,9 +78,9 @@ let have = 0; pay = 0; w0 = wchar(); const j0 = db.durable ? { ...db.durable.sta
 for (const target of quick === '1' ? [10000] : [10000, 100000]) {
   while (have < target) { const es = Array.from({ length: 1000 }, (_, k) => entry(have + k)); for (const e of es) pay += payload(e); await sem.store(es); have += 1000; }
   const n = quick === '1' ? 100 : 300;
-  for (let i = 0; i < 20; i++) await sem.query({ type: 'semantic', text: word() + ' ' + word(), top_k: 10 });
+  for (let i = 0; i < 20; i++) await sem.query({ type: 'semantic', text: queryWord() + ' ' + queryWord(), top_k: 10 });
   const lat = [];
-  for (let i = 0; i < n; i++) { const t = performance.now(); await sem.query({ type: 'semantic', text: word() + ' ' + word(), top_k: 10 }); lat.push(performance.now() - t); }
+  for (let i = 0; i < n; i++) { const t = performance.now(); await sem.query({ type: 'semantic', text: queryWord() + ' ' + queryWord(), top_k: 10 }); lat.push(performance.now() - t); }
   r.query.push({ entries: target, p50_ms: +pct(lat, 50).toFixed(3), p99_ms: +pct(lat, 99).toFixed(3) });
 }
 r.semantic_fill = { entries: have, bytes_per_entry: Math.round((wchar() - w0) / have), x_payload: +((wchar() - w0) / pay).toFixed(2) };
@@ -97,6 +104,7 @@ const WASM_BESIDE = `
 const t0 = performance.now();
 const { readFileSync } = await import('node:fs');
 const wasmBinary = readFileSync(process.argv[2]);
+globalThis.__dirname = '/'; // the glue reads CommonJS __dirname (src/memory/sqlite/sqljs.ts shims it the same way)
 const init = (await import('sql.js')).default;
 const SQL = await init({ wasmBinary });
 new SQL.Database().exec('SELECT 1');

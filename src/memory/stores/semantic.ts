@@ -44,6 +44,15 @@ export class SemanticStore extends BaseStore {
     this.fts = `claw_memory_fts_${Buffer.from(this.name, 'utf8').toString('hex')}`;
     if (cap === 'fts5') this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${this.fts} USING fts5(content, tokenize='unicode61')`);
     else if (cap === 'fts4') this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${this.fts} USING fts4(content, tokenize=unicode61)`);
+    if (cap !== 'none') {
+      // The index follows the entries by triggers, not by statements of ours: the sql.js journal then records one
+      // INSERT per entry instead of two copies of its content (bytes written per entry, BENCH.md "Memory").
+      const lit = `'${this.name.replace(/'/g, "''")}'`;
+      this.db.exec(
+        `CREATE TRIGGER IF NOT EXISTS ${this.fts}_ai AFTER INSERT ON claw_memory_entries WHEN new.store = ${lit} BEGIN INSERT INTO ${this.fts}(rowid, content) VALUES (new.seq, new.content); END;
+         CREATE TRIGGER IF NOT EXISTS ${this.fts}_ad AFTER DELETE ON claw_memory_entries WHEN old.store = ${lit} BEGIN DELETE FROM ${this.fts} WHERE rowid = old.seq; END;`,
+      );
+    }
   }
 
   private get useVectors(): boolean {
@@ -62,8 +71,7 @@ export class SemanticStore extends BaseStore {
     return vs;
   }
 
-  protected override afterInsert(seq: number, e: Normalised, prepared: unknown, index: number): void {
-    if (this.ftsEngine !== 'js') this.db.prepare(`INSERT INTO ${this.fts}(rowid, content) VALUES (?, ?)`).run(seq, e.content);
+  protected override afterInsert(seq: number, _e: Normalised, prepared: unknown, index: number): void {
     const vectors = prepared as number[][] | undefined;
     if (vectors)
       this.db
@@ -72,12 +80,9 @@ export class SemanticStore extends BaseStore {
   }
 
   protected override onDelete(seqs: number[]): void {
-    const delFts = this.ftsEngine === 'js' ? undefined : this.db.prepare(`DELETE FROM ${this.fts} WHERE rowid = ?`);
+    // FTS rows go by trigger (see the constructor).
     const delVec = this.db.prepare('DELETE FROM claw_memory_vectors WHERE seq = ?');
-    for (const s of seqs) {
-      delFts?.run(s);
-      delVec.run(s);
-    }
+    for (const s of seqs) delVec.run(s);
   }
 
   protected async runQuery(q: Query, scope: string): Promise<QueryResult> {
