@@ -10,6 +10,13 @@ import type { YNode } from './nodes.ts';
  */
 export const MAX_ALIAS_COUNT = 100;
 
+/**
+ * Our own cap, whatever `yaml`'s heuristic says (it lets aliases of empty collections through in any
+ * number): the nodes that aliases add when the value is walked (each alias counts its target's
+ * whole size) stay under this, so nothing after parsing (depth check, validation, JSON) can blow up.
+ */
+export const MAX_ALIAS_EXPANSION = 100_000;
+
 interface AnchorData {
   count: number;
   aliasCount: number;
@@ -20,10 +27,24 @@ export function toValue(root: YNode | undefined): unknown {
   const data = new Map<YNode, AnchorData>();
   const values = new Map<YNode, unknown>();
 
+  // Node counts of subtrees as a consumer walking the value sees them (an alias counts its target).
+  const sizes = new Map<YNode, number>();
+  const size = (node: YNode): number => {
+    if (node.k === 'a') return size(node.target);
+    if (node.k === 's') return 1;
+    const known = sizes.get(node);
+    if (known !== undefined) return known;
+    let n = 1;
+    for (const it of node.k === 'q' ? node.items : node.vals) n += size(it);
+    sizes.set(node, n);
+    return n;
+  };
+  let expansion = 0;
+
   const aliasCount = (node: YNode): number => {
     if (node.k === 'a') {
       const d = data.get(node.target);
-      return d ? d.count * d.aliasCount : 0;
+      return d && d.aliasCount > 0 ? d.count * d.aliasCount : 0;
     }
     if (node.k === 'q' || node.k === 'm') {
       let max = 0;
@@ -39,13 +60,19 @@ export function toValue(root: YNode | undefined): unknown {
       const d = data.get(node.target);
       if (!d) throw new YamlError(`unknown anchor "${node.name}"`, node.pos);
       d.count += 1;
-      if (d.aliasCount === 0) d.aliasCount = aliasCount(node.target);
+      // `yaml` recomputes a zero count at every alias; a zero stays zero (only empty collections
+      // count 0, and their aliases too), so computing it once gives the same answers in linear time.
+      if (d.aliasCount === -1) d.aliasCount = aliasCount(node.target);
       if (d.count * d.aliasCount > MAX_ALIAS_COUNT) {
         throw new YamlError('too many alias expansions: refused as a resource exhaustion ("billion laughs") attack', node.pos, 'alias-limit');
       }
+      expansion += size(node.target);
+      if (expansion > MAX_ALIAS_EXPANSION) {
+        throw new YamlError(`aliases expand to more than ${MAX_ALIAS_EXPANSION} nodes: refused as a resource exhaustion ("billion laughs") attack`, node.pos, 'alias-limit');
+      }
       return values.get(node.target);
     }
-    if (node.anchor !== undefined) data.set(node, { count: 1, aliasCount: 0 });
+    if (node.anchor !== undefined) data.set(node, { count: 1, aliasCount: -1 });
     let v: unknown;
     if (node.k === 's') v = node.v;
     else if (node.k === 'q') {
@@ -58,7 +85,7 @@ export function toValue(root: YNode | undefined): unknown {
         const key = node.keys[j];
         const kn = node.keyNodes[j];
         if (kn.anchor !== undefined) {
-          data.set(kn, { count: 1, aliasCount: 0 });
+          data.set(kn, { count: 1, aliasCount: -1 });
           values.set(kn, kn.v);
         }
         const value = build(node.vals[j]);

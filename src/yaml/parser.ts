@@ -96,9 +96,11 @@ export class Parser {
     return at < this.n ? this.s.charCodeAt(at) : -1;
   }
 
+  /** A line break or the end (a CR is always followed by LF here: index.ts refuses a lone CR up front). */
   private isEol(at = this.i): boolean {
-    const c = this.c(at);
-    return c === -1 || c === LF || (c === CR && this.c(at + 1) === LF);
+    if (at >= this.n) return true;
+    const c = this.s.charCodeAt(at);
+    return c === LF || c === CR;
   }
 
   private isWsOrEol(at: number): boolean {
@@ -106,16 +108,19 @@ export class Parser {
     return c === SP || c === TAB || this.isEol(at);
   }
 
+  // The hot loops work on locals and charCodeAt: at start-up this code runs cold, in the interpreter,
+  // where every call counts (BENCH.md).
   private skipInlineWs(): void {
-    for (;;) {
-      const c = this.c();
-      if (c !== SP && c !== TAB) return;
-      this.i++;
-    }
+    const s = this.s;
+    let i = this.i;
+    for (let c = s.charCodeAt(i); c === SP || c === TAB; c = s.charCodeAt(i)) i++;
+    this.i = i;
   }
 
   private skipToEol(): void {
-    while (!this.isEol()) this.i++;
+    const j = this.s.indexOf('\n', this.i);
+    if (j === -1) this.i = this.n;
+    else this.i = j > this.i && this.s.charCodeAt(j - 1) === CR ? j - 1 : j;
   }
 
   /** Past the line break at `i` (which must be at one), onto the next line. */
@@ -156,17 +161,18 @@ export class Parser {
       }
       this.eatBreak();
     }
+    const s = this.s;
     for (;;) {
-      let k = 0;
-      while (this.c() === SP) {
-        this.i++;
-        k++;
-      }
-      const start = this.i;
-      this.skipInlineWs();
-      const c = this.c();
+      const from = this.i;
+      let i = from;
+      while (s.charCodeAt(i) === SP) i++;
+      const k = i - from;
+      const start = i;
+      for (let c = s.charCodeAt(i); c === SP || c === TAB; c = s.charCodeAt(i)) i++;
+      this.i = i;
+      const c = i < this.n ? s.charCodeAt(i) : -1;
       if (c === HASH) this.skipToEol();
-      else if (!this.isEol()) {
+      else if (c !== -1 && c !== LF && c !== CR) {
         if (this.i !== start) this.fail('tabs are not allowed as indentation', start);
         this.ind = k === 0 && this.isMarker(this.i) ? -1 : k;
         return;
@@ -362,9 +368,16 @@ export class Parser {
     if (key.k !== 's') this.unsupported(key.k === 'a' ? 'aliases as mapping keys' : 'collections as mapping keys', key.pos);
     const name = key.v === null ? '' : String(key.v);
     // A duplicate is judged on the resulting property name: `1` and "1" are the same key in JS.
-    for (let j = 0; j < map.keys.length; j++) {
-      if (map.keys[j] === name) this.fail(`map keys must be unique: ${JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name)} is repeated`, key.pos);
+    // A set per mapping once it has a few keys, so a mapping with 100,000 keys stays linear.
+    let dup = false;
+    if (map.keys.length < 8) dup = map.keys.includes(name);
+    else {
+      let seen = this.keySets.get(map);
+      if (!seen) this.keySets.set(map, (seen = new Set(map.keys)));
+      dup = seen.has(name);
+      seen.add(name);
     }
+    if (dup) this.fail(`map keys must be unique: ${JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name)} is repeated`, key.pos);
     map.keys.push(name);
     map.keyNodes.push(key);
     map.vals.push(value);
@@ -433,20 +446,24 @@ export class Parser {
    * one of them. Leaves `i` at the stop; returns the end of the text without trailing whitespace.
    */
   private plainLine(flow: boolean): number {
-    let end = this.i;
-    for (;;) {
-      const c = this.c();
-      if (c === -1 || c === LF || (c === CR && this.c(this.i + 1) === LF)) return end;
+    const s = this.s;
+    const n = this.n;
+    let i = this.i;
+    let end = i;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c === LF || c === CR) break;
       if (c === COLON) {
-        const d = this.c(this.i + 1);
-        if (this.isWsOrEol(this.i + 1) || (flow && isFlowIndicator(d))) return end;
+        const d = i + 1 < n ? s.charCodeAt(i + 1) : LF;
+        if (d === SP || d === TAB || d === LF || d === CR || (flow && isFlowIndicator(d))) break;
       } else if (c === HASH) {
-        const p = this.c(this.i - 1);
-        if (p === SP || p === TAB) return end;
-      } else if (flow && isFlowIndicator(c)) return end;
-      this.i++;
-      if (c !== SP && c !== TAB) end = this.i;
+        const p = s.charCodeAt(i - 1);
+        if (p === SP || p === TAB) break;
+      } else if (flow && isFlowIndicator(c)) break;
+      if (c !== SP && c !== TAB) end = i + 1;
     }
+    this.i = i;
+    return end;
   }
 
   /**
@@ -533,6 +550,7 @@ export class Parser {
   }
 
   private readonly opened = new Map<YNode, { node?: YNode }>();
+  private readonly keySets = new Map<YMap, Set<string>>();
 
   /** A collection with an anchor starts: its name now means this (open) collection. */
   private openAnchor(node: YNode, props: Props | undefined): void {
@@ -650,7 +668,11 @@ export class Parser {
     this.i++;
     let out = '';
     let from = this.i;
+    const src = this.s;
     for (;;) {
+      let i = this.i;
+      for (let d = src.charCodeAt(i); i < this.n && d !== 0x27 && d !== LF && d !== CR; d = src.charCodeAt(i)) i++;
+      this.i = i;
       const c = this.c();
       if (c === -1) this.fail('a single-quoted string is not closed', open);
       if (c === 0x27) {
@@ -682,7 +704,11 @@ export class Parser {
     let from = this.i;
     /** Length of `out` that escapes produced: trailing whitespace before a line break is trimmed only after it. */
     let kept = 0;
+    const src = this.s;
     for (;;) {
+      let i = this.i;
+      for (let d = src.charCodeAt(i); i < this.n && d !== 0x22 && d !== 0x5c && d !== LF && d !== CR; d = src.charCodeAt(i)) i++;
+      this.i = i;
       const c = this.c();
       if (c === -1) this.fail('a double-quoted string is not closed', open);
       if (c === 0x22) {
@@ -808,7 +834,10 @@ export class Parser {
       this.flowWs(parent, open);
       const cc = this.c();
       if (cc === COMMA) this.i++;
-      else if (cc !== close) this.fail(`expected "," or "${isSeq ? ']' : '}'}" in a flow collection`);
+      else if (cc !== close) {
+        const found = cc === -1 ? 'the end of the file' : JSON.stringify(String.fromCharCode(cc));
+        this.fail(`expected "," or "${isSeq ? ']' : '}'}" in a flow ${isSeq ? 'sequence' : 'mapping'}, found ${found}`);
+      }
     }
     this.depth--;
     return node;
