@@ -201,6 +201,22 @@ test('a backend that cannot open answers -32030 naming the file; other methods k
   await stop(c);
 });
 
+test('a tool call retried after a restart gets its first answer: dedup outcomes live in the memory database', async () => {
+  const a = track(agentDir());
+  let c = await run(a);
+  const R = rid();
+  const call = (query: string) => c.request('claw.tool.call', { name: 'search', arguments: { query }, context: { request_id: R, identity: 'full-agent' } });
+  const first = await call('edge boards');
+  assert.ok(first.result, JSON.stringify(first));
+  await stop(c);
+  c = await run(a);
+  assert.equal((await call('edge boards')).result, first.result);
+  const other = await call('something else');
+  assert.is(other.error.code, -32602);
+  assert.match(other.error.message, /already used for a different call/);
+  await stop(c);
+});
+
 test.after(() => {
   for (const c of live) if (c.child.exitCode === null && c.child.signalCode === null) c.kill();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
