@@ -12,7 +12,8 @@ export const GAVE_UP_REPLY = 'Sorry, I could not produce a valid answer. Please 
 export const STEP_LIMIT_REPLY = 'I stopped after reaching the limit of tool calls for one message.';
 
 export async function runTurn(userText: string, d: LoopDeps, signal: AbortSignal): Promise<TurnResult> {
-  const limits = { ...DEFAULT_LOOP_LIMITS, ...d.limits };
+  const limits = { ...DEFAULT_LOOP_LIMITS };
+  for (const [k, v] of Object.entries(d.limits ?? {})) if (v !== undefined) limits[k as keyof typeof limits] = v;
   const toolCalls: ToolStep[] = [];
   let rejections = 0;
   const started = d.now();

@@ -1,6 +1,7 @@
 // The agent loop's ports: it knows the model, the validator, the tool gates, history, audit and
 // telemetry only through these, so one loop serves `claw chat`, queue channels and tests alike.
-import type { ChatMessage, ProviderResponse, TelemetrySink, ToolResult } from '../kernel/ports.ts';
+import type { ChatMessage, ProviderResponse, TelemetrySink } from '../kernel/ports.ts';
+import type { ToolResult } from '../tools/types.ts';
 import type { Rejection, Verdict } from '../femtoclaw/verdict.ts';
 
 export type { ChatMessage };

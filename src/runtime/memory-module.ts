@@ -29,6 +29,8 @@ export interface MemoryModule extends KernelModule {
   ledgerStore(fallback: LedgerStore): LedgerStore;
   /** The tool-call dedup persistence while a memory database is open. */
   dedupStore(): DedupStore | undefined;
+  /** The first `conversation` store while memory is open: where the agent loop records turns (FemtoClaw §5.4). */
+  conversationStore(): ClawMemoryStore | undefined;
 }
 
 type Partition = { identity?: string; channel?: string } | undefined;
@@ -163,8 +165,9 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
       session = s;
       openError = undefined;
       const m = s.manifest;
-      // Below Level 3 by its primitives the memory methods answer -32601 (§11): nothing to open, no sql.js loaded.
-      if (!m.memory || manifestLevel(m) < 3) return;
+      // No Memory primitive: nothing to open, no sql.js loaded. Below Level 3 the memory *methods* answer -32601
+      // (§11, checked by the kernel), but the agent loop still records its conversation in a declared store.
+      if (!m.memory) return;
       const c = d.config.memory;
       try {
         const { openMemoryService } = await import('../memory/service.ts');
@@ -212,6 +215,10 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
       };
     },
     dedupStore: () => dedup,
+    conversationStore() {
+      for (const st of service?.stores.values() ?? []) if (st.kind === 'conversation') return st;
+      return undefined;
+    },
   };
 }
 

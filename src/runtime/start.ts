@@ -10,13 +10,16 @@ import { loadWireManifest } from './wire-manifest.ts';
 import { joinPath } from '../manifest/reader.ts';
 import { secretsPreflight } from './secrets-preflight.ts';
 import { toolsModule } from './tools-module.ts';
-import { memoryModule } from './memory-module.ts';
 import { swarmModule } from './swarm-module.ts';
+import { memoryModule } from './memory-module.ts';
 import { createToolEnvironment } from './tool-deps.ts';
 import type { Redactor } from '../log/redactor.ts';
 import type { LedgerStore } from '../kernel/ledger.ts';
 import type { WorkerCommand } from '../tools/builtins/impl.ts';
 import { openSessionTelemetry } from './telemetry-open.ts';
+import { openAuditSession } from '../audit/session.ts';
+import { agentModule, type AgentModule } from './agent-module.ts';
+import { channelsModule } from './channels-module.ts';
 
 export interface RuntimeDeps {
   config: RuntimeConfig;
@@ -38,10 +41,19 @@ export interface RuntimeDeps {
   worker?: WorkerCommand;
   /** Where the `console` telemetry exporter writes (stderr: stdout carries protocol only). */
   writeStderr?: (text: string) => void;
+  /**
+   * The FemtoClaw agent loop runs in this runtime (`claw chat`; queue channels in the runtime config
+   * turn it on too): the agent module is added, and audit is on (FemtoClaw §17).
+   */
+  agentLoop?: boolean;
+  /** Tags stored with each conversation entry the agent records (channel, user). */
+  historyTags?: Record<string, unknown>;
 }
 
 export interface Runtime {
   agent: Agent;
+  /** The FemtoClaw agent module when the agent loop runs here (`agentLoop`). */
+  agentLoop?: AgentModule;
   stop(reason: string): Promise<void>;
 }
 
@@ -51,17 +63,36 @@ export function startRuntime(d: RuntimeDeps): Runtime {
   };
   // Memory (Level 3, docs/memory.md): its database also holds the token ledger and the tool-call dedup
   // outcomes while it is open; without one they stay in files / in memory.
-  const memory = memoryModule({ config: d.config, log: d.log, dataDir: d.dataDir ?? joinPath(d.cwd, '.claw-data'), home: d.env.HOME });
+  const dataDir = d.dataDir ?? joinPath(d.cwd, '.claw-data');
+  const memory = memoryModule({ config: d.config, log: d.log, dataDir, home: d.env.HOME });
+  const agentLoop = d.agentLoop === true || Object.keys(d.config.channels ?? {}).length > 0;
+  const ledgerStore = memory.ledgerStore(d.ledgerStore);
   const tools = toolsModule({
     config: d.config,
     clock: d.clock,
     log: d.log,
     redactor: d.redactor,
     notify,
-    ledgerStore: memory.ledgerStore(d.ledgerStore),
+    ledgerStore,
     dedupStore: memory.dedupStore,
+    openAudit: (m) =>
+      openAuditSession({
+        policies: m.policies.map((p) => ({ name: p.name, spec: p.spec })),
+        forAgent: agentLoop,
+        path: joinPath(dataDir, 'audit/audit.jsonl'),
+        now: d.clock.now,
+        monotonic: d.clock.monotonic,
+        redact: (x) => d.redactor.redact(x),
+      }),
     environment: (m) => createToolEnvironment({ config: d.config, log: d.log, secrets: d.secrets, env: d.env, cwd: d.cwd, version: d.version, worker: d.worker }, m),
   });
+  const agentModuleOf = agentLoop
+    ? agentModule({ config: d.config, clock: d.clock, log: d.log, redactor: d.redactor, secrets: d.secrets, ledgerStore, tools, memory, workspaceDir: joinPath(dataDir, 'workspace'), historyTags: d.historyTags })
+    : undefined;
+  // Queue channels (docs/channels.md): bound in claw.runtime.yaml `channels:`, they feed the agent loop above.
+  const channels = d.config.channels
+    ? channelsModule({ config: d.config, log: d.log, clock: d.clock, dataDir, getAgent: () => agentModuleOf?.agent(), secrets: d.secrets, maxFrameBytes: d.config.limits?.max_frame_bytes })
+    : undefined;
   // Swarm (Level 3, docs/swarm.md): a peer's task runs through this agent's own dispatch (gates included).
   const swarm = swarmModule({ config: d.config, log: d.log, clock: d.clock, cwd: d.cwd, secrets: d.secrets, notify, dispatch: async (method, params) => agent.dispatch(method, params, { transport: 'swarm' }) });
   const agent = new Agent({
@@ -72,7 +103,7 @@ export function startRuntime(d: RuntimeDeps): Runtime {
     notify,
     loadWireManifest: (value, defaultClaw) => loadWireManifest(value, defaultClaw, d),
     openTelemetry: (s) => openSessionTelemetry(s.manifest, d),
-    modules: [secretsPreflight(d.secrets, d.log), memory, tools, swarm, ...(d.modules ?? [])],
+    modules: [secretsPreflight(d.secrets, d.log), memory, tools, swarm, ...(agentModuleOf ? [agentModuleOf] : []), ...(channels ? [channels] : []), ...(d.modules ?? [])],
   });
   const router = new Router({
     dispatch: agent.dispatch,
@@ -85,6 +116,7 @@ export function startRuntime(d: RuntimeDeps): Runtime {
   for (const t of d.transports) t.start((frame) => router.handle(frame, t.name));
   return {
     agent,
+    agentLoop: agentModuleOf,
     async stop(reason) {
       await agent.shutdown(reason);
       await Promise.all(d.transports.map((t) => t.close()));

@@ -26,7 +26,11 @@ import type { Redactor } from '../log/redactor.ts';
 import type { SandboxSpec } from '../manifest/schema/index.ts';
 import type { ResolvedManifest, ResolvedPrimitive } from '../manifest/resolved.ts';
 import type { MethodSpec } from '../kernel/methods/index.ts';
-import type { NamedPolicy } from '../gates/call.ts';
+import type { NamedPolicy, ToolCall } from '../gates/call.ts';
+import type { ToolResult } from '../tools/types.ts';
+import type { AuditSession } from '../audit/session.ts';
+import type { CallOrigin } from '../audit/gate-audit.ts';
+import type { AgentTools, AgentToolInfo } from '../agent/service.ts';
 import type { ToolImpl } from '../tools/types.ts';
 
 interface PreparedTool {
@@ -48,9 +52,22 @@ export interface ToolsModuleDeps {
   dedupStore?: () => DedupStore | undefined;
   /** The tool layer for a manifest: runner, MCP, builtins, and this board's isolation answer. */
   environment(m: ResolvedManifest): Promise<ToolEnvironment>;
+  /**
+   * The session's audit log (docs/audit.md), opened at STARTING; undefined when audit is off. The
+   * FemtoClaw agent loop turns it on (FemtoClaw §17), so the caller knows whether a loop runs here.
+   */
+  openAudit?(m: ResolvedManifest): AuditSession | undefined;
 }
 
-export function toolsModule(d: ToolsModuleDeps): KernelModule {
+/** The tools module as the rest of the runtime sees it: the kernel methods, and the agent loop's gate path. */
+export interface ToolsModule extends KernelModule {
+  /** This session's bound tools and the one gate path, for the agent loop (undefined before STARTING). */
+  agentTools(): AgentTools | undefined;
+  /** This session's audit log, when audit is on. */
+  audit(): AuditSession | undefined;
+}
+
+export function toolsModule(d: ToolsModuleDeps): ToolsModule {
   const approvals = new ApprovalBroker(d.clock);
   const ledger = new TokenLedger(d.ledgerStore, d.clock);
   const rateLimiter = new RateLimiter();
@@ -91,6 +108,17 @@ export function toolsModule(d: ToolsModuleDeps): KernelModule {
   /** Per session: the gates' dependencies, and per tool what only the manifest decides. */
   let deps: PipelineDeps | undefined;
   let prepared = new Map<string, PreparedTool>();
+  let audit: AuditSession | undefined;
+
+  /**
+   * The one gate path (issue 6: "one code path, not two"): claw.tool.call from an operator and a
+   * tool_call from the agent loop both come here. With audit on, the auditor wraps the same call
+   * object the gates see (docs/audit.md "Wiring").
+   */
+  const execute = (call: ToolCall, check: PreparedTool['reg']['check'], origin: CallOrigin): ToolResult | Promise<ToolResult> => {
+    const go = () => runGatesNow(call, check, deps!);
+    return audit ? audit.auditor.run(call, origin, go) : go();
+  };
 
   const call: MethodSpec = {
     level: 2,
@@ -122,7 +150,7 @@ export function toolsModule(d: ToolsModuleDeps): KernelModule {
       // Only a duplicate request_id ever compares fingerprints: computed then, from these values.
       const fingerprint = () => canonicalJson({ name, args, sandbox: context.sandbox, policy: context.policy });
       const r = dedup.run(context.request_id, fingerprint, () =>
-        runGatesNow(
+        execute(
           {
             tool: t.reg.bound,
             args,
@@ -135,7 +163,7 @@ export function toolsModule(d: ToolsModuleDeps): KernelModule {
             signal: s.abort.signal,
           },
           t.reg.check,
-          deps!,
+          'operator',
         ),
       );
       if ('conflict' in r) {
@@ -159,14 +187,52 @@ export function toolsModule(d: ToolsModuleDeps): KernelModule {
     },
   });
 
+  const agentTools: AgentTools = {
+    list: () =>
+      [...prepared.values()].map(
+        (t): AgentToolInfo => ({ name: t.reg.bound.name, description: t.reg.bound.description, input_schema: t.reg.bound.inputSchema, check: t.reg.check }),
+      ),
+    async call(name, args, o) {
+      const s = session;
+      const t = prepared.get(name);
+      if (!s || !t) return { ok: false, code: ErrorCode.InvalidParams, message: `Invalid params: unknown tool "${name}"` };
+      try {
+        if (t.policies instanceof Error) throw t.policies;
+        const result = await execute(
+          {
+            tool: t.reg.bound,
+            args,
+            requestId: o.requestId,
+            identity: s.manifest.identity.name,
+            skill: o.skill,
+            policies: t.policies,
+            // §5.5 permissions.approval_required: a stricter-only override, like context.policy.
+            overridePolicy: o.requireApproval ? skillApprovalPolicy(o.skill) : undefined,
+            sandbox: o.narrow ? narrowSandbox(t.sandbox, o.narrow) : t.sandbox,
+            signal: AbortSignal.any ? AbortSignal.any([s.abort.signal, o.signal]) : s.abort.signal,
+          },
+          t.reg.check,
+          'agent',
+        );
+        return { ok: true, result };
+      } catch (e) {
+        if (e instanceof ProtocolError) return { ok: false, code: e.code, message: e.message, data: e.data };
+        throw e;
+      }
+    },
+  };
+
   return {
     name: 'tools',
     methods: { 'claw.tool.call': call, 'claw.tool.approve': decide('approved'), 'claw.tool.deny': decide('denied') },
+    agentTools: () => (session ? agentTools : undefined),
+    audit: () => audit,
     async start(s) {
       session = s;
       tools = new Map();
       prepared = new Map();
-      deps = pipelineDeps(s.manifest);
+      audit = d.openAudit?.(s.manifest);
+      deps = { ...pipelineDeps(s.manifest), observe: audit?.auditor.observe };
       dedup = new DedupCache(d.clock, d.config.idempotency?.window_ms ?? DEFAULT_DEDUP_WINDOW_MS, d.dedupStore);
       // Below Level 2 the tool methods answer -32601 (spec §11): nothing to bind or check.
       if (s.level < 2) return;
@@ -207,6 +273,8 @@ export function toolsModule(d: ToolsModuleDeps): KernelModule {
     },
     async stop() {
       approvals.cancelAll();
+      audit?.close();
+      audit = undefined;
       await Promise.all([...tools.values()].map((t) => t.bound.impl.close?.().catch(() => {})));
       await env?.registry.mcp?.close().catch(() => {});
       env = undefined;
@@ -215,6 +283,12 @@ export function toolsModule(d: ToolsModuleDeps): KernelModule {
       prepared = new Map();
     },
   };
+}
+
+/** The override a skill with `permissions.approval_required` puts on its calls (narrows, never widens). */
+function skillApprovalPolicy(skill: string | undefined): NamedPolicy {
+  const id = `skill-${skill ?? 'unknown'}-approval-required`;
+  return { name: id, spec: { rules: [{ id, action: 'require-approval', scope: 'all', reason: `skill ${skill} requires approval (permissions.approval_required)` }] } as any };
 }
 
 /** A ref the loader already checked (sandbox_ref, policy_ref). */

@@ -1,0 +1,107 @@
+// The agent of one session: the system prompt, the provider chain, the capability registry and the gate
+// path put together into `turn(text)`. Channels (the implicit CLI channel of `claw chat`, queue channels)
+// call turn(); they never reach tools or providers another way.
+import type { ResolvedManifest } from '../manifest/resolved.ts';
+import type { ProviderClient, TelemetrySink, ToolDefinition } from '../kernel/ports.ts';
+import type { ArgumentCheck } from '../tools/json-schema.ts';
+import type { SandboxSpec } from '../manifest/schema/index.ts';
+import { validateOutput } from '../femtoclaw/validate.ts';
+import { correctionFor } from '../femtoclaw/correction.ts';
+import { buildSystemPrompt } from './prompt.ts';
+import { applicableSkills, skillForTool, skillSandbox, type SkillPermissions } from './skills.ts';
+import { runTurn } from './loop.ts';
+import type { History, LoopLimits, RecordVerdict, ToolOutcome, TurnResult } from './types.ts';
+
+export interface AgentToolInfo {
+  name: string;
+  description?: string;
+  input_schema: Record<string, unknown>;
+  check: ArgumentCheck;
+}
+
+/** The tools module's gate path, as the loop uses it (src/runtime/tools-module.ts). */
+export interface AgentTools {
+  list(): AgentToolInfo[];
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    o: { requestId: string; skill?: string; narrow?: SandboxSpec; requireApproval?: boolean; signal: AbortSignal },
+  ): Promise<ToolOutcome>;
+}
+
+export interface AgentServiceDeps {
+  manifest: ResolvedManifest;
+  tools: AgentTools;
+  provider: ProviderClient;
+  telemetry: TelemetrySink;
+  recordVerdict: RecordVerdict;
+  history: History;
+  redact(s: string): string;
+  now(): number;
+  newId(): string;
+  /** Identity context_files, already read (name → text). */
+  contextFiles: [string, string][];
+  /** Send tool definitions to providers with native tool calling (runtime config `agent.native_tools`). */
+  nativeTools: boolean;
+  /** Where a skill's `write-workspace` permission may write. */
+  workspaceDir: string;
+  limits?: Partial<LoopLimits>;
+}
+
+export interface AgentService {
+  readonly systemPrompt: string;
+  turn(text: string, signal: AbortSignal): Promise<TurnResult>;
+}
+
+export function createAgentService(d: AgentServiceDeps): AgentService {
+  const m = d.manifest;
+  const tools = d.tools.list();
+  const registry = new Map(tools.map((t) => [t.name, t.check]));
+  const names = tools.map((t) => t.name);
+  const id = m.identity.spec as { personality?: string; locale?: string };
+  const systemPrompt = buildSystemPrompt({
+    agentName: m.identity.name,
+    personality: id.personality,
+    locale: id.locale,
+    contextFiles: d.contextFiles,
+    skills: applicableSkills(m, new Set(names)),
+    tools,
+  });
+  const definitions: ToolDefinition[] | undefined = d.nativeTools && tools.length > 0 ? tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema })) : undefined;
+
+  return {
+    systemPrompt,
+    turn(text, signal) {
+      return runTurn(
+        text,
+        {
+          systemPrompt,
+          complete: (messages, sig) => d.provider.complete({ messages, tools: definitions, signal: sig }),
+          validate: (raw) => validateOutput(raw, registry),
+          correction: (r) => correctionFor(r, { tools: names, redact: d.redact }),
+          callTool(tool, args, requestId, sig) {
+            // §5.5: a call made for a skill carries the skill (policy scope `skill`) and its permissions narrow
+            // the sandbox; approval_required forces the approval gate.
+            const skill = skillForTool(m, tool);
+            const perms = skill?.spec.permissions as SkillPermissions | undefined;
+            return d.tools.call(tool, args, {
+              requestId,
+              skill: skill?.name,
+              narrow: skillSandbox(perms, d.workspaceDir),
+              requireApproval: perms?.approval_required === true,
+              signal: sig,
+            });
+          },
+          history: d.history,
+          recordVerdict: d.recordVerdict,
+          telemetry: d.telemetry,
+          redact: d.redact,
+          newId: d.newId,
+          now: d.now,
+          limits: d.limits,
+        },
+        signal,
+      );
+    },
+  };
+}

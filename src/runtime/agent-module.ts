@@ -1,0 +1,104 @@
+// The FemtoClaw agent of a session (issue 6) as a kernel module: at STARTING, after tools and memory,
+// it assembles the agent service (system prompt, provider chain, capability registry, gate path,
+// conversation history, audit); channels reach it through `agent()`. It adds no JSON-RPC methods —
+// CKP has none for "talk to the agent"; channels do (the CLI channel of `claw chat`, queue channels).
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { KernelModule, AgentCore } from '../kernel/agent.ts';
+import type { Clock, Logger } from '../kernel/ports.ts';
+import type { LedgerStore } from '../kernel/ledger.ts';
+import { TokenLedger } from '../kernel/ledger.ts';
+import type { SecretResolver } from '../kernel/secrets.ts';
+import type { Redactor } from '../log/redactor.ts';
+import type { RuntimeConfig } from '../config/runtime-config.ts';
+import type { ResolvedManifest } from '../manifest/resolved.ts';
+import { dirnameOf, joinPath } from '../manifest/reader.ts';
+import { createProviderClient } from '../provider/index.ts';
+import { createAgentService, type AgentService } from '../agent/service.ts';
+import { MemoryHistory } from '../agent/history.ts';
+import type { ToolsModule } from './tools-module.ts';
+import type { MemoryModule } from './memory-module.ts';
+
+/** A context file is cut to this many characters before it goes into the system prompt. */
+export const MAX_CONTEXT_FILE_CHARS = 16_384;
+
+export interface AgentModuleDeps {
+  config: RuntimeConfig;
+  clock: Clock;
+  log: Logger;
+  redactor: Redactor;
+  secrets: SecretResolver;
+  ledgerStore: LedgerStore;
+  tools: ToolsModule;
+  memory: MemoryModule;
+  /** Where `write-workspace` skills may write (default: data_dir/workspace). */
+  workspaceDir: string;
+  /** Tags stored with each conversation entry (e.g. the channel and user). */
+  historyTags?: Record<string, unknown>;
+}
+
+export interface AgentModule extends KernelModule {
+  /** This session's agent, once STARTING has assembled it. */
+  agent(): AgentService | undefined;
+}
+
+export function agentModule(d: AgentModuleDeps): AgentModule {
+  let service: AgentService | undefined;
+  return {
+    name: 'agent',
+    agent: () => service,
+    async start(s, core: AgentCore) {
+      const m = s.manifest;
+      const tools = d.tools.agentTools();
+      const audit = d.tools.audit();
+      if (!tools) throw new Error('the agent module starts after the tools module');
+      const provider = createProviderClient({
+        manifest: m,
+        ledger: new TokenLedger(d.ledgerStore, d.clock),
+        secrets: d.secrets,
+        clock: d.clock,
+        log: d.log,
+        telemetry: core.telemetry,
+      });
+      // Rules files and secrets of the whole chain are checked now: a broken chain is said at start, by name.
+      for (const f of await provider.prepare()) d.log.warn('provider not usable', { provider: f.provider, reason: f.reason, error: f.message });
+      const history = new MemoryHistory(d.memory.conversationStore(), d.historyTags);
+      const resumed = await history.resume();
+      service = createAgentService({
+        manifest: m,
+        tools,
+        provider,
+        telemetry: core.telemetry,
+        recordVerdict: (raw, verdict, ctx) => audit?.recordVerdict(raw, verdict, ctx),
+        history,
+        redact: (x) => d.redactor.redact(x),
+        now: () => d.clock.monotonic(),
+        newId: () => randomUUID(),
+        contextFiles: await readContextFiles(m, d.log),
+        nativeTools: d.config.agent?.native_tools !== false,
+        workspaceDir: d.workspaceDir,
+        limits: { maxCorrections: d.config.agent?.max_corrections, maxToolSteps: d.config.agent?.max_tool_steps },
+      });
+      d.log.info('agent ready', { agent: m.identity.name, tools: tools.list().length, skills: m.skills.length, resumed_messages: resumed, audit: audit !== undefined });
+    },
+    async stop() {
+      service = undefined;
+    },
+  };
+}
+
+/** Identity context_files (§5.1): name → path relative to the Identity's file; unreadable files are said, not fatal. */
+async function readContextFiles(m: ResolvedManifest, log: Logger): Promise<[string, string][]> {
+  const files = (m.identity.spec.context_files ?? {}) as Record<string, string>;
+  const base = dirnameOf(m.identity.origin.file);
+  const out: [string, string][] = [];
+  for (const [name, rel] of Object.entries(files)) {
+    try {
+      const text = await readFile(joinPath(base, rel), 'utf8');
+      out.push([name, text.length > MAX_CONTEXT_FILE_CHARS ? text.slice(0, MAX_CONTEXT_FILE_CHARS) : text]);
+    } catch (e) {
+      log.warn('context file not readable', { name, path: rel, error: (e as NodeJS.ErrnoException).code ?? String(e) });
+    }
+  }
+  return out;
+}
