@@ -1,0 +1,153 @@
+// The channels module: queue channels bound in the runtime config, opened at STARTING and closed at
+// STOPPING, over a real fs inbox and an in-process MQTT broker (aedes, 3.1.1), with a fake agent.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer, type Server, type Socket } from 'node:net';
+import { Aedes } from 'aedes';
+import { channelsModule } from '../../src/runtime/channels-module.ts';
+import { writeAtomic, timestampNs } from '../../src/transports/fs/layout.ts';
+import { MqttConnection } from '../../src/transports/mqtt/connection.ts';
+import { resolveMqttSettings } from '../../src/transports/mqtt/options.ts';
+import { parseChannelMqttUrl } from '../../src/channels/queue-mqtt.ts';
+import type { Session } from '../../src/kernel/agent.ts';
+import type { RuntimeConfig } from '../../src/config/runtime-config.ts';
+import type { ChannelAgent } from '../../src/channels/types.ts';
+import { captureLogger, makeManifest, primitive, until } from './helpers/fakes.ts';
+
+const queueChannel = (name: string, extra: Record<string, unknown> = {}) =>
+  primitive('Channel', name, {
+    type: 'queue',
+    transport: 'polling',
+    auth: { secret_ref: 'T' },
+    access_control: { mode: 'allowlist', allowed_ids: ['alice'] },
+    trigger: { queue_name: 'team.requests', max_parallel: 1, overlap_policy: 'queue' },
+    ...extra,
+  });
+const session = (channels = [queueChannel('q')]) => ({ manifest: makeManifest(2, { channels }), abort: new AbortController() }) as unknown as Session;
+const clock = { now: () => Date.now(), monotonic: () => performance.now(), setInterval: () => ({ cancel() {} }), setTimeout: () => ({ cancel() {} }) };
+
+function fakeAgent() {
+  const turns: string[] = [];
+  const agent: ChannelAgent = {
+    channelTurns: true,
+    async turn(text) {
+      turns.push(text);
+      return { reply: `echo:${text}`, outcome: 'message', toolCalls: [], rejections: 0 };
+    },
+  };
+  return { agent, turns };
+}
+
+function module(config: RuntimeConfig, dataDir: string, agent?: ChannelAgent) {
+  return channelsModule({ config, log: captureLogger(), clock, dataDir, getAgent: () => agent });
+}
+
+test('fs binding: a message file in the inbox gets the agent reply in outbox/, the file is archived', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'claw-chmod-'));
+  const a = fakeAgent();
+  const m = module({ channels: { q: { listen: 'fs:queue', fs: { poll_interval_ms: 20 } } } }, dataDir, a.agent);
+  try {
+    await m.start!(session(), {} as never);
+    const q = join(dataDir, 'queue');
+    const send = (rid: string, from: string, text: string) =>
+      writeAtomic(join(q, 'inbox'), `${timestampNs()}-${rid}.json`, JSON.stringify({ jsonrpc: '2.0', id: rid, method: 'channel.message', params: { from, text } }), false);
+    send('r1', 'alice', 'hi');
+    send('r2', 'mallory', 'hi');
+    await until(() => readdirSync(join(q, 'outbox')).filter((f) => f.endsWith('.json')).length === 2, 3000);
+    const replies = Object.fromEntries(readdirSync(join(q, 'outbox')).map((f) => [f.replace(/^\d+-/, ''), JSON.parse(readFileSync(join(q, 'outbox', f), 'utf8'))]));
+    assert.equal(replies['r1.json'], { jsonrpc: '2.0', id: 'r1', result: { reply: 'echo:hi', outcome: 'message', tool_calls: 0 } });
+    assert.is(replies['r2.json'].error.code, -32050);
+    assert.equal(a.turns, ['hi']);
+    await until(() => readdirSync(join(q, 'archive')).length === 2);
+  } finally {
+    await m.stop!(session());
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('STARTING fails with a clear error for a binding the manifest cannot honour', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'claw-chmod-'));
+  const cases: [RuntimeConfig, Session, string][] = [
+    [{ channels: { nope: { listen: 'fs:x' } } }, session(), 'claw.runtime.yaml channels.nope: the manifest has no Channel named "nope"'],
+    [{ channels: { c: { listen: 'fs:x' } } }, session([primitive('Channel', 'c', { type: 'cli', transport: 'stdio', auth: { secret_ref: 'T' } })]), 'claw.runtime.yaml channels.c: only type: queue channels are bound here (this one is cli)'],
+    [{ channels: { q: { listen: 'fs:x' } } }, session([queueChannel('q', { trigger: { max_parallel: 1 } })]), 'channel q: type queue needs trigger.queue_name (spec §5.3)'],
+  ];
+  try {
+    for (const [config, s, message] of cases) {
+      const m = module(config, dataDir);
+      let err: unknown;
+      await m.start!(s, {} as never).catch((e) => (err = e));
+      assert.is((err as Error)?.message, message);
+      assert.is(m.open.size, 0);
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('MQTT URL: the path overrides the queue_name topic; passwords and wildcards refused', () => {
+  assert.is(parseChannelMqttUrl('mqtt://h:1884', 'team.requests').topic, 'team.requests');
+  assert.is(parseChannelMqttUrl('mqtt://h/a/b', 'x').topic, 'a/b');
+  assert.is(parseChannelMqttUrl('mqtts://h', 'x').endpoint.port, 8883);
+  assert.throws(() => parseChannelMqttUrl('mqtt://u:pw@h', 'x'), /password in the MQTT URL is refused/);
+  assert.throws(() => parseChannelMqttUrl('mqtt://h/a/+', 'x'), /cannot be a topic name/);
+});
+
+let broker: Aedes;
+let server: Server;
+const sockets = new Set<Socket>();
+test('MQTT binding (3.1.1 envelope): reply to the sender route, QoS 1 redelivery deduplicated, bare messages to {topic}/replies', async () => {
+  broker = await Aedes.createBroker();
+  server = createServer((sock) => {
+    sock.setNoDelay(true);
+    sockets.add(sock);
+    sock.on('close', () => sockets.delete(sock));
+    broker.handle(sock);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as { port: number }).port;
+  const dataDir = mkdtempSync(join(tmpdir(), 'claw-chmod-'));
+  const a = fakeAgent();
+  const m = module({ channels: { q: { listen: `mqtt://127.0.0.1:${port}?protocol=3.1.1` } } }, dataDir, a.agent);
+  const got: { topic: string; body: any }[] = [];
+  let peer: MqttConnection | undefined;
+  try {
+    await m.start!(session(), {} as never);
+    const { endpoint } = parseChannelMqttUrl(`mqtt://127.0.0.1:${port}?protocol=3.1.1`, 'x');
+    peer = await MqttConnection.open({
+      settings: resolveMqttSettings(endpoint),
+      clientId: 'peer-1',
+      clean: true,
+      log: captureLogger(),
+      onMessage: (topic, payload) => got.push({ topic, body: JSON.parse(new TextDecoder().decode(payload)) }),
+    });
+    await peer.ready(3000);
+    await peer.subscribe('me/replies');
+    await peer.subscribe('team.requests/replies');
+    const msg = (id: string, text: string) => ({ jsonrpc: '2.0', id, method: 'channel.message', params: { from: 'alice', text } });
+    const env = { claw_mqtt: 1, reply_to: 'me/replies', request_id: 'rq-1', message: msg('1', 'one') };
+    await peer.publish('team.requests', JSON.stringify(env));
+    await peer.publish('team.requests', JSON.stringify(env)); // a redelivery / retry of the same request_id
+    await peer.publish('team.requests', JSON.stringify(msg('2', 'bare')));
+    await until(() => got.length === 3, 3000);
+    assert.equal(a.turns, ['one', 'bare'], 'the repeated request_id ran once');
+    const byTopic = got.map((g) => `${g.topic} ${g.body.request_id ?? '-'} ${JSON.stringify(g.body.message?.result ?? g.body.result)}`).sort();
+    assert.equal(byTopic, [
+      'me/replies rq-1 {"reply":"echo:one","outcome":"message","tool_calls":0}',
+      'me/replies rq-1 {"reply":"echo:one","outcome":"message","tool_calls":0}',
+      'team.requests/replies - {"reply":"echo:bare","outcome":"message","tool_calls":0}',
+    ]);
+  } finally {
+    await peer?.close();
+    await m.stop!(session());
+    for (const s of sockets) s.destroy();
+    await new Promise<void>((r) => server.close(() => r()));
+    await new Promise<void>((r) => broker.close(() => r()));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test.run();
