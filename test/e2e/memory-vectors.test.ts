@@ -2,9 +2,9 @@
 // persistence across restarts, request_id idempotency after a restart, every store type on the wire, the errors.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { initParams, startClaw, type ClawRun } from './helpers/claw-process.ts';
+import { initParams, ROOT, startClaw, type ClawRun } from './helpers/claw-process.ts';
 import { assertCleanStreams, stderrRecords } from './helpers/e2e-util.ts';
 import { agentDir, all, ISO, query, rid, startAgent, store, UUID } from './memory-agent.ts';
 
@@ -215,6 +215,30 @@ test('a tool call retried after a restart gets its first answer: dedup outcomes 
   assert.is(other.error.code, -32602);
   assert.match(other.error.message, /already used for a different call/);
   await stop(c);
+});
+
+test('the bundle finds sql-wasm.wasm beside itself (import.meta.url), anywhere; without it, -32030 names the path', async () => {
+  const a = track(agentDir());
+  const bin = join(a.dir, 'bin');
+  mkdirSync(bin);
+  copyFileSync(join(ROOT, 'dist', 'claw.mjs'), join(bin, 'claw.mjs'));
+  copyFileSync(join(ROOT, 'dist', 'sql-wasm.wasm'), join(bin, 'sql-wasm.wasm'));
+  // Outside the repository (no node_modules to fall back to): the copy runs instead of dist/claw.mjs.
+  const startCopy = () => startClaw(['run', a.manifest], { cwd: a.dir, wrap: ['sh', '-c', `shift; exec "$0" '${join(bin, 'claw.mjs')}' "$@"`] });
+  const own = startCopy();
+  live.push(own);
+  assert.ok((await own.request('claw.initialize', initParams())).result);
+  assert.ok((await store(own, 'context', [{ content: 'relocated' }])).result);
+  assert.is(await own.end(), 0);
+  rmSync(join(bin, 'sql-wasm.wasm'));
+  rmSync(join(a.dir, '.claw-data'), { recursive: true });
+  const none = startCopy();
+  live.push(none);
+  assert.ok((await none.request('claw.initialize', initParams())).result);
+  const r = await store(none, 'context', [{ content: 'x' }]);
+  assert.is(r.error.code, -32030);
+  assert.ok(r.error.message.includes(`sql.js WebAssembly not found at ${join(bin, 'sql-wasm.wasm')}`), r.error.message);
+  assert.is(await none.end(), 0);
 });
 
 test.after(() => {
