@@ -140,12 +140,17 @@ export class SemanticStore extends BaseStore {
     }
     let all: Ranked[];
     if (this.ftsEngine === 'fts4') {
+      // FTS4 cannot rank in SQL: every match comes back and is ranked here, so the per-row work matters. The
+      // index holds this store's rows only: an unscoped store needs no join to filter by partition.
+      const scoped = (this.spec.scope ?? 'global') !== 'global';
       all = this.db
         .prepare(
-          `SELECT ${this.fts}.rowid AS seq, matchinfo(${this.fts}, 'pcnalx') AS mi FROM ${this.fts} JOIN claw_memory_entries e ON e.seq = ${this.fts}.rowid
-           WHERE ${this.fts} MATCH ? AND e.scope = ?`,
+          scoped
+            ? `SELECT ${this.fts}.rowid AS seq, matchinfo(${this.fts}, 'pcnalx') AS mi FROM ${this.fts} JOIN claw_memory_entries e ON e.seq = ${this.fts}.rowid
+               WHERE ${this.fts} MATCH ? AND e.scope = ?`
+            : `SELECT rowid AS seq, matchinfo(${this.fts}, 'pcnalx') AS mi FROM ${this.fts} WHERE ${this.fts} MATCH ?`,
         )
-        .all(expr, scope)
+        .all(...(scoped ? [expr, scope] : [expr]))
         .map((r) => ({ seq: Number(r.seq), score: normaliseBm25(bm25FromMatchinfo(r.mi as Uint8Array)) }));
     } else {
       const rows = this.rows('1 = 1', [], scope, 'seq');
