@@ -84,7 +84,8 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
   const fail = (e: unknown, store: string, code: number): never => {
     if (e instanceof ProtocolError) throw e;
     const err = e as ClawError & { rpcCode?: number };
-    if (err?.rpcCode === ErrorCode.InvalidParams) throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${err.message}`, { store, reason: err.code });
+    // A store closed under a call (the session stopped before it drained) is the backend going away, not bad params.
+    if (err?.rpcCode === ErrorCode.InvalidParams && err.code !== 'memory.closed') throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${err.message}`, { store, reason: err.code });
     d.log.error('memory backend error', { store, code: err?.code, error: String(err?.message ?? e) });
     const what = code === ErrorCode.MemoryQueryFailed ? 'Memory query failed' : 'Memory backend error';
     throw new ProtocolError(code, `${what}: store "${store}": ${String(err?.message ?? e)}`, { store, reason: err?.code ?? 'internal', retryable: true });
