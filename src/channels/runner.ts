@@ -8,8 +8,13 @@ import type { ChannelGate } from './access.ts';
 import type { TriggerScheduler } from './trigger.ts';
 import type { GetAgent } from './types.ts';
 
-/** The one method a channel inbox accepts. */
+/** What a channel inbox accepts: messages, and (admins only) decisions on pending tool approvals. */
 export const CHANNEL_METHOD = 'channel.message';
+export const APPROVE_METHOD = 'channel.approve';
+export const DENY_METHOD = 'channel.deny';
+
+/** Decide a pending tool approval (claw.tool.approve / claw.tool.deny through the kernel); true when one waited. */
+export type DecideApproval = (requestId: string, decision: 'approved' | 'denied', reason?: string) => Promise<boolean>;
 
 export interface ChannelRunnerDeps {
   channel: string;
@@ -17,6 +22,8 @@ export interface ChannelRunnerDeps {
   scheduler: TriggerScheduler;
   getAgent: GetAgent;
   log: Logger;
+  /** Without it, channel.approve / channel.deny are not offered (-32601). */
+  decide?: DecideApproval;
 }
 
 export interface ChannelRunner {
@@ -31,6 +38,36 @@ export function createChannelRunner(d: ChannelRunnerDeps): ChannelRunner {
   const channel = d.channel;
 
   const refuse = (frame: InboundFrame, id: JsonRpcId, code: number, message: string, data?: unknown) => frame.reply(failure(id, new ProtocolError(code, message, data)));
+
+  /** spec §5.3 roles: only an admin may "approve actions" through the channel. */
+  const decideApproval = (
+    method: string,
+    p: Record<string, unknown> | undefined,
+    fail: (code: number, message: string, data?: unknown) => unknown,
+    answer: (m: JsonRpcMessage) => unknown,
+    id: JsonRpcId,
+  ) => {
+    const bad =
+      p === undefined || Array.isArray(p)
+        ? 'params must be an object {"from", "request_id", "reason"?}'
+        : Object.keys(p).find((k) => k !== 'from' && k !== 'request_id' && k !== 'reason')
+          ? 'params are from, request_id and reason'
+          : typeof p.request_id !== 'string' || p.request_id === ''
+            ? 'request_id must be a non-empty string'
+            : p.reason !== undefined && typeof p.reason !== 'string'
+              ? 'reason must be a string'
+              : undefined;
+    if (bad) return fail(ErrorCode.InvalidParams, `Invalid params: ${bad}`);
+    const v = d.gate.check(p!.from, p!.request_id as string);
+    if (!v.allow) return fail(v.code, v.message, v.data);
+    if (!v.mayApprove) return fail(ErrorCode.ChannelAuthFailed, 'Channel auth failed: only an admin of this channel may decide approvals', { channel, reason: 'not_admin' });
+    const decision = method === APPROVE_METHOD ? 'approved' : 'denied';
+    d.log.info('channel approval decision', { channel, decision, request_id: p!.request_id });
+    d.decide!(p!.request_id as string, decision, p!.reason as string | undefined).then(
+      (acknowledged) => answer(success(id, { acknowledged })),
+      (e) => (e instanceof ProtocolError ? fail(e.code, e.message, e.data) : fail(ErrorCode.InternalError, 'Internal error: the decision failed', { channel })),
+    );
+  };
 
   return {
     handle(frame) {
@@ -54,7 +91,9 @@ export function createChannelRunner(d: ChannelRunnerDeps): ChannelRunner {
       const answer = (m: JsonRpcMessage) => isRequest && frame.reply(m);
       const fail = (code: number, message: string, data?: unknown) => answer(failure(id, new ProtocolError(code, message, data)));
 
-      if (c.msg.method !== CHANNEL_METHOD) return fail(ErrorCode.MethodNotFound, `Method not found: ${c.msg.method} (a channel inbox takes ${CHANNEL_METHOD})`);
+      const method = c.msg.method;
+      if ((method === APPROVE_METHOD || method === DENY_METHOD) && d.decide) return decideApproval(method, c.msg.params as Record<string, unknown> | undefined, fail, answer, id);
+      if (method !== CHANNEL_METHOD) return fail(ErrorCode.MethodNotFound, `Method not found: ${method} (a channel inbox takes ${CHANNEL_METHOD})`);
       const params = c.msg.params as Record<string, unknown> | undefined;
       const bad = paramsProblem(params);
       if (bad) return fail(ErrorCode.InvalidParams, `Invalid params: ${bad}`);

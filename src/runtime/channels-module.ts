@@ -11,7 +11,7 @@ import { ClawError } from '../protocol/errors.ts';
 import { createChannelGate } from '../channels/access.ts';
 import { filePairingStorage, pairingDir } from '../channels/pairing-store.ts';
 import { TriggerScheduler } from '../channels/trigger.ts';
-import { createChannelRunner, type ChannelRunner } from '../channels/runner.ts';
+import { createChannelRunner, type ChannelRunner, type DecideApproval } from '../channels/runner.ts';
 import type { ChannelSpec, GetAgent } from '../channels/types.ts';
 
 export interface ChannelsModuleDeps {
@@ -23,6 +23,8 @@ export interface ChannelsModuleDeps {
   getAgent: GetAgent;
   secrets?: SecretResolver;
   maxFrameBytes?: number;
+  /** claw.tool.approve / claw.tool.deny for channel admins (channel.approve / channel.deny). */
+  decide?: DecideApproval;
 }
 
 export interface ChannelsModule extends KernelModule {
@@ -75,7 +77,7 @@ export function channelsModule(d: ChannelsModuleDeps): ChannelsModule {
             pairing: spec.access_control?.mode === 'pairing' ? filePairingStorage(pairingDir(d.dataDir, name)) : undefined,
           });
           const scheduler = new TriggerScheduler({ maxParallel: spec.trigger?.max_parallel, overlapPolicy: spec.trigger?.overlap_policy, maxQueue: b.max_queue });
-          const runner = createChannelRunner({ channel: name, gate, scheduler, getAgent: d.getAgent, log: d.log });
+          const runner = createChannelRunner({ channel: name, gate, scheduler, getAgent: d.getAgent, log: d.log, decide: d.decide });
           let transport: Transport;
           if (b.listen.startsWith('fs:')) {
             const { openFsQueue } = await import('../channels/queue-fs.ts');

@@ -91,7 +91,10 @@ export function startRuntime(d: RuntimeDeps): Runtime {
     : undefined;
   // Queue channels (docs/channels.md): bound in claw.runtime.yaml `channels:`, they feed the agent loop above.
   const channels = d.config.channels
-    ? channelsModule({ config: d.config, log: d.log, clock: d.clock, dataDir, getAgent: () => agentModuleOf?.agent(), secrets: d.secrets, maxFrameBytes: d.config.limits?.max_frame_bytes })
+    ? channelsModule({ config: d.config, log: d.log, clock: d.clock, dataDir, getAgent: () => agentModuleOf?.agent(), secrets: d.secrets, maxFrameBytes: d.config.limits?.max_frame_bytes,
+        // A channel admin's decision goes through the same claw.tool.approve / claw.tool.deny methods as an operator's.
+        decide: async (request_id, decision, reason): Promise<boolean> =>
+          ((await agent.dispatch(decision === 'approved' ? 'claw.tool.approve' : 'claw.tool.deny', { request_id, ...(reason === undefined ? {} : { reason }) }, { transport: 'channel' })) as { acknowledged: boolean }).acknowledged })
     : undefined;
   // Swarm (Level 3, docs/swarm.md): a peer's task runs through this agent's own dispatch (gates included).
   const swarm = swarmModule({ config: d.config, log: d.log, clock: d.clock, cwd: d.cwd, secrets: d.secrets, notify, dispatch: async (method, params) => agent.dispatch(method, params, { transport: 'swarm' }) });

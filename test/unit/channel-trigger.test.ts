@@ -208,4 +208,40 @@ test('stop: waiting messages are answered, running turns finish within the grace
   assert.is(errOf(t.replies.get('1'))?.data?.reason, 'cancelled');
 });
 
+
+test('channel.approve / channel.deny: admins only, outside the trigger (a turn waiting for approval does not block it)', async () => {
+  const decided: string[] = [];
+  const scheduler = new TriggerScheduler({ maxParallel: 1, overlapPolicy: 'skip' });
+  const gate = createChannelGate('q', { type: 'queue', access_control: { mode: 'role-based', roles: [{ id: 'boss', role: 'admin' }, { id: 'u', role: 'user' }] } }, { now: () => 0, monotonic: () => 0 });
+  const a = handAgent();
+  const runner = createChannelRunner({
+    channel: 'q',
+    gate,
+    scheduler,
+    getAgent: () => a.agent,
+    log: silentLog,
+    decide: async (rid, decision, reason) => (decided.push(`${rid}:${decision}:${reason ?? ''}`), rid === 'waiting'),
+  });
+  const replies = new Map<string, unknown>();
+  const send = (id: string, method: string, params: unknown) => runner.handle({ payload: { text: JSON.stringify({ jsonrpc: '2.0', id, method, params }) }, reply: (m) => replies.set(id, m) });
+  send('t', 'channel.message', { from: 'u', text: 'do it' }); // occupies the only slot
+  send('1', 'channel.approve', { from: 'boss', request_id: 'waiting', reason: 'ok' });
+  send('2', 'channel.deny', { from: 'boss', request_id: 'other' });
+  send('3', 'channel.approve', { from: 'u', request_id: 'waiting' });
+  send('4', 'channel.approve', { from: 'stranger', request_id: 'waiting' });
+  send('5', 'channel.approve', { from: 'boss' });
+  await tick();
+  assert.equal(decided, ['waiting:approved:ok', 'other:denied:']);
+  assert.equal(replies.get('1'), { jsonrpc: '2.0', id: '1', result: { acknowledged: true } });
+  assert.equal(replies.get('2'), { jsonrpc: '2.0', id: '2', result: { acknowledged: false } });
+  assert.equal(errOf(replies.get('3')), { code: -32050, message: 'Channel auth failed: only an admin of this channel may decide approvals', data: { channel: 'q', reason: 'not_admin' } });
+  assert.is(errOf(replies.get('4'))?.code, -32050);
+  assert.is(errOf(replies.get('5'))?.code, -32602);
+  assert.is(replies.has('t'), false);
+  // Without a decide port the methods do not exist.
+  const plain = setup('skip', 1);
+  plain.send('x', { from: 'u', request_id: 'r' }, 'channel.approve');
+  assert.is(errOf(plain.replies.get('x'))?.code, -32601);
+});
+
 test.run();
