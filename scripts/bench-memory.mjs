@@ -91,6 +91,12 @@ if (j0) {
   r.semantic_fill.snapshots = s.snapshots - j0.snapshots;
 }
 r.rss_mb = +(rss() / 1048576).toFixed(1);
+if (db.durable) {
+  // Over the whole run: what each entry cost in journal (per write, deterministic) and in snapshots (amortized,
+  // depends on where the run ends relative to the last snapshot).
+  const s = db.durable.stats, n = single + batches * 100 + have;
+  r.durable_total = { entries: n, journal_per_entry: Math.round(s.journalBytesWritten / n), snapshot_per_entry: Math.round(s.snapshotBytesWritten / n), snapshots: s.snapshots, last_snapshot_mb: +(s.lastSnapshotSize / 1048576).toFixed(1) };
+}
 await conv.close(); await sem.close(); db.close();
 const t1 = performance.now();
 const re = await openDatabase({ path: dir + '/bench.db', adapter });
@@ -201,6 +207,8 @@ else {
     console.log(
       `| ${a.adapter} | ${a.node} | ${a.fts} | ${a.single.entries_per_s} (${a.single.ms_per_call}) | ${a.batched.entries_per_s} | ${a.single.bytes_per_entry} (${a.single.x_payload}×) · ${a.batched.bytes_per_entry} (${a.batched.x_payload}×) · ${a.semantic_fill.bytes_per_entry} (${a.semantic_fill.x_payload}×) | ${q} | ${a.rss_mb} | ${a.reopen_ms} |`,
     );
+    if (a.durable_total)
+      console.log(`  ${a.adapter} whole run (${a.durable_total.entries} entries): journal ${a.durable_total.journal_per_entry} B/entry, snapshots ${a.durable_total.snapshot_per_entry} B/entry (${a.durable_total.snapshots} snapshots, last ${a.durable_total.last_snapshot_mb} MB)`);
     if (a.semantic_fill.journal_bytes_per_entry !== undefined)
       console.log(`  ${a.adapter} semantic fill: journal ${a.semantic_fill.journal_bytes_per_entry} B/entry, snapshots ${a.semantic_fill.snapshot_bytes_per_entry} B/entry (${a.semantic_fill.snapshots} snapshots)`);
   }
