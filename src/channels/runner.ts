@@ -24,6 +24,8 @@ export interface ChannelRunnerDeps {
   log: Logger;
   /** Without it, channel.approve / channel.deny are not offered (-32601). */
   decide?: DecideApproval;
+  /** false once the agent is STOPPING (spec §8): no new turn starts, even before this channel's stop. */
+  accepting?: () => boolean;
 }
 
 export interface ChannelRunner {
@@ -99,7 +101,7 @@ export function createChannelRunner(d: ChannelRunnerDeps): ChannelRunner {
       if (bad) return fail(ErrorCode.InvalidParams, `Invalid params: ${bad}`);
       const from = params!.from as string;
       const text = params!.text as string;
-      if (stopping) return fail(ErrorCode.InternalError, 'Internal error: the channel is stopping; send again later', { channel, reason: 'stopping' });
+      if (stopping || d.accepting?.() === false) return fail(ErrorCode.InternalError, 'Internal error: the channel is stopping; send again later', { channel, reason: 'stopping' });
 
       const verdict = d.gate.check(from, text);
       if (!verdict.allow) {

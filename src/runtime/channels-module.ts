@@ -3,7 +3,7 @@
 // through the access gate and the trigger scheduler; at STOPPING it stops taking messages, lets running
 // turns finish (stop_grace_ms) and closes. The agent service is reached through `getAgent` only.
 import { randomInt } from 'node:crypto';
-import type { KernelModule, Session } from '../kernel/agent.ts';
+import type { AgentCore, KernelModule, Session } from '../kernel/agent.ts';
 import type { Clock, Logger, Transport } from '../kernel/ports.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { SecretResolver } from '../kernel/secrets.ts';
@@ -51,7 +51,7 @@ export function channelsModule(d: ChannelsModuleDeps): ChannelsModule {
   return {
     name: 'channels',
     open,
-    async start(session: Session) {
+    async start(session: Session, core: AgentCore) {
       const bindings = d.config.channels ?? {};
       const m = session.manifest;
       for (const ch of m.channels) {
@@ -77,7 +77,11 @@ export function channelsModule(d: ChannelsModuleDeps): ChannelsModule {
             pairing: spec.access_control?.mode === 'pairing' ? filePairingStorage(pairingDir(d.dataDir, name)) : undefined,
           });
           const scheduler = new TriggerScheduler({ maxParallel: spec.trigger?.max_parallel, overlapPolicy: spec.trigger?.overlap_policy, maxQueue: b.max_queue });
-          const runner = createChannelRunner({ channel: name, gate, scheduler, getAgent: d.getAgent, log: d.log, decide: d.decide });
+          const runner = createChannelRunner({ channel: name, gate, scheduler, getAgent: d.getAgent, log: d.log,
+            decide: d.decide,
+            // Messages found at STARTING run (the agent module started before this one); from STOPPING on, none.
+            accepting: () => !['STOPPING', 'STOPPED', 'ERROR'].includes(core.lifecycle.state),
+          });
           let transport: Transport;
           if (b.listen.startsWith('fs:')) {
             const { openFsQueue } = await import('../channels/queue-fs.ts');

@@ -29,6 +29,8 @@ const queueChannel = (name: string, extra: Record<string, unknown> = {}) =>
 const session = (channels = [queueChannel('q')]) => ({ manifest: makeManifest(2, { channels }), abort: new AbortController() }) as unknown as Session;
 const clock = { now: () => Date.now(), monotonic: () => performance.now(), setInterval: () => ({ cancel() {} }), setTimeout: () => ({ cancel() {} }) };
 
+const core = { lifecycle: { state: 'READY' } } as never;
+
 function fakeAgent() {
   const turns: string[] = [];
   const agent: ChannelAgent = {
@@ -50,7 +52,7 @@ test('fs binding: a message file in the inbox gets the agent reply in outbox/, t
   const a = fakeAgent();
   const m = module({ channels: { q: { listen: 'fs:queue', fs: { poll_interval_ms: 20 } } } }, dataDir, a.agent);
   try {
-    await m.start!(session(), {} as never);
+    await m.start!(session(), core);
     const q = join(dataDir, 'queue');
     const send = (rid: string, from: string, text: string) =>
       writeAtomic(join(q, 'inbox'), `${timestampNs()}-${rid}.json`, JSON.stringify({ jsonrpc: '2.0', id: rid, method: 'channel.message', params: { from, text } }), false);
@@ -79,7 +81,7 @@ test('STARTING fails with a clear error for a binding the manifest cannot honour
     for (const [config, s, message] of cases) {
       const m = module(config, dataDir);
       let err: unknown;
-      await m.start!(s, {} as never).catch((e) => (err = e));
+      await m.start!(s, core).catch((e) => (err = e));
       assert.is((err as Error)?.message, message);
       assert.is(m.open.size, 0);
     }
@@ -115,7 +117,7 @@ test('MQTT binding (3.1.1 envelope): reply to the sender route, QoS 1 redelivery
   const got: { topic: string; body: any }[] = [];
   let peer: MqttConnection | undefined;
   try {
-    await m.start!(session(), {} as never);
+    await m.start!(session(), core);
     const { endpoint } = parseChannelMqttUrl(`mqtt://127.0.0.1:${port}?protocol=3.1.1`, 'x');
     peer = await MqttConnection.open({
       settings: resolveMqttSettings(endpoint),
@@ -146,6 +148,27 @@ test('MQTT binding (3.1.1 envelope): reply to the sender route, QoS 1 redelivery
     for (const s of sockets) s.destroy();
     await new Promise<void>((r) => server.close(() => r()));
     await new Promise<void>((r) => broker.close(() => r()));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+
+test('from STOPPING on no new turn starts, even before the module stops', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'claw-chmod-'));
+  const a = fakeAgent();
+  const life = { lifecycle: { state: 'READY' } };
+  const m = module({ channels: { q: { listen: 'fs:queue', fs: { poll_interval_ms: 20 } } } }, dataDir, a.agent);
+  try {
+    await m.start!(session(), life as never);
+    life.lifecycle.state = 'STOPPING';
+    const q = join(dataDir, 'queue');
+    writeAtomic(join(q, 'inbox'), `${timestampNs()}-s1.json`, JSON.stringify({ jsonrpc: '2.0', id: 's1', method: 'channel.message', params: { from: 'alice', text: 'late' } }), false);
+    await until(() => readdirSync(join(q, 'outbox')).filter((f) => f.endsWith('.json')).length === 1, 3000);
+    const reply = JSON.parse(readFileSync(join(q, 'outbox', readdirSync(join(q, 'outbox'))[0]), 'utf8'));
+    assert.equal(reply.error.data, { channel: 'q', reason: 'stopping' });
+    assert.equal(a.turns, []);
+  } finally {
+    await m.stop!(session());
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
