@@ -12,13 +12,21 @@ import type { InboundFrame, Transport } from '../../src/kernel/ports.ts';
 import { captureLogger, tick, until } from './helpers/fakes.ts';
 import { echo } from './transport-contract.ts';
 
+// Whatever a failing test leaves open is closed after it, so a failure never hangs the run.
+const opened: Transport[] = [];
+test.after.each(async () => {
+  for (const t of opened.splice(0)) await t.close();
+});
+
 function setup(options: FsTransportOptions = {}, dir = mkdtempSync(`${tmpdir()}/claw-fs-`)) {
   const frames: InboundFrame[] = [];
   const log = captureLogger();
   const t = createFsTransport({ dir, options: resolveFsOptions({ poll_interval_ms: 20, fsync: false, ...options }), log, maxFrameBytes: 4096 });
+  opened.push(t);
   return { dir, frames, log, t, start: (handler: (f: InboundFrame) => void = echo) => t.start((f) => (frames.push(f), handler(f))) };
 }
-const ls = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : []);
+/** Complete files only: a writer's `.tmp` is not there yet. */
+const ls = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((n) => !n.endsWith('.tmp')).sort() : []);
 const put = (dir: string, name: string, body: string) => {
   mkdirSync(`${dir}/inbox`, { recursive: true });
   writeFileSync(`${dir}/inbox/${name}`, body);
@@ -69,7 +77,7 @@ test('a re-delivered request_id gets the stored reply and is not delivered again
   s2.start();
   put(s.dir, '0000000000000000002-r1.json', reqText(1));
   assert.equal(await replyFor(s.dir, 'r1'), { jsonrpc: '2.0', id: 1, result: { method: 'm', params: { n: 1 } } });
-  await until(() => ls(`${s.dir}/inbox`).length === 0);
+  await until(() => ls(`${s.dir}/archive`).length === 2);
   assert.is(s2.frames.length, 0, 'not executed a second time');
   assert.equal(ls(`${s.dir}/archive`), ['0000000000000000001-r1.json', '0000000000000000002-r1.json']);
   await stop(s2.t, s.dir);
@@ -133,6 +141,7 @@ test('a request claimed by a crashed run is answered "interrupted" at start-up, 
     error: { code: -32603, message: 'Internal error: the runtime stopped while processing this request; it was not run again', data: { request_id: 'r4', reason: 'interrupted' } },
   });
   assert.is(s.frames.length, 0);
+  await until(() => ls(`${dir}/archive`).length === 2);
   assert.equal(ls(`${dir}/.state/processing`), []);
   assert.equal(ls(`${dir}/archive`), ['0000000000000000001-r4.json', '0000000000000000002-r5.json']);
   assert.ok(!ls(`${dir}/outbox`).some((n) => n.includes('r5')), 'a notification gets no reply');
@@ -170,7 +179,7 @@ test('a writer’s .tmp file is never read; a stale one is removed by the sweep'
   put(s.dir, '0000000000000000003-r9.json', reqText(1));
   await replyFor(s.dir, 'r9');
   assert.is(s.frames.length, 1);
-  assert.equal(ls(`${s.dir}/inbox`), ['0000000000000000002-r8.json.tmp'], 'the stale one is gone, the fresh one stays');
+  assert.equal(readdirSync(`${s.dir}/inbox`), ['0000000000000000002-r8.json.tmp'], 'the stale one is gone, the fresh one stays');
   await stop(s.t, s.dir);
 });
 
@@ -193,7 +202,7 @@ test('malformed files: not JSON → -32700 and rejected/; bad name → rejected/
   assert.is(r2.id, 2);
   assert.equal(await replyFor(s.dir, 'm3'), { jsonrpc: '2.0', id: 3, result: 'ok' });
   assert.is(calls, 1, 'only the good request ran');
-  await until(() => ls(`${s.dir}/rejected`).length === 3);
+  await until(() => ls(`${s.dir}/rejected`).length === 3 && ls(`${s.dir}/archive`).length === 1);
   assert.equal(ls(`${s.dir}/rejected`), ['0000000000000000001-m1.json', '0000000000000000002-m2.json', 'notes.txt']);
   assert.equal(ls(`${s.dir}/archive`), ['0000000000000000003-m3.json']);
   await stop(s.t, s.dir);

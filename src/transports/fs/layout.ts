@@ -64,3 +64,22 @@ export function writeAtomic(dir: string, name: string, text: string, fsync: bool
     throw e;
   }
 }
+
+/** writeAtomic without blocking the event loop (the stored answer's fsync can take milliseconds). */
+export async function writeAtomicAsync(dir: string, name: string, text: string, fsync: boolean): Promise<void> {
+  const { open, rename, unlink } = await import('node:fs/promises');
+  const tmp = `${dir}/${name}.tmp`;
+  const fh = await open(tmp, 'w', 0o600);
+  try {
+    await fh.writeFile(text);
+    if (fsync) await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    await rename(tmp, `${dir}/${name}`);
+  } catch (e) {
+    await unlink(tmp).catch(() => {});
+    throw e;
+  }
+}

@@ -5,14 +5,15 @@
 // leaves processing/, so a re-delivered request_id gets the stored reply and never runs twice,
 // across restarts too. A request found in processing/ at start-up without a stored answer was cut
 // off by a crash: it is answered with an "interrupted" error, never run again (at most once).
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { mkdir, rename, unlink } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import type { InboundFrame, Logger, Transport } from '../../kernel/ports.ts';
 import { classify, type JsonRpcMessage } from '../../protocol/jsonrpc.ts';
 import { ErrorCode } from '../../protocol/errors.ts';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../protocol/framing.ts';
 import { canonicalJson } from '../../protocol/canonical-json.ts';
-import { DIRS, REPLY_TO, fileName, parseFileName, timestampNs, writeAtomic } from './layout.ts';
+import { DIRS, REPLY_TO, fileName, parseFileName, timestampNs, writeAtomic, writeAtomicAsync } from './layout.ts';
 import type { ResolvedFsOptions } from './options.ts';
 import { sweep } from './maintenance.ts';
 
@@ -78,36 +79,58 @@ export function createFsTransport(d: FsTransportDeps): Transport {
   };
 
   /** Write a reply file into the sender's reply directory (outbox/ or outbox/{reply_to}/). */
-  const writeReply = (rid: string, replyTo: string | undefined, reply: JsonRpcMessage | JsonRpcMessage[]) => {
+  const writeReply = async (rid: string, replyTo: string | undefined, reply: JsonRpcMessage | JsonRpcMessage[]) => {
     const dir = replyTo ? path(DIRS.outbox, replyTo) : path(DIRS.outbox);
-    if (replyTo) mkdirSync(dir, { recursive: true });
-    writeAtomic(dir, fileName(timestampNs(), rid), JSON.stringify(reply), false);
+    if (replyTo) await mkdir(dir, { recursive: true });
+    await writeAtomicAsync(dir, fileName(timestampNs(), rid), JSON.stringify(reply), false);
   };
 
   /** The request file leaves processing/: archived, deleted, or (malformed) kept in rejected/. */
-  const retire = (name: string, malformed: boolean) => {
+  const retire = async (name: string, malformed: boolean) => {
     const from = path(DIRS.processing, name);
     try {
-      if (malformed) renameSync(from, path(DIRS.rejected, name));
-      else if (opt.processed === 'archive') renameSync(from, path(DIRS.archive, name));
-      else unlinkSync(from);
+      if (malformed) await rename(from, path(DIRS.rejected, name));
+      else if (opt.processed === 'archive') await rename(from, path(DIRS.archive, name));
+      else await unlink(from);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') d.log.warn('fs transport: cannot retire request file', { file: name, error: String(e) });
     }
   };
 
-  /** Store the answer (durably first), send it, retire the request. The order is what makes a crash safe. */
-  const complete = (name: string, rid: string, info: Inspected, reply: JsonRpcMessage | JsonRpcMessage[] | null) => {
-    try {
-      const record: Answered = { hash: info.hash, reply };
-      writeAtomic(path(DIRS.answered), `${rid}.json`, JSON.stringify(record), opt.fsync);
-      if (reply !== null) writeReply(rid, info.replyTo, reply);
-    } catch (e) {
-      // The request stays in processing/: a restart answers it as interrupted rather than losing it.
-      d.log.error('fs transport: cannot store reply', { file: name, error: String(e) });
-      return;
-    }
-    retire(name, info.malformed);
+  /** Writes still going; close() waits for them so replies to frames delivered before it go out. */
+  const completing = new Set<Promise<void>>();
+  const track = (p: Promise<void>) => {
+    completing.add(p);
+    void p.finally(() => completing.delete(p));
+    return p;
+  };
+
+  /**
+   * Store the answer (durably first), send it, retire the request: the order is what makes a crash
+   * safe. Asynchronous, so the stored answer's fsync never stalls the event loop.
+   */
+  const complete = (name: string, rid: string, info: Inspected, reply: JsonRpcMessage | JsonRpcMessage[] | null) =>
+    track(
+      (async () => {
+        try {
+          const record: Answered = { hash: info.hash, reply };
+          await writeAtomicAsync(path(DIRS.answered), `${rid}.json`, JSON.stringify(record), opt.fsync);
+          if (reply !== null) await writeReply(rid, info.replyTo, reply);
+        } catch (e) {
+          // The request stays in processing/: a restart answers it as interrupted rather than losing it.
+          d.log.error('fs transport: cannot store reply', { file: name, error: String(e) });
+          return;
+        }
+        await retire(name, info.malformed);
+      })(),
+    );
+
+  /** complete(), with later copies of the same request_id waiting for it. */
+  const completeTracked = (name: string, rid: string, info: Inspected, reply: JsonRpcMessage | JsonRpcMessage[] | null) => {
+    const p = complete(name, rid, info, reply).then(() => {
+      if (running.get(rid) === p) running.delete(rid);
+    });
+    running.set(rid, p);
   };
 
   const inspect = (name: string): Inspected => {
@@ -160,12 +183,17 @@ export function createFsTransport(d: FsTransportDeps): Transport {
       // At-least-once delivery + request_id dedup = exactly-once execution (profile §5, §6.2).
       if (prior.hash === info.hash) {
         d.log.debug('fs transport: re-delivered request answered from store', { request_id: rid });
-        if (prior.reply !== null) safe(() => writeReply(rid, info.replyTo, prior.reply!));
-        retire(name, info.malformed);
+        const resend = prior.reply;
+        track((async () => {
+          if (resend !== null) await writeReply(rid, info.replyTo, resend).catch((e) => d.log.warn('fs transport: write failed', { error: String(e) }));
+          await retire(name, info.malformed);
+        })());
       } else {
         const err = failureFor(info.value, ErrorCode.InvalidRequest, `Invalid request: request_id ${rid} was already used for a different request`);
-        safe(() => writeReply(rid, info.replyTo, err));
-        retire(name, true);
+        track((async () => {
+          await writeReply(rid, info.replyTo, err).catch((e) => d.log.warn('fs transport: write failed', { error: String(e) }));
+          await retire(name, true);
+        })());
       }
       return;
     }
@@ -184,21 +212,24 @@ export function createFsTransport(d: FsTransportDeps): Transport {
             reason: 'interrupted',
           })
         : null;
-      complete(name, rid, info, reply);
+      completeTracked(name, rid, info, reply);
       return;
     }
     if (info.refuse) {
-      complete(name, rid, info, failureFor(info.value, ErrorCode.InvalidRequest, info.refuse));
+      completeTracked(name, rid, info, failureFor(info.value, ErrorCode.InvalidRequest, info.refuse));
       return;
     }
     if (!deliver) return;
     let done!: () => void;
     running.set(rid, new Promise<void>((r) => (done = r)));
+    let ended = false;
     const end = (reply: JsonRpcMessage | JsonRpcMessage[] | null) => {
-      if (!running.has(rid)) return;
-      complete(name, rid, info, reply);
-      running.delete(rid);
-      done();
+      if (ended) return;
+      ended = true;
+      void complete(name, rid, info, reply).then(() => {
+        running.delete(rid);
+        done();
+      });
     };
     const payload: InboundFrame['payload'] =
       info.text === undefined
@@ -322,6 +353,7 @@ export function createFsTransport(d: FsTransportDeps): Transport {
     },
     async close() {
       finish();
+      await Promise.all([...completing]);
     },
   };
 }
