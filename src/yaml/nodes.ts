@@ -6,6 +6,8 @@ export interface YScalar {
   k: 's';
   pos: number;
   v: unknown;
+  /** The text before typing, for a tag written on an earlier line (`key: !!str` then the value below). */
+  src?: string;
   anchor?: string;
 }
 

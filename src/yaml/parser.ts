@@ -481,6 +481,7 @@ export class Parser {
       let ls = j;
       let blank = -1;
       let k = 0;
+      let tabAt = -1;
       for (;;) {
         blank++;
         j += this.s.charCodeAt(j) === CR ? 2 : 1;
@@ -490,10 +491,14 @@ export class Parser {
           j++;
           k++;
         }
+        const ws = j;
         while (this.c(j) === SP || this.c(j) === TAB) j++;
         if (j >= this.n || !this.isEol(j)) break;
+        if (k <= parent && j > ws && tabAt === -1) tabAt = ws;
       }
       if (j >= this.n || k <= parent || this.c(j) === HASH || (k === 0 && this.isMarker(ls))) break;
+      // A tab where the block's indentation is, on a blank line inside the scalar: refused, as `yaml` does.
+      if (tabAt !== -1) this.fail('tabs are not allowed as indentation', tabAt);
       this.i = j;
       this.ls = ls;
       const end = this.plainLine(false);
@@ -508,7 +513,7 @@ export class Parser {
     let value: unknown;
     if (props?.tag) value = resolveTagged(props.tag, v, props.at);
     else value = plain ? resolvePlain(v) : v;
-    const node: YScalar = { k: 's', pos, v: value };
+    const node: YScalar = { k: 's', pos, v: value, src: v };
     if (props?.anchor !== undefined) this.define(props.anchor, node);
     return node;
   }
@@ -528,7 +533,9 @@ export class Parser {
   /** Tags and anchors on a collection: only !!map / !!seq / ! fit. */
   private applyProps(node: YNode, props: Props | undefined): void {
     if (!props) return;
-    if (props.tag && props.tag !== '!') {
+    if (node.k === 'a') this.fail('an alias cannot have an anchor or tag', props.at);
+    if (node.k === 's' && props.tag && node.src !== undefined) node.v = resolveTagged(props.tag, node.src, props.at);
+    else if (props.tag && props.tag !== '!') {
       const want = node.k === 'm' ? 'map' : node.k === 'q' ? 'seq' : undefined;
       if (props.tag !== want) this.fail(`a ${node.k === 'm' ? 'mapping' : node.k === 'q' ? 'sequence' : 'node'} cannot have the tag !!${props.tag}`, props.at);
     }
@@ -563,7 +570,7 @@ export class Parser {
   // ---------- properties and aliases ----------
 
   /** `&anchor` and `!tag`, in either order, each at most once, each followed by whitespace. */
-  private props(): Props | undefined {
+  private props(inFlow = false): Props | undefined {
     let props: Props | undefined;
     for (;;) {
       const c = this.c();
@@ -578,8 +585,8 @@ export class Parser {
         props.tag = this.tag();
       } else return props;
       const d = this.c();
-      // As `yaml` reads it: a tag may touch a flow collection (`![a]`), an anchor may not (`&a[`).
-      const touching = c === 0x21 ? isFlowIndicator(d) : d === COMMA || d === RBRACK || d === RBRACE;
+      // As `yaml` reads it: an end of entry may touch a property; inside flow, a tag may touch a `[` (`![a]`).
+      const touching = d === COMMA || d === RBRACK || d === RBRACE || (c === 0x21 && inFlow && d === LBRACK);
       if (!this.isWsOrEol(this.i) && !touching) this.fail('an anchor or tag must be followed by whitespace');
       this.skipInlineWs();
     }
@@ -652,8 +659,11 @@ export class Parser {
         this.i++;
         k++;
       }
+      const ws = this.i;
       this.skipInlineWs();
       if (this.isEol()) {
+        // A tab where the block's indentation is (`yaml` refuses it too).
+        if (k <= parent && this.i > ws) this.fail('tabs are not allowed as indentation', ws);
         blank++;
         continue;
       }
@@ -805,7 +815,7 @@ export class Parser {
       if (this.c() === 0x3f && this.isWsOrEol(this.i + 1)) this.unsupported('explicit "? " keys');
       const entryAt = this.i;
       const entryLine = this.ls;
-      const props = this.props();
+      const props = this.props(true);
       this.flowWs(parent, open);
       let first: YNode | undefined;
       let jsonLike = false;
@@ -844,7 +854,7 @@ export class Parser {
   }
 
   private propsInFlow(parent: number, open: number): Props | undefined {
-    const p = this.props();
+    const p = this.props(true);
     if (p) this.flowWs(parent, open);
     return p;
   }
