@@ -22,6 +22,7 @@ export function processEnv(): CliEnv {
     cwd: process.cwd(),
     env: process.env,
     stdin: process.stdin,
+    interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
     stdout: process.stdout,
     stderr,
     reader: createFsReader(),

@@ -25,7 +25,7 @@ export class MemoryHistory implements History {
     const r = await this.store.query({ type: 'time-range', top_k: limit });
     for (const e of r.entries) {
       const role = e.metadata?.role;
-      if (role === 'user' || role === 'assistant') this.list.push({ role, content: e.content });
+      if (role === 'user' || role === 'assistant' || role === 'tool') this.list.push({ role, content: e.content });
     }
     return this.list.length;
   }

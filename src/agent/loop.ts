@@ -57,7 +57,9 @@ export async function runTurn(userText: string, d: LoopDeps, signal: AbortSignal
     const outcome = await d.callTool(verdict.tool, verdict.args, requestId, signal);
     toolCalls.push({ tool: verdict.tool, request_id: requestId, ok: outcome.ok, code: outcome.ok ? undefined : outcome.code });
     await d.history.append({ role: 'assistant', content: raw });
-    await d.history.append({ role: 'user', content: toolResultText(verdict.tool, outcome, limits.maxToolResultChars, d.redact) });
+    // Role `tool` without a call id: providers send it as a user turn (docs/providers.md), the offline
+    // rules provider recognises it as a tool result.
+    await d.history.append({ role: 'tool', content: toolResultText(verdict.tool, outcome, limits.maxToolResultChars, d.redact) });
     scratch.length = 0;
   }
 
@@ -68,8 +70,8 @@ export async function runTurn(userText: string, d: LoopDeps, signal: AbortSignal
 }
 
 /**
- * How the model sees a tool's outcome: one JSON object in a user turn (every provider accepts that,
- * native tool calling or not). Text blocks are joined and cut; errors carry code and message only.
+ * How the model sees a tool's outcome: one JSON object in a `tool` turn, sent as a user turn (every
+ * provider accepts that, native tool calling or not). Text blocks are joined and cut; errors carry code and message only.
  */
 export function toolResultText(tool: string, o: ToolOutcome, max: number, redact: (s: string) => string): string {
   if (!o.ok) return JSON.stringify({ tool_result: { tool, ok: false, error: { code: o.code, message: clip(redact(o.message), max) } } });

@@ -18,6 +18,8 @@ export interface CliEnv {
   version: string;
   /** The process's redactor, so even crash reports never carry a resolved secret. */
   redactor?: Redactor;
+  /** stdin and stdout are a terminal (`claw chat` prompts only then). */
+  interactive?: boolean;
   /** How to start this runtime again (the builtin worker): interpreter and script. */
   self?: { argv0: string; args: string[] };
 }

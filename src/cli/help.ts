@@ -3,6 +3,7 @@ export const MAIN_HELP = `claw — a Claw Kernel Protocol (CKP) runtime for smal
 Usage: claw <command> [options]
 
 Commands:
+  chat <manifest>       talk to the agent (the implicit CLI channel): model, tools, memory
   run [manifest]        run an agent, speaking CKP JSON-RPC on stdin/stdout (NDJSON)
   validate <file>       check a claw.yaml manifest or a single primitive document
   doctor                show which sandbox isolation layers this machine offers
@@ -18,6 +19,20 @@ Options:
   --version             print the runtime version
 
 Exit codes: 0 success, 1 invalid input or runtime failure, 2 usage error.
+`;
+
+export const CHAT_HELP = `Usage: claw chat <manifest> [--config FILE] [--user ID] [--log-level L]
+
+Runs the agent in this process and talks to it: each line is a message; the agent answers through
+its providers (falling back in order, down to an offline rules provider), acting only through
+validated, authorized tool calls. On a terminal it prompts ("> "); piped, stdout carries exactly one
+reply line per message. A tool call that needs approval asks here: the next line answers
+(y or yes approves, anything else denies). /quit or end of input leaves.
+
+Options:
+  --config FILE   runtime configuration (default: claw.runtime.yaml beside the manifest, if any)
+  --user ID       the channel user (default: $USER); a cli Channel's access_control applies to it
+  --log-level L   debug | info | warn | error (default: error)
 `;
 
 export const RUN_HELP = `Usage: claw run [manifest] [--config FILE] [--listen URI]...

@@ -5,6 +5,7 @@ import type { CliEnv } from './env.ts';
 
 import { validateCommand } from './validate.ts';
 import { runCommand } from './run.ts';
+import { chatCommand } from './chat.ts';
 import { builtinWorkerCommand } from './builtin-worker.ts';
 import { doctorCommand } from './doctor.ts';
 import { protocolCommand } from './protocol.ts';
@@ -16,6 +17,7 @@ import { pairCommand } from './pair.ts';
 // rejected": esbuild wraps each lazily imported module in an init function, +7 KB, +0.7 MB RSS).
 const COMMANDS: Record<string, (env: CliEnv, argv: string[]) => Promise<number>> = {
   run: runCommand,
+  chat: chatCommand,
   validate: validateCommand,
   doctor: doctorCommand,
   protocol: protocolCommand,

@@ -113,13 +113,23 @@ function fill<T>(value: T, vars: Record<string, string>): T {
   return value;
 }
 
+/** The agent loop's `{"tool_result":{…,"content"|"error"}}` → the result text; anything else as it is. */
+function toolResultContent(text: string): string {
+  try {
+    const r = JSON.parse(text)?.tool_result;
+    if (typeof r?.content === 'string') return r.content;
+    if (typeof r?.error?.message === 'string') return `error: ${r.error.message}`;
+  } catch {}
+  return text;
+}
+
 /** The answer text for a conversation: deterministic, a pure function of (rules, messages). */
 export function answer(rules: Rules, messages: readonly ChatMessage[]): string {
   const convo = messages.filter((m) => m.role !== 'system');
   const last = convo[convo.length - 1];
   let input = '';
   for (let i = convo.length - 1; i >= 0; i--) if (convo[i].role === 'user') { input = convo[i].content; break; }
-  const vars: Record<string, string> = { input, result: last?.role === 'tool' ? last.content : '' };
+  const vars: Record<string, string> = { input, result: last?.role === 'tool' ? toolResultContent(last.content) : '' };
   let out: Output = rules.default;
   if (last?.role === 'tool') out = rules.afterTool;
   else {

@@ -2,8 +2,8 @@
 // it assembles the agent service (system prompt, provider chain, capability registry, gate path,
 // conversation history, audit); channels reach it through `agent()`. It adds no JSON-RPC methods —
 // CKP has none for "talk to the agent"; channels do (the CLI channel of `claw chat`, queue channels).
-import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { nodeCrypto } from '../node/lazy.ts';
+import { mkdir, readFile } from 'node:fs/promises';
 import type { KernelModule, AgentCore } from '../kernel/agent.ts';
 import type { Clock, Logger } from '../kernel/ports.ts';
 import type { LedgerStore } from '../kernel/ledger.ts';
@@ -62,6 +62,8 @@ export function agentModule(d: AgentModuleDeps): AgentModule {
       });
       // Rules files and secrets of the whole chain are checked now: a broken chain is said at start, by name.
       for (const f of await provider.prepare()) d.log.warn('provider not usable', { provider: f.provider, reason: f.reason, error: f.message });
+      // The directory a skill's `write-workspace` permission grants; tools start in it when the sandbox scopes to it.
+      await mkdir(d.workspaceDir, { recursive: true, mode: 0o700 });
       const history = new MemoryHistory(d.memory.conversationStore(), d.historyTags);
       const resumed = await history.resume();
       service = createAgentService({
@@ -73,7 +75,7 @@ export function agentModule(d: AgentModuleDeps): AgentModule {
         history,
         redact: (x) => d.redactor.redact(x),
         now: () => d.clock.monotonic(),
-        newId: () => randomUUID(),
+        newId: () => nodeCrypto().randomUUID(),
         contextFiles: await readContextFiles(m, d.log),
         nativeTools: d.config.agent?.native_tools !== false,
         workspaceDir: d.workspaceDir,

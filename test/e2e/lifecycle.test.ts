@@ -397,8 +397,8 @@ test('before initialize: a method this runtime has is "send claw.initialize firs
     const r = await c.request('claw.tool.call', { name: 'x', arguments: {} }, 1);
     assertError(r, 1, -32600);
     assert.equal(r.error.data, { state: 'INIT' });
-    // claw.memory.query does not exist in this runtime yet (Level 3).
-    assertError(await c.request('claw.memory.query', { query: 'x' }, 2), 2, -32601);
+    // claw.world.predict is not a method this runtime has (no world-model methods): -32601.
+    assertError(await c.request('claw.world.predict', { query: 'x' }, 2), 2, -32601);
   });
 });
 

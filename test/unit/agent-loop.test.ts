@@ -72,7 +72,7 @@ test('a valid tool call runs through callTool, its result goes back to the model
   assert.equal(h.calls, [['echo', { text: 'x' }, 'req-2']]);
   assert.equal(r.toolCalls, [{ tool: 'echo', request_id: 'req-2', ok: true, code: undefined }]);
   const second = h.seen[1]!;
-  assert.equal(second[second.length - 1], { role: 'user', content: '{"tool_result":{"tool":"echo","ok":true,"content":"ran echo {\\"text\\":\\"x\\"}"}}' });
+  assert.equal(second[second.length - 1], { role: 'tool', content: '{"tool_result":{"tool":"echo","ok":true,"content":"ran echo {\\"text\\":\\"x\\"}"}}' });
   assert.equal(h.audit.map(([k]) => k), ['protocol.received', 'protocol.validated', 'protocol.received', 'protocol.validated']);
 });
 
@@ -130,7 +130,7 @@ test('native tool calls become the tool_call form with the arguments text untouc
 test('secrets are redacted in tool results shown to the model and in audited output', async () => {
   const h = harness(['{"tool_call":{"tool":"echo","args":{"text":"sk-secret-1"}}}', '{"message":{"content":"ok"}}'], () => ({ ok: true, result: { content: [{ type: 'text', text: 'token sk-secret-1' }] } }));
   await run(h.d);
-  assert.not.ok(h.seen[1]!.some((m) => m.role === 'user' && m.content.includes('tool_result') && m.content.includes('sk-secret-1')));
+  assert.not.ok(h.seen[1]!.some((m) => m.role === 'tool' && m.content.includes('sk-secret-1')));
   assert.ok(String(h.audit[0]![1].output).includes('[REDACTED]'));
   assert.is(toolResultText('t', { ok: true, result: { content: [{ type: 'text', text: 'abcdef' }] } }, 3, (s) => s), '{"tool_result":{"tool":"t","ok":true,"content":"abc…[3 more characters]"}}');
 });

@@ -24,20 +24,28 @@ export const initialize: MethodSpec = {
       });
     }
     const manifest = await chooseManifest(agent, req.manifest, version);
-    const level = Math.min(manifestLevel(manifest), agent.runtimeLevel()) as Level;
-    // §9.3.1 per group: what this runtime implements of what the manifest's primitives reach (docs/protocol.md).
-    const capabilities = negotiateCapabilities(req.capabilities, agent.supportedGroups(manifestLevel(manifest)));
-    await agent.startSession({ manifest, protocolVersion: version, level, capabilities, abort: new AbortController() });
-    agent.opts.log.info('session started', { client: req.clientInfo.name, clientVersion: req.clientInfo.version, protocolVersion: version, conformanceLevel: levelName(level) });
-    return {
-      protocolVersion: version,
-      // §9.3.1: agentInfo.name from the Identity, version from the manifest's metadata.version.
-      agentInfo: { name: manifest.identity.name, version: manifest.version ?? '0.0.0' },
-      conformanceLevel: levelName(level),
-      capabilities,
-    };
+    return openSession(agent, manifest, version, req.capabilities, req.clientInfo);
   },
 };
+
+/**
+ * STARTING → READY for `manifest` at the negotiated version, and the initialize result. Also how a
+ * local channel (`claw chat`, the implicit CLI channel of profile §3) starts its session in-process.
+ */
+export async function openSession(agent: AgentCore, manifest: ResolvedManifest, version: string, requested: Record<string, unknown>, client: { name: string; version: string }) {
+  const level = Math.min(manifestLevel(manifest), agent.runtimeLevel()) as Level;
+  // §9.3.1 per group: what this runtime implements of what the manifest's primitives reach (docs/protocol.md).
+  const capabilities = negotiateCapabilities(requested, agent.supportedGroups(manifestLevel(manifest)));
+  await agent.startSession({ manifest, protocolVersion: version, level, capabilities, abort: new AbortController() });
+  agent.opts.log.info('session started', { client: client.name, clientVersion: client.version, protocolVersion: version, conformanceLevel: levelName(level) });
+  return {
+    protocolVersion: version,
+    // §9.3.1: agentInfo.name from the Identity, version from the manifest's metadata.version.
+    agentInfo: { name: manifest.identity.name, version: manifest.version ?? '0.0.0' },
+    conformanceLevel: levelName(level),
+    capabilities,
+  };
+}
 
 /**
  * The launch manifest is authoritative: a manifest sent in initialize is validated (an invalid one is

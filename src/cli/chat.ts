@@ -1,0 +1,122 @@
+// `claw chat <manifest>`: the implicit CLI channel (runtime profile §3). The agent runs in this process:
+// each input line is one user message through the FemtoClaw agent loop (src/agent), each reply one
+// output. On a terminal it prompts; piped, it is line-oriented: stdout carries only replies, one per
+// message (docs/chat.md). Approvals are asked here: the next input line answers (y/yes approves).
+import { startRuntime } from '../runtime/start.ts';
+import { openSession } from '../kernel/methods/initialize.ts';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../kernel/version.ts';
+import { createFileLedgerStore } from '../node/ledger-file.ts';
+import { ClawError, ProtocolError } from '../protocol/errors.ts';
+import type { JsonRpcNotification } from '../protocol/jsonrpc.ts';
+import type { Transport } from '../kernel/ports.ts';
+import { parseArgs } from './args.ts';
+import { CHAT_HELP } from './help.ts';
+import { prepareRuntime } from './runtime-setup.ts';
+import { LineInput } from './line-input.ts';
+import type { CliEnv } from './env.ts';
+
+const QUIT = new Set(['/quit', '/exit']);
+
+export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { values: ['config', 'log-level', 'user'] });
+  if (args.flags.has('help')) {
+    env.stdout.write(CHAT_HELP);
+    return 0;
+  }
+  if (args.positionals.length !== 1) throw new ClawError('usage', 'claw chat needs exactly one manifest');
+  // Chat talks to a person: routine log lines (a provider falling back each turn) would drown the
+  // conversation, so only errors are logged unless --log-level or the configuration says otherwise.
+  const setup = await prepareRuntime(env, args, { defaultLogLevel: 'error' });
+  if (typeof setup === 'number') return setup;
+  const { log, launchManifest } = setup;
+  const interactive = env.interactive === true;
+  const user = args.values.get('user')?.[0] ?? env.env.USER ?? env.env.LOGNAME ?? 'local';
+  const input = new LineInput(env.stdin);
+  const say = (text: string) => env.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  const aside = (text: string) => (interactive ? say(text) : env.stderr.write(`${text}\n`));
+
+  // Approval requests reach every transport (claw.tool.approval_requested); this one asks the user.
+  let runtime!: ReturnType<typeof startRuntime>;
+  const channel: Transport = {
+    name: 'cli',
+    start() {},
+    notify(n: JsonRpcNotification) {
+      if (n.method === 'claw.tool.approval_requested') void askApproval(n.params as ApprovalRequest);
+    },
+    closed: new Promise(() => {}),
+    close: async () => {},
+  };
+  const askApproval = async (p: ApprovalRequest) => {
+    aside(`approval needed: tool ${p.tool} ${JSON.stringify(p.arguments ?? {})}${p.reason ? ` (${p.reason})` : ''} — approve? [y/N]`);
+    const answer = (await input.next())?.trim().toLowerCase();
+    const approve = answer === 'y' || answer === 'yes';
+    await Promise.resolve(
+      runtime.agent.dispatch(approve ? 'claw.tool.approve' : 'claw.tool.deny', { request_id: p.request_id, ...(approve ? {} : { reason: `denied on the CLI by ${user}` }) }, { transport: 'cli' }),
+    ).catch((e) => log.warn('approval answer failed', { error: String(e) }));
+  };
+
+  runtime = startRuntime({
+    redactor: setup.redactor,
+    ledgerStore: createFileLedgerStore(setup.dataDir),
+    dataDir: setup.dataDir,
+    env: env.env,
+    version: env.version,
+    worker: setup.worker,
+    writeStderr: (text) => env.stderr.write(text),
+    config: setup.config,
+    log,
+    clock: env.clock,
+    reader: env.reader,
+    cwd: env.cwd,
+    secrets: setup.secrets,
+    launchManifest,
+    transports: [channel],
+    agentLoop: true,
+    historyTags: { channel: 'cli', user },
+  });
+  let stopReason = 'end of input';
+  env.onSignal('SIGINT', () => {
+    stopReason = 'SIGINT';
+    env.stdin.destroy?.();
+  });
+  env.onSignal('SIGTERM', () => {
+    stopReason = 'SIGTERM';
+    env.stdin.destroy?.();
+  });
+  try {
+    await openSession(runtime.agent, launchManifest!, SUPPORTED_PROTOCOL_VERSIONS[0], {}, { name: 'claw-chat', version: env.version });
+  } catch (e) {
+    log.error('agent could not start', { error: e instanceof Error ? e.message : String(e) });
+    await runtime.stop('start failed');
+    return 1;
+  }
+  const agent = runtime.agentLoop!.agent()!;
+  const signal = runtime.agent.session!.abort.signal;
+  if (interactive) say(`${launchManifest!.identity.name} is listening. /quit to leave.`);
+
+  for (;;) {
+    if (interactive) env.stdout.write('> ');
+    const line = await input.next();
+    if (line === undefined || QUIT.has(line.trim())) break;
+    if (line.trim() === '') continue;
+    try {
+      const r = await agent.turn(line, signal);
+      say(r.reply);
+    } catch (e) {
+      if (signal.aborted) break;
+      // A provider chain that cannot answer (-32020/-32021) is said, and the chat goes on.
+      const msg = e instanceof ProtocolError ? `${e.message} (${e.code})` : e instanceof Error ? e.message : String(e);
+      log.error('turn failed', { error: msg });
+      say(`error: ${msg}`);
+    }
+  }
+  await runtime.stop(stopReason);
+  return 0;
+}
+
+interface ApprovalRequest {
+  request_id: string;
+  tool: string;
+  arguments?: unknown;
+  reason?: string;
+}
