@@ -1,0 +1,56 @@
+// A drop-in for the agent side of the channel port (docs/channels.md "The agent port"): one agent per
+// (conversation, tools) built by the caller's factory, so each channel user has a history of their own
+// and a viewer's agent has no tools. Turns of one conversation run one after another (two turns
+// appending to one history at once would interleave it); different conversations run in parallel, as the
+// trigger allows. Idle conversations beyond `maxConversations` are dropped, least recently used first
+// (their history lives on in the conversation store, if the factory gives them one).
+import type { TurnResult } from '../agent/types.ts';
+import type { ChannelAgent, ChannelTurnOptions } from './types.ts';
+
+export interface TurnAgent {
+  turn(text: string, signal: AbortSignal): Promise<TurnResult>;
+}
+
+export interface ConversationKey {
+  conversation: string;
+  tools: boolean;
+}
+
+interface Slot {
+  agent: TurnAgent;
+  tail: Promise<unknown>;
+  busy: number;
+}
+
+export function perConversationAgent(make: (k: ConversationKey) => TurnAgent, o: { maxConversations?: number; fallback?: ConversationKey } = {}): ChannelAgent & { readonly size: number } {
+  const max = o.maxConversations ?? 1000;
+  const slots = new Map<string, Slot>();
+  const slotOf = (k: ConversationKey): Slot => {
+    const id = `${k.tools ? 't' : 'n'}:${k.conversation}`;
+    let s = slots.get(id);
+    if (s) slots.delete(id); // re-inserted: Map order = least recently used first
+    else s = { agent: make(k), tail: Promise.resolve(), busy: 0 };
+    slots.set(id, s);
+    for (const [key, v] of slots) {
+      if (slots.size <= max) break;
+      if (v.busy === 0 && v !== s) slots.delete(key);
+    }
+    return s;
+  };
+  return {
+    channelTurns: true,
+    get size() {
+      return slots.size;
+    },
+    turn(text: string, signal: AbortSignal, opts?: ChannelTurnOptions) {
+      const s = slotOf(opts ? { conversation: opts.conversation, tools: opts.tools } : (o.fallback ?? { conversation: 'default', tools: true }));
+      s.busy++;
+      const run = s.tail.then(() => {
+        signal.throwIfAborted();
+        return s.agent.turn(text, signal);
+      });
+      s.tail = run.catch(() => {});
+      return run.finally(() => s.busy--);
+    },
+  };
+}
