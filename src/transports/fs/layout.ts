@@ -1,6 +1,6 @@
 // The directory layout and file naming of the filesystem transport (runtime profile §6.3,
 // docs/transports.md). Everything here is pure apart from the atomic writer.
-import { closeSync, fsyncSync, openSync, renameSync, writeSync, unlinkSync } from 'node:fs';
+import { closeSync, fdatasync, fsyncSync, openSync, renameSync, writeSync, unlinkSync } from 'node:fs';
 
 export const DIRS = {
   inbox: 'inbox',
@@ -65,21 +65,26 @@ export function writeAtomic(dir: string, name: string, text: string, fsync: bool
   }
 }
 
-/** writeAtomic without blocking the event loop (the stored answer's fsync can take milliseconds). */
+/**
+ * writeAtomic whose fsync does not block the event loop: the write and rename are synchronous (page
+ * cache, microseconds), only fdatasync goes to the thread pool. One hop instead of one per step.
+ */
 export async function writeAtomicAsync(dir: string, name: string, text: string, fsync: boolean): Promise<void> {
-  const { open, rename, unlink } = await import('node:fs/promises');
+  if (!fsync) return writeAtomic(dir, name, text, false);
   const tmp = `${dir}/${name}.tmp`;
-  const fh = await open(tmp, 'w', 0o600);
+  const fd = openSync(tmp, 'w', 0o600);
   try {
-    await fh.writeFile(text);
-    if (fsync) await fh.sync();
+    writeSync(fd, text);
+    await new Promise<void>((resolve, reject) => fdatasync(fd, (e) => (e ? reject(e) : resolve())));
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
   try {
-    await rename(tmp, `${dir}/${name}`);
+    renameSync(tmp, `${dir}/${name}`);
   } catch (e) {
-    await unlink(tmp).catch(() => {});
+    try {
+      unlinkSync(tmp);
+    } catch {}
     throw e;
   }
 }

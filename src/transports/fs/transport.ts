@@ -5,9 +5,8 @@
 // leaves processing/, so a re-delivered request_id gets the stored reply and never runs twice,
 // across restarts too. A request found in processing/ at start-up without a stored answer was cut
 // off by a crash: it is answered with an "interrupted" error, never run again (at most once).
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, watch, type FSWatcher } from 'node:fs';
-import { mkdir, rename, unlink } from 'node:fs/promises';
-import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
+import { nodeCrypto } from '../../node/lazy.ts';
 import type { InboundFrame, Logger, Transport } from '../../kernel/ports.ts';
 import { classify, type JsonRpcMessage } from '../../protocol/jsonrpc.ts';
 import { ErrorCode } from '../../protocol/errors.ts';
@@ -81,17 +80,17 @@ export function createFsTransport(d: FsTransportDeps): Transport {
   /** Write a reply file into the sender's reply directory (outbox/ or outbox/{reply_to}/). */
   const writeReply = async (rid: string, replyTo: string | undefined, reply: JsonRpcMessage | JsonRpcMessage[]) => {
     const dir = replyTo ? path(DIRS.outbox, replyTo) : path(DIRS.outbox);
-    if (replyTo) await mkdir(dir, { recursive: true });
-    await writeAtomicAsync(dir, fileName(timestampNs(), rid), JSON.stringify(reply), false);
+    if (replyTo) mkdirSync(dir, { recursive: true });
+    writeAtomic(dir, fileName(timestampNs(), rid), JSON.stringify(reply), false);
   };
 
   /** The request file leaves processing/: archived, deleted, or (malformed) kept in rejected/. */
   const retire = async (name: string, malformed: boolean) => {
     const from = path(DIRS.processing, name);
     try {
-      if (malformed) await rename(from, path(DIRS.rejected, name));
-      else if (opt.processed === 'archive') await rename(from, path(DIRS.archive, name));
-      else await unlink(from);
+      if (malformed) renameSync(from, path(DIRS.rejected, name));
+      else if (opt.processed === 'archive') renameSync(from, path(DIRS.archive, name));
+      else unlinkSync(from);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') d.log.warn('fs transport: cannot retire request file', { file: name, error: String(e) });
     }
@@ -109,6 +108,7 @@ export function createFsTransport(d: FsTransportDeps): Transport {
    * Store the answer (durably first), send it, retire the request: the order is what makes a crash
    * safe. Asynchronous, so the stored answer's fsync never stalls the event loop.
    */
+  // Only the fsync leaves the event loop (writeAtomicAsync); the other steps are page-cache fast.
   const complete = (name: string, rid: string, info: Inspected, reply: JsonRpcMessage | JsonRpcMessage[] | null) =>
     track(
       (async () => {
@@ -358,7 +358,7 @@ export function createFsTransport(d: FsTransportDeps): Transport {
   };
 }
 
-const digest = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
+const digest = (data: string | Uint8Array) => nodeCrypto().createHash('sha256').update(data).digest('hex');
 
 /** An error reply shaped like the message it answers: one per request in a batch, the id echoed. */
 function failureFor(value: unknown, code: number, message: string, data?: unknown): JsonRpcMessage | JsonRpcMessage[] {
