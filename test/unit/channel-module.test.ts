@@ -11,11 +11,12 @@ import { channelsModule } from '../../src/runtime/channels-module.ts';
 import { writeAtomic, timestampNs } from '../../src/transports/fs/layout.ts';
 import { MqttConnection } from '../../src/transports/mqtt/connection.ts';
 import { resolveMqttSettings } from '../../src/transports/mqtt/options.ts';
-import { parseChannelMqttUrl } from '../../src/channels/queue-mqtt.ts';
+import { parseChannelMqttUrl, type MqttQueue } from '../../src/channels/queue-mqtt.ts';
 import type { Session } from '../../src/kernel/agent.ts';
 import type { RuntimeConfig } from '../../src/config/runtime-config.ts';
 import type { ChannelAgent } from '../../src/channels/types.ts';
 import { captureLogger, makeManifest, primitive, until } from './helpers/fakes.ts';
+import { findMosquitto, startMosquitto } from '../helpers/mosquitto.ts';
 
 const queueChannel = (name: string, extra: Record<string, unknown> = {}) =>
   primitive('Channel', name, {
@@ -169,6 +170,55 @@ test('from STOPPING on no new turn starts, even before the module stops', async 
     assert.equal(a.turns, []);
   } finally {
     await m.stop!(session());
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+
+const HAVE_MOSQUITTO = findMosquitto() !== undefined;
+if (!HAVE_MOSQUITTO) console.log('SKIP channel MQTT 5: mosquitto not found (scripts/test-deps.sh installs it)');
+(HAVE_MOSQUITTO ? test : test.skip)('MQTT 5 (mosquitto): a message published while the agent is down is answered when it returns, on the response topic with its correlation data', async () => {
+  const broker = await startMosquitto();
+  const dataDir = mkdtempSync(join(tmpdir(), 'claw-chmod-'));
+  const a = fakeAgent();
+  const config: RuntimeConfig = { channels: { q: { listen: broker.url('') } } };
+  const got: { topic: string; body: any; corr?: string }[] = [];
+  let peer: MqttConnection | undefined;
+  try {
+    const first = module(config, dataDir, a.agent);
+    await first.start!(session(), core); // subscribes on a persistent session
+    await (first.open.get('q')!.transport as MqttQueue).ready(5000);
+    const { endpoint } = parseChannelMqttUrl(broker.url(''), 'x');
+    peer = await MqttConnection.open({
+      settings: resolveMqttSettings(endpoint),
+      clientId: 'peer-5',
+      clean: true,
+      log: captureLogger(),
+      onMessage: (topic, payload, props) =>
+        got.push({ topic, body: JSON.parse(new TextDecoder().decode(payload)), corr: props?.correlationData && new TextDecoder().decode(props.correlationData) }),
+    });
+    await peer.ready(5000);
+    await peer.subscribe('peer-5/inbox');
+    // A first round trip proves the channel's subscription is in place; then the agent goes away.
+    const probe = { jsonrpc: '2.0', id: 8, method: 'channel.message', params: { from: 'alice', text: 'probe' } };
+    await peer.publish('team.requests', JSON.stringify(probe), { props: { responseTopic: 'peer-5/inbox', correlationData: new TextEncoder().encode('corr-0') } });
+    await until(() => got.length === 1, 5000);
+    await first.stop!(session());
+    got.length = 0;
+    const msg = { jsonrpc: '2.0', id: 9, method: 'channel.message', params: { from: 'alice', text: 'while away' } };
+    await peer.publish('team.requests', JSON.stringify(msg), { props: { responseTopic: 'peer-5/inbox', correlationData: new TextEncoder().encode('corr-1') } });
+    const second = module(config, dataDir, a.agent);
+    await second.start!(session(), core);
+    try {
+      await until(() => got.length === 1, 5000);
+      assert.equal(got, [{ topic: 'peer-5/inbox', corr: 'corr-1', body: { jsonrpc: '2.0', id: 9, result: { reply: 'echo:while away', outcome: 'message', tool_calls: 0 } } }]);
+      assert.equal(a.turns, ['probe', 'while away']);
+    } finally {
+      await second.stop!(session());
+    }
+  } finally {
+    await peer?.close();
+    await broker.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
