@@ -1,7 +1,7 @@
 // `claw send mqtt://host[:port]/{swarm}/{agent} <method> [params]`: a TransportClient over its own connection.
 // Its session is persistent while it runs (so a reply published during a broker restart is still delivered) and
 // ended on close (MQTT 5 session expiry 0); on 3.1.1 it uses a clean session (a persistent one would outlive it).
-import { randomUUID } from 'node:crypto';
+import { nodeCrypto } from '../../node/lazy.ts';
 import type { ClientOptions, RequestOptions, TransportClient } from '../client.ts';
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts';
 import { ClawError } from '../../protocol/errors.ts';
@@ -29,7 +29,7 @@ export async function connectMqttClient(uri: string, opts: ClientOptions & { con
       new Redactor(),
     );
   const { password, ca } = await connectionSecrets(settings, { secrets, baseDir: opts.baseDir });
-  const clientId = settings.clientId ?? `claw-send-${(opts.sender ?? 'cli').replace(/[^A-Za-z0-9_-]/g, '_')}-${randomUUID().slice(0, 8)}`;
+  const clientId = settings.clientId ?? `claw-send-${(opts.sender ?? 'cli').replace(/[^A-Za-z0-9_-]/g, '_')}-${nodeCrypto().randomUUID().slice(0, 8)}`;
   const v5 = settings.protocolVersion === 5;
   let link!: MqttSwarmLink;
   const conn = await MqttConnection.open({

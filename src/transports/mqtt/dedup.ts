@@ -46,6 +46,11 @@ export class ReplyCache {
     for (const fn of w) fn(replies);
   }
 
+  /** A reply stored before a restart (journal.ts), answered like any other until `at + windowMs`. */
+  preload(key: string, replies: string[], at: number): void {
+    this.entries.set(key, { replies, waiters: [], at });
+  }
+
   get size(): number {
     return this.entries.size;
   }

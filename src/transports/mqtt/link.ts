@@ -4,7 +4,7 @@
 //  - notify(peer, message): publish to the peer's inbox, no reply;
 //  - publishPresence / watchPresence / peers(): the retained presence documents of the swarm.
 // Used by `claw send mqtt://...` (its own connection) and by a listening agent (the transport's connection).
-import { randomUUID } from 'node:crypto';
+import { nodeCrypto } from '../../node/lazy.ts';
 import { ClawError } from '../../protocol/errors.ts';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.ts';
 import type { MqttConnection } from './connection.ts';
@@ -71,7 +71,7 @@ export class MqttSwarmLink {
 
   /** Send a request to `peer` and resolve with its reply (a JSON-RPC response, or an array for a batch). */
   async request(peer: string, message: JsonRpcMessage | JsonRpcMessage[], opts: PeerRequestOptions = {}): Promise<unknown> {
-    const requestId = opts.requestId ?? randomUUID();
+    const requestId = opts.requestId ?? nodeCrypto().randomUUID();
     const timeoutMs = opts.timeoutMs ?? 30_000;
     const text = await new Promise<string>((resolve, reject) => {
       const t = setTimeout(() => {
@@ -103,7 +103,7 @@ export class MqttSwarmLink {
   async requestRaw(peer: string, text: string, opts: PeerRequestOptions = {}): Promise<unknown> {
     // 3.1.1 needs an envelope around a message; raw text cannot be wrapped, so raw frames need MQTT 5.
     if (this.o.protocolVersion !== 5) throw new ClawError('usage', 'raw frames need MQTT 5 (3.1.1 carries the reply route inside the JSON payload)');
-    const requestId = opts.requestId ?? randomUUID();
+    const requestId = opts.requestId ?? nodeCrypto().randomUUID();
     const timeoutMs = opts.timeoutMs ?? 30_000;
     const reply = await new Promise<string>((resolve, reject) => {
       const t = setTimeout(() => (this.pending.delete(requestId), reject(new ClawError('timeout', `no reply from ${peer} within ${timeoutMs} ms`))), timeoutMs);

@@ -24,6 +24,8 @@ export const mqttOptionsSchema = v.strictObject({
   /** MQTT 5 Session Expiry Interval in seconds (default 86400): how long the broker queues requests while we are down. */
   session_expiry_s: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
   keepalive_s: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(65535))),
+  /** fsync each journal append (survives power loss, costs a disk flush per message); default false. */
+  fsync: v.optional(v.boolean()),
   /** First topic level (default `claw`). */
   topic_prefix: v.optional(v.pipe(v.string(), v.check(isTopicSegment, 'must be one topic level'))),
   /** Reconnect backoff (runtime profile §5 defaults 1000 / 30000). */
@@ -43,6 +45,7 @@ export interface MqttSettings {
   keepaliveSeconds: number;
   prefix: string;
   backoff: BackoffOptions;
+  fsync: boolean;
 }
 
 export const DEFAULT_SESSION_EXPIRY_S = 86_400;
@@ -78,6 +81,7 @@ export function resolveMqttSettings(endpoint: MqttEndpoint, cfg: MqttOptionsInpu
     keepaliveSeconds: int('keepalive') ?? cfg.keepalive_s ?? 30,
     prefix,
     backoff,
+    fsync: cfg.fsync ?? false,
   };
 }
 

@@ -2,14 +2,19 @@
 // agent's inbox `{prefix}/{swarm}/{agent}/inbox` with QoS 1 on a persistent session (stable client id, clean
 // false, MQTT 5 session expiry) so requests published while the agent was down arrive when it comes back.
 // Replies follow the request's route (envelope.ts); a redelivered request_id is answered from the stored reply
-// (dedup.ts). Presence is a retained document with a Last Will (presence.ts). docs/transports.md has the details.
+// (dedup.ts), also across restarts when a journal is given (journal.ts: a request acknowledged but never answered
+// is answered "interrupted", not run again). Presence is a retained document with a Last Will (presence.ts).
+// docs/transports.md has the details.
 import type { InboundFrame, Logger, Transport } from '../../kernel/ports.ts';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.ts';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../protocol/framing.ts';
 import { ClawError } from '../../protocol/errors.ts';
 import { MqttConnection } from './connection.ts';
 import { decodeInbound, encodeReply, type InboundRequest, type MqttProps } from './envelope.ts';
-import { ReplyCache } from './dedup.ts';
+import { DEFAULT_REPLY_WINDOW_MS, ReplyCache } from './dedup.ts';
+import type { RequestJournal } from './journal.ts';
+import { interruptedReply } from './interrupted.ts';
+import { randomUUID } from 'node:crypto';
 import { MqttSwarmLink } from './link.ts';
 import { presencePayload, type PresenceStatus } from './presence.ts';
 import { agentTopics } from './topics.ts';
@@ -24,8 +29,10 @@ export interface MqttTransportOptions {
   /** PEM text of the CA (settings.caFile, read by the caller). */
   ca?: string;
   maxFrameBytes?: number;
-  /** Monotonic milliseconds for the reply cache's window (default Date.now). */
+  /** Wall-clock milliseconds for the reply window (default Date.now): stored replies outlive a restart. */
   now?: () => number;
+  /** Requests and replies kept across restarts (journal.ts); without it both live in memory only. */
+  journal?: RequestJournal;
   replyWindowMs?: number;
   /** How long close() waits for replies to frames already delivered (default 30 s, the shutdown drain). */
   drainMs?: number;
@@ -46,10 +53,11 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
   if (!e.agent) throw new ClawError('usage', `${describeEndpoint(e)}: listening needs an agent name (mqtt://host/{swarm}/{agent})`);
   const agent = e.agent;
   const topics = agentTopics(e.swarm, agent, s.prefix);
-  const clientId = s.clientId ?? `claw-${e.swarm}-${agent}`;
+  const clientId = agentClientId(s);
   const limit = o.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
-  const cache = new ReplyCache(o.now ?? Date.now, o.replyWindowMs);
-  const enc = new TextEncoder();
+  const now = o.now ?? Date.now;
+  const windowMs = o.replyWindowMs ?? DEFAULT_REPLY_WINDOW_MS;
+  const cache = new ReplyCache(now, windowMs);
   let deliver: ((f: InboundFrame) => void) | undefined;
   const backlog: InboundFrame[] = [];
   let status: Exclude<PresenceStatus, 'offline'> = 'ready';
@@ -70,19 +78,11 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
   // A reply route is the requester's choice, but never a wildcard (not publishable) nor our own inbox (a loop).
   const safeReplyTopic = (t: string | undefined) => (t && !/[+#]/.test(t) && t !== topics.inbox ? t : undefined);
 
-  const onRequest = (payload: Uint8Array, props: MqttProps | undefined) => {
-    // After close() nothing more is delivered. Such a message was already acknowledged to the broker: it is lost
-    // unless its sender retries (same request_id). The window is the few ms between close() and DISCONNECT.
-    if (!open) return;
-    const req = decodeInbound(payload, props);
-    const bytes = payload.length;
-    const key = req.requestId;
-    if (key !== undefined && cache.admit(key, (replies) => replies.forEach((r) => publishReply(req, r))) === 'duplicate') {
-      o.log.debug('mqtt duplicate request answered from the stored reply', { request_id: key });
-      return;
-    }
+  /** Hand one request to the router (now, or at start()); `key` names it in the journal. */
+  const dispatch = (req: InboundRequest, key: string, bytes: number) => {
     // Only frames the router answers count (a notification gets no reply).
-    let answered = bytes <= limit && !expectsReply(req.text);
+    const notification = bytes <= limit && !expectsReply(req.text);
+    let answered = notification;
     if (!answered) unanswered++;
     const frame: InboundFrame = {
       payload: bytes > limit ? { error: 'oversize', bytes, limit } : { text: req.text },
@@ -92,13 +92,48 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
           if (--unanswered === 0) drained?.();
         }
         const text = JSON.stringify(message);
-        if (key !== undefined) cache.complete(key, [text]);
+        if (req.requestId !== undefined) cache.complete(req.requestId, [text]);
+        // Stored before it is published: a crash in between re-publishes it after the restart.
+        o.journal?.done({ k: key, at: now(), replies: req.requestId !== undefined ? [text] : [] });
         publishReply(req, text);
       },
     };
     if (deliver) deliver(frame);
     else backlog.push(frame);
+    // A notification is finished once delivered (nothing to store); a request's record ends with its reply.
+    if (notification) o.journal?.done({ k: key, at: now(), replies: [] });
   };
+
+  const onRequest = (payload: Uint8Array, props: MqttProps | undefined) => {
+    // After close() nothing more is delivered. Such a message was already acknowledged to the broker: it is lost
+    // unless its sender retries (same request_id). The window is the few ms between close() and DISCONNECT.
+    if (!open) return;
+    const req = decodeInbound(payload, props);
+    const key = req.requestId;
+    if (key !== undefined && cache.admit(key, (replies) => replies.forEach((r) => publishReply(req, r))) === 'duplicate') {
+      o.log.debug('mqtt duplicate request answered from the stored reply', { request_id: key });
+      return;
+    }
+    const jkey = key ?? `auto:${randomUUID()}`;
+    // Journaled synchronously here, before mqtt.js sends the PUBACK (it emits 'message' first).
+    if (payload.length <= limit) o.journal?.request({ k: jkey, at: now(), req });
+    dispatch(req, jkey, payload.length);
+  };
+
+  // Before connecting: the previous run's stored replies answer redeliveries, and the requests it acknowledged
+  // but never answered (it crashed mid-request) get the interrupted error, not a second run (interrupted.ts).
+  const interrupted: { req: InboundRequest; text: string }[] = [];
+  if (o.journal) {
+    const { pending, done } = o.journal.load(now(), windowMs);
+    for (const d of done) cache.preload(d.k, d.replies, d.at);
+    for (const p of pending) {
+      const text = interruptedReply(p.req.text, p.req.requestId);
+      if (p.req.requestId !== undefined) cache.preload(p.req.requestId, text ? [text] : [], now());
+      o.journal.done({ k: p.k, at: now(), replies: text && p.req.requestId !== undefined ? [text] : [] });
+      if (text) interrupted.push({ req: p.req, text });
+    }
+    if (pending.length > 0) o.log.warn('mqtt requests interrupted by a restart answered as interrupted, not run again', { count: pending.length });
+  }
 
   const conn: MqttConnection = await MqttConnection.open({
     settings: s,
@@ -120,6 +155,7 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
   link = new MqttSwarmLink({ connection: conn, swarm: e.swarm, prefix: s.prefix, protocolVersion: s.protocolVersion, clientId, agent });
   await conn.subscribe(topics.inbox);
   await link.start();
+  for (const i of interrupted) publishReply(i.req, i.text);
   o.log.info('mqtt transport listening', { broker: describeEndpoint(e), inbox: topics.inbox, client_id: clientId, protocol: s.protocolVersion === 5 ? '5' : '3.1.1' });
 
   return {
@@ -149,6 +185,7 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
       const disconnect = async () => {
         link.abandon();
         await conn.close();
+        o.journal?.close();
       };
       if (unanswered === 0) return disconnect();
       // close() returns now (the router may answer after it); the connection goes once the last reply is out.
@@ -179,4 +216,9 @@ function expectsReply(text: string): boolean {
   } catch {
     return true;
   }
+}
+
+/** The agent's stable client id: the broker keys its persistent session (and queued requests) on it. */
+export function agentClientId(s: MqttSettings): string {
+  return s.clientId ?? `claw-${s.endpoint.swarm}-${s.endpoint.agent}`;
 }
