@@ -2,7 +2,7 @@
 // `claw chat` calls the gate for every line with the local OS user as the sender id. Without a cli
 // Channel in the manifest the channel is the implicit one: transport-scoped to the process owner, no
 // access_control (profile §3 says not to serialize one), so there is no gate at all.
-import { randomInt } from 'node:crypto';
+import { nodeCrypto } from '../node/lazy.ts';
 import type { ResolvedManifest, ResolvedPrimitive } from '../manifest/resolved.ts';
 import { createChannelGate, type AccessVerdict, type ChannelGate } from './access.ts';
 import { filePairingStorage, pairingDir } from './pairing-store.ts';
@@ -24,7 +24,7 @@ export function gateForChannel(ch: ResolvedPrimitive, ctx: GateContext): Channel
   return createChannelGate(ch.name, spec, {
     now: ctx.clock.now,
     monotonic: ctx.clock.monotonic,
-    randomInt: (max) => randomInt(max),
+    randomInt: (max) => nodeCrypto().randomInt(max),
     pairing: spec.access_control?.mode === 'pairing' ? filePairingStorage(pairingDir(ctx.dataDir, ch.name)) : undefined,
   });
 }

@@ -1,7 +1,7 @@
 // Pairings on disk, in data_dir (docs/channels.md "Pairing"): the running agent is the only writer of
 // `pending.json`; `claw pair` (another process) only creates `paired/{sha256(user)}.json`. One writer
 // per file, each write a tmp + rename, so the two processes never lose each other's updates.
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../node/lazy.ts';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { writeAtomic } from '../transports/fs/layout.ts';
 import type { PairingStorage, PendingCode } from './pairing.ts';
@@ -10,7 +10,7 @@ export function pairingDir(dataDir: string, channel: string): string {
   return `${dataDir.replace(/\/+$/, '')}/channels/${encodeURIComponent(channel)}/pairing`;
 }
 
-const userFile = (user: string) => `${createHash('sha256').update(user).digest('hex')}.json`;
+const userFile = (user: string) => `${nodeCrypto().createHash('sha256').update(user).digest('hex')}.json`;
 
 export function filePairingStorage(dir: string): PairingStorage {
   return {

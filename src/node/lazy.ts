@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+
 // Node built-ins that only some agents need, loaded on first use: an agent with no tools never pays
 // for node:child_process, node:http(s) or node:dns at start-up (BENCH.md: importing them cost ~1.1x
 // the bare start time and ~7% RSS). Each loader caches its promise.
@@ -10,3 +12,9 @@ export const childProcess = () => (cp ??= import('node:child_process'));
 export const httpModule = () => (http ??= import('node:http'));
 export const httpsModule = () => (https ??= import('node:https'));
 export const dnsModule = () => (dns ??= import('node:dns'));
+
+// node:crypto is used synchronously (ids, hashes), so it is required on first use rather than
+// imported: importing it costs ~1.4 MB RSS at start-up (OpenSSL), in every agent (BENCH.md).
+let req: ReturnType<typeof createRequire> | undefined;
+let cryptoModule: typeof import('node:crypto') | undefined;
+export const nodeCrypto = (): typeof import('node:crypto') => (cryptoModule ??= (req ??= createRequire(import.meta.url))('node:crypto'));

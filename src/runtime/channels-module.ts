@@ -2,7 +2,7 @@
 // claw.runtime.yaml `channels:` opens its inbox (fs directory or MQTT topic) and feeds the agent loop
 // through the access gate and the trigger scheduler; at STOPPING it stops taking messages, lets running
 // turns finish (stop_grace_ms) and closes. The agent service is reached through `getAgent` only.
-import { randomInt } from 'node:crypto';
+import { nodeCrypto } from '../node/lazy.ts';
 import type { AgentCore, KernelModule, Session } from '../kernel/agent.ts';
 import type { Clock, Logger, Transport } from '../kernel/ports.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
@@ -73,7 +73,7 @@ export function channelsModule(d: ChannelsModuleDeps): ChannelsModule {
           const gate = createChannelGate(name, spec, {
             now: d.clock.now,
             monotonic: d.clock.monotonic,
-            randomInt: (max) => randomInt(max),
+            randomInt: (max) => nodeCrypto().randomInt(max),
             pairing: spec.access_control?.mode === 'pairing' ? filePairingStorage(pairingDir(d.dataDir, name)) : undefined,
           });
           const scheduler = new TriggerScheduler({ maxParallel: spec.trigger?.max_parallel, overlapPolicy: spec.trigger?.overlap_policy, maxQueue: b.max_queue });

@@ -6,10 +6,10 @@ import type { Clock, Logger } from '../kernel/ports.ts';
 import type { SecretResolver } from '../kernel/secrets.ts';
 import { ClawError } from '../protocol/errors.ts';
 import { schemeOf } from './listen.ts';
-import { randomUUID } from 'node:crypto';
+import { nodeCrypto } from '../node/lazy.ts';
 
 /** A fresh transport request_id (a UUID v4, as profile §5 recommends). node:crypto: Node 18 has no global crypto. */
-export const newRequestId = (): string => randomUUID();
+export const newRequestId = (): string => nodeCrypto().randomUUID();
 
 export interface RequestOptions {
   /** Give up after this long: rejects with ClawError('timeout'). Default 30 s. */

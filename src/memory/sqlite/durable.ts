@@ -29,7 +29,7 @@
 // Replay re-executes the SQL, so writes must be deterministic: pass timestamps and random ids as parameters
 // rather than calling datetime('now') or random() in a write.
 import * as nodeFs from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../../node/lazy.ts';
 import { dirname } from 'node:path';
 import { ClawError } from '../../protocol/errors.ts';
 import { crc32 } from './crc32.ts';
@@ -243,7 +243,7 @@ class DurableLog implements WriteLog, DurableControl {
     if (this.broken) throw this.broken;
     const { fs, files } = this;
     const tmp = `${this.path}.tmp`;
-    const id = hex(randomBytes(8));
+    const id = hex(nodeCrypto().randomBytes(8));
     const data = encodeSnapshot(this.db.raw.export(), id);
     try {
       const fd = fs.openSync(tmp, 'w');

@@ -9,7 +9,7 @@
 //   claw_memory_fts_<hex(store)>                                              semantic: FTS5/FTS4 (rowid = seq)
 // Every write passes ids and timestamps as parameters and runs in one db.transaction(), so the sql.js journal
 // replays it to the same state.
-import { createHash, randomUUID } from 'node:crypto';
+import { nodeCrypto } from '../../node/lazy.ts';
 import type { Row, SqliteDatabase, SqlValue } from '../sqlite/types.ts';
 import {
   MemoryParamsError,
@@ -114,7 +114,7 @@ export abstract class BaseStore implements ClawMemoryStore {
     this.name = spec.name;
     this.db = deps.db;
     this.now = deps.now ?? (() => new Date().toISOString());
-    this.newId = deps.newId ?? randomUUID;
+    this.newId = deps.newId ?? (() => nodeCrypto().randomUUID());
     this.db.exec(SCHEMA);
   }
 
@@ -211,7 +211,7 @@ export abstract class BaseStore implements ClawMemoryStore {
   }
 
   private fingerprint(entries: EntryIn[], scope: string): string {
-    return createHash('sha256').update(JSON.stringify([scope, entries])).digest('hex');
+    return nodeCrypto().createHash('sha256').update(JSON.stringify([scope, entries])).digest('hex');
   }
 
   private priorRequest(requestId: string, fingerprint: string): string[] | undefined {

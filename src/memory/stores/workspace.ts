@@ -12,7 +12,7 @@
 // Query: `key` (the file), `time-range` (files by mtime, chronological), `semantic` (BM25 over the files' text).
 // claw.memory.compact makes no sense here (files are not entries to merge): -32602.
 import * as fs from 'node:fs';
-import { randomUUID } from 'node:crypto';
+import { nodeCrypto } from '../../node/lazy.ts';
 import { dirname, join, relative, sep } from 'node:path';
 import { ClawError } from '../../protocol/errors.ts';
 import { isoTime } from './base.ts';
@@ -213,7 +213,7 @@ export class WorkspaceStore implements ClawMemoryStore {
 function writeAtomic(abs: string, bytes: Uint8Array): void {
   const dir = dirname(abs);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const tmp = join(dir, `${TMP_PREFIX}${randomUUID()}`);
+  const tmp = join(dir, `${TMP_PREFIX}${nodeCrypto().randomUUID()}`);
   const fd = fs.openSync(tmp, 'w', 0o600);
   try {
     fs.writeSync(fd, bytes, 0, bytes.length, 0);
