@@ -14,7 +14,7 @@ import { decodeInbound, encodeReply, type InboundRequest, type MqttProps } from 
 import { DEFAULT_REPLY_WINDOW_MS, ReplyCache } from './dedup.ts';
 import type { RequestJournal } from './journal.ts';
 import { interruptedReply } from './interrupted.ts';
-import { randomUUID } from 'node:crypto';
+import { nodeCrypto } from '../../node/lazy.ts';
 import { MqttSwarmLink } from './link.ts';
 import { presencePayload, type PresenceStatus } from './presence.ts';
 import { agentTopics } from './topics.ts';
@@ -114,7 +114,7 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
       o.log.debug('mqtt duplicate request answered from the stored reply', { request_id: key });
       return;
     }
-    const jkey = key ?? `auto:${randomUUID()}`;
+    const jkey = key ?? `auto:${nodeCrypto().randomUUID()}`;
     // Journaled synchronously here, before mqtt.js sends the PUBACK (it emits 'message' first).
     if (payload.length <= limit) o.journal?.request({ k: jkey, at: now(), req });
     dispatch(req, jkey, payload.length);
