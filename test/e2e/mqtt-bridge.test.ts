@@ -5,9 +5,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { agentDir, AGENT, TOKEN_ENV, initialize, countCall } from './fs-agent.ts';
+import { agentDir, AGENT, MANIFEST, TOKEN_ENV, initialize, countCall } from './fs-agent.ts';
 import { buildMqttClaw } from './helpers/mqtt-build.ts';
 import { findMosquitto, startMosquitto, type Mosquitto } from '../helpers/mosquitto.ts';
 import { MqttConnection } from '../../src/transports/mqtt/connection.ts';
@@ -215,6 +216,42 @@ when(HAVE)('binding in claw.runtime.yaml: transports entry with an mqtt: block (
   } finally {
     a.child.kill('SIGTERM');
     await a.exited;
+  }
+});
+
+when(HAVE)('agent killed -9 mid-request: after the restart the caller hears "interrupted", the call is not run again', async () => {
+  // The same agent, its `count` tool made slow (it logs its start, then sleeps 3 s).
+  const dir = mkdtempSync(join(tmpdir(), 'claw-mqtt-e2e-'));
+  writeFileSync(join(dir, 'claw.yaml'), MANIFEST);
+  writeFileSync(
+    join(dir, 'claw.runtime.yaml'),
+    `data_dir: ./data\ntools:\n  count:\n    exec: { bin: /bin/sh, argv: ["-c", "echo \\"$0\\" >> ${dir}/count.log; sleep 3; echo counted $0", "{{tag}}"] }\n`,
+  );
+  const url = broker.url(`/e2e6/${AGENT}`);
+  const a = await runAgent(dir, url);
+  assert.is((await init(url)).code, 0);
+  const pending = count(url, 'slow', ['--request-id', 'slow-1']);
+  const until = Date.now() + 5000;
+  while (counted(dir).length === 0) {
+    if (Date.now() > until) throw new Error(`the tool never started: ${a.stderr().slice(-800)}`);
+    await sleep(20);
+  }
+  a.child.kill('SIGKILL');
+  await a.exited;
+  const b = await runAgent(dir, url);
+  try {
+    const r = await pending;
+    assert.is(r.code, 1, r.stderr);
+    assert.equal(r.reply.error.code, -32603);
+    assert.equal(r.reply.error.data, { request_id: 'slow-1', reason: 'interrupted' });
+    const again = await count(url, 'slow', ['--request-id', 'slow-1']);
+    assert.equal(again.reply, r.reply);
+    await sleep(3500); // long enough for a second run to have logged itself
+    assert.equal(counted(dir), ['slow'], 'run once, never again');
+    assert.match(b.stderr(), /answered as interrupted/);
+  } finally {
+    b.child.kill('SIGTERM');
+    await b.exited;
   }
 });
 
