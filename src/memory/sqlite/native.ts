@@ -20,6 +20,27 @@ type Engine = 'node' | 'bun';
 
 const isBun = () => typeof (globalThis as { Bun?: unknown }).Bun !== 'undefined';
 
+/**
+ * Node 22 emits "ExperimentalWarning: SQLite is an experimental feature" when node:sqlite loads, and prints it as
+ * plain text on stderr — where this runtime promises JSON log lines only. That one warning is dropped while the
+ * module loads (the adapter choice is logged as `memory open … adapter: native` instead); any other warning passes.
+ */
+async function quietly<T>(load: () => Promise<T>): Promise<T> {
+  const proc = (globalThis as { process?: { emitWarning: (...a: unknown[]) => void } }).process;
+  if (!proc) return load();
+  const emit = proc.emitWarning;
+  proc.emitWarning = (w: unknown, ...rest: unknown[]) => {
+    const text = typeof w === 'string' ? w : (w as Error | undefined)?.message;
+    if (typeof text === 'string' && text.startsWith('SQLite is an experimental feature')) return;
+    emit.call(proc, w, ...rest);
+  };
+  try {
+    return await load();
+  } finally {
+    proc.emitWarning = emit;
+  }
+}
+
 /** Loads the runtime's SQLite module, or returns undefined when there is none (Node < 22.5, or flagged off). */
 export async function loadNative(): Promise<{ engine: Engine; open: (path: string) => NativeDb } | undefined> {
   const dynamicImport = (spec: string) => import(spec) as Promise<Record<string, unknown>>;
@@ -34,7 +55,7 @@ export async function loadNative(): Promise<{ engine: Engine; open: (path: strin
     }
   }
   try {
-    const m = await dynamicImport('node:sqlite');
+    const m = await quietly(() => dynamicImport('node:sqlite'));
     const DatabaseSync = m.DatabaseSync as new (p: string) => NativeDb;
     if (typeof DatabaseSync !== 'function') return undefined;
     return { engine: 'node', open: (p) => new DatabaseSync(p) };

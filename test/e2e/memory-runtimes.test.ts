@@ -1,0 +1,69 @@
+// Memory through dist/claw.mjs on every runtime of .build/runtimes (scripts/install-runtimes.sh): sql.js on
+// Node 18/20, node:sqlite on Node 22, bun:sqlite on Bun, chosen automatically; stderr stays JSON lines (Node 22's
+// ExperimentalWarning for node:sqlite is not printed). A sql.js database written on Node 18 and opened on Node 22
+// stays on sql.js (its journal would be invisible to the native engine) with every entry.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { CLAW, ROOT, initParams } from './helpers/claw-process.ts';
+import { stderrRecords } from './helpers/e2e-util.ts';
+import { agentDir, UUID } from './memory-agent.ts';
+
+const RUNTIMES: [string, string, 'sqljs' | 'native'][] = [
+  ['node (this one)', process.execPath, Number(process.versions.node.split('.')[0]) >= 23 ? 'native' : 'sqljs'],
+  ['node18', join(ROOT, '.build/runtimes/node18/node_modules/.bin/node'), 'sqljs'],
+  ['node22', join(ROOT, '.build/runtimes/node22/node_modules/.bin/node'), 'native'],
+  ['bun', join(ROOT, '.build/runtimes/bun/node_modules/.bin/bun'), 'native'],
+];
+const dirs: string[] = [];
+
+/** One NDJSON session: initialize, then `lines`; returns the replies by id and the stderr records. */
+function session(bin: string, dir: string, manifest: string, lines: object[]) {
+  const input = [{ jsonrpc: '2.0', id: 'init', method: 'claw.initialize', params: initParams() }, ...lines].map((l) => JSON.stringify(l)).join('\n') + '\n';
+  const r = spawnSync(bin, [CLAW, 'run', manifest], { cwd: dir, input, encoding: 'utf8', timeout: 60_000 });
+  assert.is(r.status, 0, r.stderr);
+  const replies = new Map(r.stdout.trim().split('\n').map((l) => JSON.parse(l)).map((m) => [m.id, m]));
+  return { replies, logs: stderrRecords(r.stderr) };
+}
+const storeLine = (id: number, content: string) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'claw.memory.store',
+  params: { store: 'context', entries: [{ content }], context: { request_id: `00000000-0000-4000-8000-${String(id).padStart(12, '0')}` } },
+});
+const queryLine = (id: number) => ({ jsonrpc: '2.0', id, method: 'claw.memory.query', params: { store: 'context', query: { type: 'semantic', text: 'deadline' } } });
+
+for (const [name, bin, adapter] of RUNTIMES) {
+  (existsSync(bin) ? test : test.skip)(`${name}: store → query through the ${adapter} adapter, stderr JSON only`, () => {
+    const a = agentDir();
+    dirs.push(a.dir);
+    const s = session(bin, a.dir, a.manifest, [storeLine(1, 'Project deadline is March 15'), queryLine(2)]);
+    const id = s.replies.get(1).result.ids[0];
+    assert.match(id, UUID);
+    assert.equal(
+      s.replies.get(2).result.entries.map((e: any) => [e.id, e.content, e.score]),
+      [[id, 'Project deadline is March 15', 9.99999000001e-7]],
+    );
+    assert.is(s.logs.find((l) => l.msg === 'memory open')?.adapter, adapter);
+  });
+}
+
+const node18 = RUNTIMES[1][1];
+const node22 = RUNTIMES[2][1];
+(existsSync(node18) && existsSync(node22) ? test : test.skip)('a sql.js database from Node 18 opened on Node 22 stays on sql.js, entries intact', () => {
+  const a = agentDir();
+  dirs.push(a.dir);
+  const first = session(node18, a.dir, a.manifest, [storeLine(1, 'deadline one'), storeLine(2, 'deadline two')]);
+  const ids = [first.replies.get(1).result.ids[0], first.replies.get(2).result.ids[0]];
+  const later = session(node22, a.dir, a.manifest, [queryLine(3)]);
+  assert.is(later.logs.find((l) => l.msg === 'memory open')?.adapter, 'sqljs');
+  assert.equal(later.replies.get(3).result.entries.map((e: any) => e.id).sort(), [...ids].sort());
+});
+
+test.after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+test.run();
