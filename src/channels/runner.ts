@@ -1,7 +1,7 @@
 // One channel's message path (docs/channels.md "Messages"): a frame from the channel's transport →
 // `channel.message` request → access gate → trigger scheduler → agent.turn → the reply to that sender.
 // Transport-neutral: the fs inbox (queue-fs.ts) and the MQTT topic (queue-mqtt.ts) hand frames here.
-import type { InboundFrame, Logger } from '../kernel/ports.ts';
+import type { InboundFrame, Logger, TelemetrySink } from '../kernel/ports.ts';
 import { classify, failure, success, type JsonRpcId, type JsonRpcMessage } from '../protocol/jsonrpc.ts';
 import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import type { ChannelGate } from './access.ts';
@@ -26,6 +26,8 @@ export interface ChannelRunnerDeps {
   decide?: DecideApproval;
   /** false once the agent is STOPPING (spec §8): no new turn starts, even before this channel's stop. */
   accepting?: () => boolean;
+  /** §5.11 `errors`: every JSON-RPC error response, here `channel.error` with code and reason (no user id, no text). */
+  telemetry?: TelemetrySink;
 }
 
 export interface ChannelRunner {
@@ -39,7 +41,14 @@ export function createChannelRunner(d: ChannelRunnerDeps): ChannelRunner {
   const controllers = new Set<AbortController>();
   const channel = d.channel;
 
-  const refuse = (frame: InboundFrame, id: JsonRpcId, code: number, message: string, data?: unknown) => frame.reply(failure(id, new ProtocolError(code, message, data)));
+  const reportError = (code: number, data: unknown) => {
+    const reason = typeof data === 'object' && data !== null ? (data as { reason?: unknown }).reason : undefined;
+    d.telemetry?.emit('errors', 'channel.error', { channel, code, reason: typeof reason === 'string' ? reason : undefined });
+  };
+  const refuse = (frame: InboundFrame, id: JsonRpcId, code: number, message: string, data?: unknown) => {
+    reportError(code, data);
+    frame.reply(failure(id, new ProtocolError(code, message, data)));
+  };
 
   /** spec §5.3 roles: only an admin may "approve actions" through the channel. */
   const decideApproval = (
@@ -91,7 +100,10 @@ export function createChannelRunner(d: ChannelRunnerDeps): ChannelRunner {
       const id: JsonRpcId = isRequest ? c.msg.id : null;
       // A notification is run but never answered (JSON-RPC 2.0 §4.1), refusals included.
       const answer = (m: JsonRpcMessage) => isRequest && frame.reply(m);
-      const fail = (code: number, message: string, data?: unknown) => answer(failure(id, new ProtocolError(code, message, data)));
+      const fail = (code: number, message: string, data?: unknown) => {
+        if (isRequest) reportError(code, data);
+        answer(failure(id, new ProtocolError(code, message, data)));
+      };
 
       const method = c.msg.method;
       if ((method === APPROVE_METHOD || method === DENY_METHOD) && d.decide) return decideApproval(method, c.msg.params as Record<string, unknown> | undefined, fail, answer, id);

@@ -79,6 +79,7 @@ export function channelsModule(d: ChannelsModuleDeps): ChannelsModule {
           const scheduler = new TriggerScheduler({ maxParallel: spec.trigger?.max_parallel, overlapPolicy: spec.trigger?.overlap_policy, maxQueue: b.max_queue });
           const runner = createChannelRunner({ channel: name, gate, scheduler, getAgent: d.getAgent, log: d.log,
             decide: d.decide,
+            telemetry: core.telemetry,
             // Messages found at STARTING run (the agent module started before this one); from STOPPING on, none.
             accepting: () => !['STOPPING', 'STOPPED', 'ERROR'].includes(core.lifecycle.state),
           });

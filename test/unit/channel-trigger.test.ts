@@ -244,4 +244,24 @@ test('channel.approve / channel.deny: admins only, outside the trigger (a turn w
   assert.is(errOf(plain.replies.get('x'))?.code, -32601);
 });
 
+
+test('every error answer is one telemetry errors event (code, reason; never the sender or the text)', async () => {
+  const events: unknown[] = [];
+  const telemetry = { emit: (c: string, e: string, f?: Record<string, unknown>) => events.push([c, e, f]), latency() {}, tokenUsage() {}, close: async () => {} };
+  const gate = createChannelGate('q', { type: 'queue', access_control: { mode: 'allowlist', allowed_ids: ['u'] } }, { now: () => 0, monotonic: () => 0 });
+  const a = handAgent();
+  const runner = createChannelRunner({ channel: 'q', gate, scheduler: new TriggerScheduler(), getAgent: () => a.agent, log: silentLog, telemetry });
+  const frame = (text: string) => ({ payload: { text }, reply() {} });
+  runner.handle(frame(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'channel.message', params: { from: 'secret-user', text: 'secret text' } })));
+  runner.handle(frame('{oops'));
+  runner.handle(frame(JSON.stringify({ jsonrpc: '2.0', method: 'channel.message', params: { from: 'x', text: 'unanswered' } })));
+  runner.handle(frame(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'channel.message', params: { from: 'u', text: 'ok' } })));
+  await tick();
+  assert.equal(events, [
+    ['errors', 'channel.error', { channel: 'q', code: -32050, reason: 'not_allowed' }],
+    ['errors', 'channel.error', { channel: 'q', code: -32700, reason: undefined }],
+  ]);
+  assert.not.match(JSON.stringify(events), /secret/);
+});
+
 test.run();
