@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentDir, AGENT, MANIFEST, TOKEN_ENV, initialize, countCall } from './fs-agent.ts';
@@ -38,6 +38,7 @@ test.before(async () => {
 test.after(async () => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
   await broker?.stop();
+  if (CLAW) rmSync(CLAW, { force: true });
 });
 
 interface Agent {
