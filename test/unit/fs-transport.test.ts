@@ -216,6 +216,23 @@ test('reply_to names the reply directory outbox/{reply_to}/', async () => {
   await stop(s.t, s.dir);
 });
 
+test('file_mode: replies and notifications get exactly that mode (umask or not); the default is 0600', async () => {
+  const { statSync } = await import('node:fs');
+  for (const [opt, want] of [[{}, 0o600], [{ file_mode: '0664' }, 0o664]] as const) {
+    const s = setup(opt);
+    s.start();
+    put(s.dir, '0000000000000000001-p1.json', reqText(1));
+    await replyFor(s.dir, 'p1');
+    s.t.notify({ jsonrpc: '2.0', method: 'claw.heartbeat' });
+    const reply = ls(`${s.dir}/outbox`)[0];
+    assert.is(statSync(`${s.dir}/outbox/${reply}`).mode & 0o777, want);
+    assert.is(statSync(`${s.dir}/notifications/${ls(`${s.dir}/notifications`)[0]}`).mode & 0o777, want);
+    await stop(s.t, s.dir);
+  }
+  assert.ok('error' in parseFsUri('fs:/a?file_mode=777x', '/'));
+  assert.equal(parseFsUri('fs:/a?file_mode=0660', '/'), { dir: '/a', options: { file_mode: '0660' } });
+});
+
 test('processed: delete leaves no request file behind', async () => {
   const s = setup({ processed: 'delete' });
   s.start();

@@ -7,7 +7,7 @@ import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts';
 import { ClawError } from '../../protocol/errors.ts';
 import { newRequestId, type ClientOptions, type RequestOptions, type TransportClient } from '../client.ts';
 import { DIRS, REPLY_TO, REQUEST_ID, fileName, parseFileName, timestampNs, writeAtomic } from './layout.ts';
-import { FS_DEFAULTS, parseFsUri } from './options.ts';
+import { FS_DEFAULTS, modeOf, parseFsUri } from './options.ts';
 
 interface Waiter {
   resolve(v: unknown): void;
@@ -86,7 +86,8 @@ export async function connectFsClient(uri: string, opts: ClientOptions): Promise
     poll = undefined;
   };
 
-  const write = (rid: string, text: string) => writeAtomic(`${root}/${DIRS.inbox}`, fileName(timestampNs(), rid), text, fsync);
+  const mode = modeOf(parsed.options.file_mode ?? FS_DEFAULTS.file_mode);
+  const write = (rid: string, text: string) => writeAtomic(`${root}/${DIRS.inbox}`, fileName(timestampNs(), rid), text, fsync, mode);
 
   const ridOf = (requestId?: string) => {
     const rid = requestId ?? newRequestId();

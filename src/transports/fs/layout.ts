@@ -1,6 +1,6 @@
 // The directory layout and file naming of the filesystem transport (runtime profile §6.3,
 // docs/transports.md). Everything here is pure apart from the atomic writer.
-import { closeSync, fdatasync, fsyncSync, openSync, renameSync, writeSync, unlinkSync } from 'node:fs';
+import { closeSync, fchmodSync, fdatasync, fsyncSync, openSync, renameSync, writeSync, unlinkSync } from 'node:fs';
 
 export const DIRS = {
   inbox: 'inbox',
@@ -46,10 +46,12 @@ export function fileName(ts: string, requestId: string): string {
  * Write `text` to `dir/name` so no reader ever sees a partial file: `name.tmp` first (readers skip
  * `*.tmp`), optionally fsynced, then renamed into place (profile §6.3).
  */
-export function writeAtomic(dir: string, name: string, text: string, fsync: boolean): void {
+export function writeAtomic(dir: string, name: string, text: string, fsync: boolean, mode = 0o600): void {
   const tmp = `${dir}/${name}.tmp`;
   const fd = openSync(tmp, 'w', 0o600);
   try {
+    // Exactly `mode`, whatever the umask: containers under different uids share files through a group.
+    if (mode !== 0o600) fchmodSync(fd, mode);
     writeSync(fd, text);
     if (fsync) fsyncSync(fd);
   } finally {

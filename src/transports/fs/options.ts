@@ -21,6 +21,11 @@ export const fsTransportOptionsSchema = v.strictObject({
   notifications_keep: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
   /** fsync stored replies before the request is acknowledged (survives power loss, costs latency). Default true. */
   fsync: v.optional(v.boolean()),
+  /**
+   * Permissions of the files this side writes (requests, replies, notifications), as an octal string.
+   * Default "0600"; "0660" with a shared group when writer and reader run under different uids.
+   */
+  file_mode: v.optional(v.pipe(v.string(), v.regex(/^0?[0-7]{3}$/, 'must be an octal mode such as "0660"'))),
 });
 
 export type FsTransportOptions = v.InferOutput<typeof fsTransportOptionsSchema>;
@@ -34,6 +39,7 @@ export const FS_DEFAULTS = {
   dedup_retention_ms: 24 * 3600_000,
   notifications_keep: 100,
   fsync: true,
+  file_mode: '0600',
 };
 
 export type ResolvedFsOptions = typeof FS_DEFAULTS;
@@ -68,13 +74,15 @@ export function parseFsUri(uri: string, baseDir: string): { dir: string; options
       const n = Number(val);
       if (!Number.isInteger(n)) return { error: `fs: option ${k} must be an integer` };
       raw[k] = n;
-    } else if (k === 'processed') raw[k] = val;
+    } else if (k === 'processed' || k === 'file_mode') raw[k] = val;
     else return { error: `unknown fs: option ${k}` };
   }
   const parsed = v.safeParse(fsTransportOptionsSchema, raw);
   if (!parsed.success) return { error: `fs: option ${parsed.issues[0].path?.map((p) => p.key).join('.') ?? ''}: ${parsed.issues[0].message}` };
   return { dir, options: parsed.output };
 }
+
+export const modeOf = (octal: string): number => parseInt(octal, 8);
 
 export function resolveFsOptions(...layers: (FsTransportOptions | undefined)[]): ResolvedFsOptions {
   const out = { ...FS_DEFAULTS };

@@ -13,7 +13,7 @@ import { ErrorCode } from '../../protocol/errors.ts';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../protocol/framing.ts';
 import { canonicalJson } from '../../protocol/canonical-json.ts';
 import { DIRS, REPLY_TO, fileName, parseFileName, timestampNs, writeAtomic, writeAtomicAsync } from './layout.ts';
-import type { ResolvedFsOptions } from './options.ts';
+import { modeOf, type ResolvedFsOptions } from './options.ts';
 import { sweep } from './maintenance.ts';
 
 export interface FsTransportDeps {
@@ -48,6 +48,7 @@ export function createFsTransport(d: FsTransportDeps): Transport {
   const root = d.dir;
   const opt = d.options;
   const limit = d.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  const fileMode = modeOf(opt.file_mode);
   const path = (sub: string, name?: string) => (name ? `${root}/${sub}/${name}` : `${root}/${sub}`);
   let deliver: ((f: InboundFrame) => void) | undefined;
   let open = true;
@@ -81,7 +82,7 @@ export function createFsTransport(d: FsTransportDeps): Transport {
   const writeReply = async (rid: string, replyTo: string | undefined, reply: JsonRpcMessage | JsonRpcMessage[]) => {
     const dir = replyTo ? path(DIRS.outbox, replyTo) : path(DIRS.outbox);
     if (replyTo) mkdirSync(dir, { recursive: true });
-    writeAtomic(dir, fileName(timestampNs(), rid), JSON.stringify(reply), false);
+    writeAtomic(dir, fileName(timestampNs(), rid), JSON.stringify(reply), false, fileMode);
   };
 
   /** The request file leaves processing/: archived, deleted, or (malformed) kept in rejected/. */
@@ -348,7 +349,7 @@ export function createFsTransport(d: FsTransportDeps): Transport {
       // Agent-initiated notifications (claw.heartbeat) go to notifications/, newest last.
       if (!open) return;
       safe(() => {
-        writeAtomic(path(DIRS.notifications), fileName(timestampNs(), `n${process.pid}-${++notifySeq}`), JSON.stringify(message), false);
+        writeAtomic(path(DIRS.notifications), fileName(timestampNs(), `n${process.pid}-${++notifySeq}`), JSON.stringify(message), false, fileMode);
       });
     },
     async close() {
