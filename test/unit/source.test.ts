@@ -192,4 +192,25 @@ test('alias bombs are refused', () => {
   assert.ok(Date.now() - t < 1000);
 });
 
+test('YAML beyond the plain subset (block scalars, anchors, multi-line flow): values and positions from the one reader', () => {
+  const s = ok(parse('base: &p\n  model: m\nspec:\n  identity:\n    inline:\n      personality: |\n        line one\n        line two\n  providers: [*p,\n    {inline: {model: n}}]\n'));
+  assert.equal(s.value, {
+    base: { model: 'm' },
+    spec: { identity: { inline: { personality: 'line one\nline two\n' } }, providers: [{ model: 'm' }, { inline: { model: 'n' } }] },
+  });
+  assert.equal(s.locate(['spec', 'identity', 'inline', 'personality']), { line: 6, col: 7 });
+  assert.equal(s.locate(['spec', 'providers', 0]), { line: 9, col: 15 });
+  assert.equal(s.locate(['spec', 'providers', 1, 'inline', 'model']), { line: 10, col: 15 });
+});
+
+test('YAML the reader refuses on purpose: rule syntax, "YAML not supported", with a position', () => {
+  const i = bad(parse('a: 1\n? b\n: c\n'));
+  assert.is(i.rule, 'syntax');
+  assert.match(i.message, /^YAML not supported: explicit "\? " keys/);
+  assert.equal(i.pos, { line: 2, col: 1 });
+  const t = bad(parse('a: !!timestamp 2026-01-01\n'));
+  assert.match(t.message, /^YAML not supported: unknown tag "!!timestamp"/);
+  assert.equal(t.pos, { line: 1, col: 4 });
+});
+
 test.run();
