@@ -11,6 +11,7 @@ import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { MethodSpec } from '../kernel/methods/index.ts';
 import type { SwarmSpec } from '../manifest/schema/index.ts';
 import type { PeerBus } from '../swarm/bus.ts';
+import type { SecretResolver } from '../kernel/secrets.ts';
 import { planOf, roleOf, type SwarmPlan } from '../swarm/plan.ts';
 import { SwarmNode, parseParams } from '../swarm/node.ts';
 import { toolTaskRunner } from '../swarm/tool-task.ts';
@@ -28,6 +29,8 @@ export interface SwarmModuleDeps {
   notify(n: JsonRpcNotification): void;
   /** The kernel's own dispatch: a peer's task runs as this agent's claw.tool.call, gates included. */
   dispatch(method: string, params: unknown): Promise<unknown>;
+  /** Resolves an MQTT bus's password_ref (runtime profile §7). */
+  secrets?: SecretResolver;
   /** Tests: the bus to use instead of the configured one. */
   bus?(self: string, plan: SwarmPlan): PeerBus | Promise<PeerBus>;
 }
@@ -83,7 +86,7 @@ export function swarmModule(d: SwarmModuleDeps): KernelModule {
       const presenceMs = cfg?.presence_interval_ms ?? SWARM_DEFAULTS.presence_interval_ms;
       let bus: PeerBus;
       try {
-        bus = d.bus ? await d.bus(self, plan) : await openBus(cfg, { self, log: d.log, clock: d.clock, cwd: d.cwd, presenceMs });
+        bus = d.bus ? await d.bus(self, plan) : await openBus(cfg, { self, swarm: plan.swarm, log: d.log, clock: d.clock, cwd: d.cwd, presenceMs, secrets: d.secrets });
       } catch (e) {
         throw new ProtocolError(ErrorCode.PeerUnreachable, `Peer unreachable: the swarm bus cannot be opened: ${(e as Error).message}`, { state: 'ERROR' });
       }
@@ -99,6 +102,7 @@ export function swarmModule(d: SwarmModuleDeps): KernelModule {
           retryInitialMs: cfg?.retry_initial_ms ?? SWARM_DEFAULTS.retry_initial_ms,
           retryMaxMs: cfg?.retry_max_ms ?? SWARM_DEFAULTS.retry_max_ms,
           presencePollMs: Math.max(50, Math.min(presenceMs, 500)),
+          unavailableGraceMs: cfg?.stale_after_ms ?? 3 * presenceMs,
         },
         runner: toolTaskRunner((method, params) => d.dispatch(method, params), () => self),
         onBroadcast: (params) => d.notify({ jsonrpc: '2.0', method: 'claw.swarm.broadcast', params }),

@@ -27,6 +27,11 @@ export interface Timing {
   retryMaxMs: number;
   /** How often a peer we wait on is checked for presence. */
   presencePollMs: number;
+  /**
+   * How long a peer we wait on must read unavailable, without a break, before it is given up: a
+   * broker restart makes every peer's Last Will fire while the peers themselves work on.
+   */
+  unavailableGraceMs: number;
 }
 
 export interface CoordinatorDeps {
@@ -247,9 +252,12 @@ export class Coordinator {
         resolve(r);
       };
       const timer = setTimeout(() => finish(undefined), Math.max(0, deadline - this.d.now()));
+      let downSince: number | undefined;
       const poll = setInterval(() => {
         const p = this.d.bus.peers(this.d.plan.swarm).find((x) => x.identity === peer);
-        if (!p || p.status === 'unavailable') finish(undefined);
+        if (p && p.status !== 'unavailable') return void (downSince = undefined);
+        downSince ??= this.d.now();
+        if (this.d.now() - downSince >= this.d.timing.unavailableGraceMs) finish(undefined);
       }, this.d.timing.presencePollMs);
       reported.then(finish);
     });

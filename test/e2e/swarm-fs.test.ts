@@ -3,7 +3,7 @@
 // through the worker's own gates, and workers SIGKILLed mid-task (retry → failover → dead letter).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AGENTS, delegation, startSwarm, status, type Swarm } from './swarm-setup.ts';
+import { AGENTS, delegation, result, startSwarm, status, type Swarm } from './swarm-setup.ts';
 
 let s: Swarm;
 
@@ -35,7 +35,7 @@ test('delegate → acknowledged; a worker runs the echo tool; its report is the 
   assert.is(ack.result.task_id, d.task_id);
   const worker = ack.result.peers[0];
   assert.ok(worker === 'worker-a' || worker === 'worker-b');
-  const r = await s.procs.leader.request('claw.swarm.result', { task_id: d.task_id, wait_ms: 8000 });
+  const r = { result: await result(s.procs.leader, d.task_id, 8000) };
   const ms = Date.now() - t0;
   assert.is(r.result.state, 'completed', JSON.stringify(r.result));
   assert.equal(r.result.result.content, [{ type: 'text', text: 'hello swarm' }]);
@@ -47,7 +47,7 @@ test('delegate → acknowledged; a worker runs the echo tool; its report is the 
   const d2 = delegation({ name: 'echo', arguments: { text: 'second' } });
   const ack2 = await s.procs.leader.request('claw.swarm.delegate', d2);
   assert.is.not(ack2.result.peers[0], worker);
-  const r2 = await s.procs.leader.request('claw.swarm.result', { task_id: d2.task_id, wait_ms: 8000 });
+  const r2 = { result: await result(s.procs.leader, d2.task_id, 8000) };
   assert.equal(r2.result.result.content, [{ type: 'text', text: 'second' }]);
 });
 
@@ -55,7 +55,7 @@ test("a peer's task passes the worker's own policy gate: shell denied there → 
   const d = delegation({ name: 'shell', arguments: { command: 'touch /tmp/should-not-exist' } });
   const ack = await s.procs.leader.request('claw.swarm.delegate', d);
   assert.is(ack.result.acknowledged, true);
-  const r = await s.procs.leader.request('claw.swarm.result', { task_id: d.task_id, wait_ms: 8000 });
+  const r = { result: await result(s.procs.leader, d.task_id, 8000) };
   assert.is(r.result.state, 'failed');
   assert.is(r.result.error.code, -32041);
   const inner = r.result.error.data.failed[0].result.error;
@@ -84,7 +84,7 @@ test('a worker SIGKILLed mid-task: retried (retry_per_agent 1), then the other w
   await new Promise((r) => setTimeout(r, 500));
   const t0 = Date.now();
   s.procs[victim].kill();
-  const r = await s.procs.leader.request('claw.swarm.result', { task_id: d.task_id, wait_ms: 15000 });
+  const r = { result: await result(s.procs.leader, d.task_id, 15000) };
   assert.is(r.result.state, 'completed', JSON.stringify(r.result));
   assert.equal(r.result.asked, [victim, victim, survivor]);
   assert.is(r.result.reports[0].peer, survivor);
@@ -99,7 +99,7 @@ test('the last worker killed mid-task: dead-letter queue, -32040; new delegation
   const last = ack.result.peers[0] as 'worker-a' | 'worker-b';
   await new Promise((r) => setTimeout(r, 400));
   s.procs[last].kill();
-  const r = await s.procs.leader.request('claw.swarm.result', { task_id: d.task_id, wait_ms: 15000 });
+  const r = { result: await result(s.procs.leader, d.task_id, 15000) };
   assert.is(r.result.state, 'dead-letter', JSON.stringify(r.result));
   assert.is(r.result.error.code, -32040);
   assert.equal(r.result.asked, [last, last]);

@@ -4,6 +4,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import * as assert from 'uvu/assert';
 import { ROOT, initParams, startClaw, type ClawRun } from './helpers/claw-process.ts';
 
@@ -22,7 +23,17 @@ export interface Swarm {
 let seq = 0;
 
 /** `bus(dir)` gives the swarm.bus value; `extraConfig` is appended to every claw.runtime.yaml. */
-export async function startSwarm(bus: (dir: string) => string, extraConfig = ''): Promise<Swarm> {
+export async function buildSwarmMqttClaw(): Promise<string> {
+  // The production esbuild options and aliases (build.config.mjs), loaded at run time as helpers/mqtt-build.ts does.
+  const rel = `.build/claw-swarm-mqtt-${process.pid}.mjs`;
+  const { bundle } = (await import(pathToFileURL(join(ROOT, 'build.config.mjs')).href)) as { bundle(o: { entry: string; outfile: string }): Promise<unknown> };
+  await bundle({ entry: join(ROOT, 'test/e2e/swarm-mqtt-claw.ts'), outfile: rel });
+  return join(ROOT, rel);
+}
+
+export async function startSwarm(bus: (dir: string) => string, extraConfig = '', bundle?: string): Promise<Swarm> {
+  // Another bundle (the MQTT-enabled one) in place of dist/claw.mjs: sh drops the helper's node + claw.mjs.
+  const wrap = bundle ? ['sh', '-c', `shift 2; exec "${process.execPath}" "${bundle}" "$@"`, 'sh'] : undefined;
   const dir = mkdtempSync(join(tmpdir(), 'claw-swarm-'));
   cpSync(join(ROOT, 'examples', 'swarm'), dir, { recursive: true });
   for (const a of AGENTS) {
@@ -37,7 +48,7 @@ export async function startSwarm(bus: (dir: string) => string, extraConfig = '')
   }
   const procs = {} as Record<AgentName, ClawRun>;
   try {
-    for (const a of AGENTS) procs[a] = startClaw(['run', join(dir, a, 'claw.yaml')], { cwd: dir, env: { LOCAL_CLI_TOKEN: 'local-token' } });
+    for (const a of AGENTS) procs[a] = startClaw(['run', join(dir, a, 'claw.yaml')], { cwd: dir, env: { LOCAL_CLI_TOKEN: 'local-token' }, wrap });
     // Three runtimes (and their memory databases) start at once on a shared machine: generous wait.
     const inits = await Promise.all(
       AGENTS.map((a) => {
@@ -93,4 +104,14 @@ export function delegation(tool: { name: string; arguments: Record<string, unkno
     task: { description: `run ${tool.name}`, input: { tool } },
     context: { request_id: `11111111-2222-3333-4444-${n}`, swarm: 'home-team' },
   };
+}
+
+let rid = 0;
+/** claw.swarm.result with wait_ms, waiting for the reply accordingly (the helper's request() waits 5 s). */
+export async function result(p: ClawRun, task_id: string, waitMs = 15_000): Promise<any> {
+  const id = `result-${++rid}`;
+  p.send({ jsonrpc: '2.0', id, method: 'claw.swarm.result', params: { task_id, wait_ms: waitMs } });
+  const r = await p.waitFor((m) => m.id === id, waitMs + 5000);
+  assert.ok(r.result, JSON.stringify(r.error));
+  return r.result;
 }

@@ -4,7 +4,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ProtocolError } from '../../src/protocol/errors.ts';
 import type { TaskRunner } from '../../src/swarm/peer.ts';
-import { build, scripted, sleep, spec, task } from './swarm-fixture.ts';
+import { build, scripted, sleep, spec, stopAll, task } from './swarm-fixture.ts';
+
+test.after.each(stopAll);
 
 const agents = [
   { identity_ref: 'lead', role: 'leader' },
@@ -51,6 +53,28 @@ test('worker killed mid-task: retried on it (retry_per_agent), then the other wo
   assert.is(rec.attempts, 4);
   assert.ok(b.log.some((l) => l.msg === 'swarm retry' && l.fields?.peer === 'w1' && l.fields?.attempt === 3));
   await b.stop();
+});
+
+test('a peer unavailable for less than unavailableGraceMs (a broker restart) is waited for; longer → retried', async () => {
+  for (const [grace, attempts] of [
+    [400, 1],
+    [0, 2],
+  ] as const) {
+    const slow = scripted((_i, self) => ({ status: 'completed', result: self }), 250);
+    const b = await build(spec({ topology: 'leader-worker', agents: agents.slice(0, 2), failure: { retry_per_agent: 1 } }), slow.make, { timing: { unavailableGraceMs: grace, retryInitialMs: 150, retryMaxMs: 150 } });
+    const t = task();
+    b.nodes.lead.coordinator.delegate(t);
+    await sleep(40);
+    const w1 = b.hub.connect('w1');
+    await w1.announce({ identity: 'w1', swarm: 'team', role: 'worker', status: 'unavailable' });
+    await sleep(100);
+    await w1.announce({ identity: 'w1', swarm: 'team', role: 'worker', status: 'ready' });
+    await b.nodes.lead.coordinator.tasks.wait(t.task_id, 3000);
+    const rec = b.nodes.lead.coordinator.tasks.get(t.task_id)!;
+    await b.stop();
+    assert.is(rec.state, 'completed', `grace ${grace}: ${JSON.stringify(rec)}`);
+    assert.is(rec.attempts, attempts, `grace ${grace}`);
+  }
 });
 
 test('every worker gone: dead-letter queue (enabled), error -32040, max_retries caps the tries', async () => {

@@ -69,7 +69,7 @@ export interface Built {
 export async function build(
   s: SwarmSpec,
   runnerFor: (id: string) => TaskRunner,
-  opts: { ids?: string[]; timing?: Partial<{ ackTimeoutMs: number; retryInitialMs: number; retryMaxMs: number; presencePollMs: number }>; name?: string } = {},
+  opts: { ids?: string[]; timing?: Partial<{ ackTimeoutMs: number; retryInitialMs: number; retryMaxMs: number; presencePollMs: number; unavailableGraceMs: number }>; name?: string } = {},
 ): Promise<Built> {
   const hub = new MemoryHub();
   const plan = planOf(opts.name ?? 'team', s);
@@ -87,13 +87,21 @@ export async function build(
       clock: realClock,
       presenceMs: 1000,
       costAware: s.aggregation.cost_aware ?? false,
-      timing: { ackTimeoutMs: 500, retryInitialMs: 10, retryMaxMs: 40, presencePollMs: 10, ...opts.timing },
+      timing: { ackTimeoutMs: 500, retryInitialMs: 10, retryMaxMs: 40, presencePollMs: 10, unavailableGraceMs: 0, ...opts.timing },
       onBroadcast: (p) => broadcasts[id].push(p),
       reportAttempts: 3,
     });
     await nodes[id].start();
   }
-  return { hub, nodes, broadcasts, log, stop: async () => void (await Promise.all(Object.values(nodes).map((n) => n.stop()))) };
+  const built: Built = { hub, nodes, broadcasts, log, stop: async () => void (live.delete(built), await Promise.all(Object.values(nodes).map((n) => n.stop()))) };
+  live.add(built);
+  return built;
+}
+
+const live = new Set<Built>();
+/** test.after.each: a failed assertion must not leave nodes (and their timers) running. */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...live].map((b) => b.stop()));
 }
 
 let seq = 0;

@@ -5,7 +5,9 @@ import * as assert from 'uvu/assert';
 import { ProtocolError } from '../../src/protocol/errors.ts';
 import { toolTaskRunner } from '../../src/swarm/tool-task.ts';
 import { aggregate } from '../../src/swarm/aggregate.ts';
-import { build, scripted, sleep, spec, task } from './swarm-fixture.ts';
+import { build, scripted, sleep, spec, stopAll, task } from './swarm-fixture.ts';
+
+test.after.each(stopAll);
 
 const s = spec({ topology: 'leader-worker', agents: [{ identity_ref: 'lead', role: 'leader' }, { identity_ref: 'w1', role: 'worker' }] });
 

@@ -2,7 +2,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ProtocolError } from '../../src/protocol/errors.ts';
-import { build, scripted, sleep, spec, task } from './swarm-fixture.ts';
+import { build, scripted, sleep, spec, stopAll, task } from './swarm-fixture.ts';
+
+test.after.each(stopAll);
 
 const echo = scripted((input, self) => ({ status: 'completed', result: { by: self, input } }));
 const lw = spec({
