@@ -5,6 +5,8 @@
 // trigger allows. Idle conversations beyond `maxConversations` are dropped, least recently used first
 // (their history lives on in the conversation store, if the factory gives them one).
 import type { TurnResult } from '../agent/types.ts';
+import type { AgentTools } from '../agent/service.ts';
+import { ErrorCode } from '../protocol/errors.ts';
 import type { ChannelAgent, ChannelTurnOptions } from './types.ts';
 
 export interface TurnAgent {
@@ -54,3 +56,13 @@ export function perConversationAgent(make: (k: ConversationKey) => TurnAgent, o:
     },
   };
 }
+
+/**
+ * The tools of a viewer's agent (spec §5.3 viewer: "cannot trigger tools or skills"): none are listed, so
+ * the prompt offers none and the validator rejects any tool_call as an unknown capability; a call that
+ * reached `call` anyway is refused as a policy denial.
+ */
+export const NO_AGENT_TOOLS: AgentTools = {
+  list: () => [],
+  call: async (name) => ({ ok: false, code: ErrorCode.PolicyDenied, message: `Policy denied: tool ${name} is not available to a read-only (viewer) channel user` }),
+};

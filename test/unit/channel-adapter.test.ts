@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { perConversationAgent, type ConversationKey } from '../../src/channels/agent-adapter.ts';
+import { NO_AGENT_TOOLS, perConversationAgent, type ConversationKey } from '../../src/channels/agent-adapter.ts';
 import type { TurnResult } from '../../src/agent/types.ts';
 
 const tick = () => new Promise((r) => setImmediate(r));
@@ -72,6 +72,16 @@ test('idle conversations beyond the bound are dropped, busy ones kept', async ()
   void a.turn('again', s, opts('busy'));
   await tick();
   assert.equal(f.made.map((k) => k.conversation), ['c:busy', 'c:idle', 'c:third'], 'the busy conversation kept its agent');
+});
+
+
+test('NO_AGENT_TOOLS: lists nothing, refuses any call as a policy denial', async () => {
+  assert.equal(NO_AGENT_TOOLS.list(), []);
+  assert.equal(await NO_AGENT_TOOLS.call('shell', {}, { requestId: 'r', signal: new AbortController().signal }), {
+    ok: false,
+    code: -32011,
+    message: 'Policy denied: tool shell is not available to a read-only (viewer) channel user',
+  });
 });
 
 test.run();
