@@ -48,8 +48,8 @@ interface Agent {
 }
 
 /** `claw run claw.yaml --listen <url>` as a daemon; resolves once the broker accepted its session. */
-async function runAgent(dir: string, url: string, extra: string[] = []): Promise<Agent> {
-  const child = spawn(process.execPath, [CLAW, 'run', join(dir, 'claw.yaml'), ...(url ? ['--listen', url] : []), ...extra], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...TOKEN_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+async function runAgent(dir: string, url: string, extra: string[] = [], runtime = process.execPath): Promise<Agent> {
+  const child = spawn(runtime, [CLAW, 'run', join(dir, 'claw.yaml'), ...(url ? ['--listen', url] : []), ...extra], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...TOKEN_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let err = '';
   child.stderr!.setEncoding('utf8');
@@ -255,5 +255,31 @@ when(HAVE)('agent killed -9 mid-request: after the restart the caller hears "int
     await b.exited;
   }
 });
+
+// The same bridge on every runtime the bundle supports (mqtt.js over node:net on Node 18/22 and Bun).
+const RUNTIMES: [string, string][] = [
+  ['node18', join(process.cwd(), '.build/runtimes/node18/node_modules/.bin/node')],
+  ['node22', join(process.cwd(), '.build/runtimes/node22/node_modules/.bin/node')],
+  ['bun', join(process.cwd(), '.build/runtimes/bun/node_modules/.bin/bun')],
+];
+for (const [name, bin] of RUNTIMES) {
+  if (HAVE && !existsSync(bin)) console.log(`SKIP mqtt e2e on ${name}: ${bin} missing (scripts/install-runtimes.sh installs it)`);
+  when(HAVE && existsSync(bin))(`${name}: claw run --listen mqtt:// serves initialize and a tool call`, async () => {
+    const dir = agentDir();
+    const url = broker.url(`/rt-${name}/${AGENT}`);
+    const a = await runAgent(dir, url, [], bin);
+    try {
+      const i = await init(url);
+      assert.is(i.code, 0, `${i.stderr} ${a.stderr().slice(-600)}`);
+      const c = await count(url, name);
+      assert.is(c.code, 0, c.stderr);
+      assert.equal(c.reply.result.content, [{ type: 'text', text: `counted ${name}\n` }]);
+      assert.equal(counted(dir), [name]);
+    } finally {
+      a.child.kill('SIGTERM');
+      assert.is(await a.exited, 0);
+    }
+  });
+}
 
 test.run();
