@@ -36,11 +36,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startMosquitto(opts: { extraConfig?: string[]; anonymous?: boolean } = {}): Promise<Mosquitto> {
+export async function startMosquitto(opts: { extraConfig?: string[]; anonymous?: boolean; port?: number } = {}): Promise<Mosquitto> {
   const bin = findMosquitto();
   if (!bin) throw new Error('mosquitto not found (apt-get install mosquitto; scripts/test-deps.sh installs it)');
   const dir = mkdtempSync(join(tmpdir(), 'claw-mosquitto-'));
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const conf = join(dir, 'mosquitto.conf');
   writeFileSync(
     conf,

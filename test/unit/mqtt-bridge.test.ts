@@ -10,7 +10,7 @@ import { parseMqttUrl } from '../../src/transports/mqtt/endpoint.ts';
 import { resolveMqttSettings } from '../../src/transports/mqtt/options.ts';
 import { MqttConnection } from '../../src/transports/mqtt/connection.ts';
 import { MqttSwarmLink } from '../../src/transports/mqtt/link.ts';
-import { findMosquitto, startMosquitto, type Mosquitto } from '../helpers/mosquitto.ts';
+import { findMosquitto, freePort, startMosquitto, type Mosquitto } from '../helpers/mosquitto.ts';
 import { captureLogger, until } from './helpers/fakes.ts';
 
 const HAVE = findMosquitto() !== undefined;
@@ -126,6 +126,27 @@ when(HAVE)('broker restart: the connection comes back (backoff) and requests sti
   // at its reconnect, so the retained document is right again.
   const w = await watcherLink('t6');
   await until(() => w.link.peers().get('a1')?.status === 'ready', 3000);
+});
+
+test('reconnect backoff doubles up to its cap while no broker listens, then connects when one appears', async () => {
+  const port = await freePort();
+  const settings = resolveMqttSettings(parseMqttUrl(`mqtt://127.0.0.1:${port}/t7/a1`));
+  settings.backoff = { initialDelayMs: 40, maxDelayMs: 160 };
+  const log = captureLogger();
+  const t = track(await createMqttTransport({ settings, log }));
+  const delays = () => log.entries.filter((e) => e.msg === 'mqtt reconnect scheduled').map((e) => e.fields!.delay_ms);
+  await until(() => delays().length >= 5, 3000);
+  assert.equal(delays().slice(0, 5), [40, 80, 160, 160, 160]);
+  // Refused connections are logged once per outage, not once per attempt.
+  assert.is(log.entries.filter((e) => e.msg === 'mqtt connection error').length, 1);
+  if (!HAVE) return;
+  const b = await startMosquitto({ port });
+  try {
+    await t.ready(3000);
+    assert.is(delays().length >= 5, true);
+  } finally {
+    await b.stop();
+  }
 });
 
 async function watcherLink(swarm: string) {
