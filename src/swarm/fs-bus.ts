@@ -95,8 +95,8 @@ export function openFsBus(o: FsBusOptions): PeerBus {
 
   const reachable = (to: string) => {
     if (!NAME.test(to)) throw new BusError('unreachable', `peer name "${to}" is not addressable`);
-    const p = last && read(last.swarm).find((x) => x.identity === to);
-    if (p && !alive(p)) throw new BusError('unreachable', `peer ${to} is unavailable`);
+    const p = last && seen(last.swarm).find((x) => x.identity === to);
+    if (p?.status === 'unavailable') throw new BusError('unreachable', `peer ${to} is unavailable`);
   };
 
   return {

@@ -233,6 +233,24 @@ test('concurrency.max_parallel bounds delegations in flight across all peers', a
   await b.stop();
 });
 
+test('sequential_within_agent: one task at a time per peer, whatever max_parallel allows', async () => {
+  for (const [sequential, expected] of [
+    [true, 1],
+    [false, 3],
+  ] as const) {
+    const slow = scripted(() => ({ status: 'completed', result: 1 }), 50);
+    const s = spec({ topology: 'leader-worker', agents: [{ identity_ref: 'lead', role: 'leader' }, { identity_ref: 'w1', role: 'worker' }] });
+    s.coordination.concurrency.sequential_within_agent = sequential;
+    const b = await build(s, slow.make);
+    const ts = [task(), task(), task()];
+    for (const t of ts) b.nodes.lead.coordinator.delegate(t);
+    for (const t of ts) await b.nodes.lead.coordinator.tasks.wait(t.task_id, 3000);
+    assert.equal(ts.map((t) => b.nodes.lead.coordinator.tasks.get(t.task_id)!.state), ['completed', 'completed', 'completed']);
+    assert.is(slow.stats.maxActive, expected, `sequential_within_agent ${sequential}`);
+    await b.stop();
+  }
+});
+
 test('a peer at max_parallel announces busy; a ready peer is preferred', async () => {
   const slow = scripted(() => ({ status: 'completed', result: 1 }), 150);
   const s = spec({ ...lw });
