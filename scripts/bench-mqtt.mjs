@@ -133,7 +133,9 @@ const bareOnce = (i) =>
 
 // ---- claw agents ----
 async function agent(path) {
-  const c = child(process.execPath, [CLAW, 'run', join(ROOT, 'examples/minimal/claw.yaml'), '--listen', `${broker}${path}`], { cwd: work });
+  // State (the MQTT request journal) goes to the scratch directory, not beside the example manifest.
+  writeFileSync(join(work, 'claw.runtime.yaml'), `data_dir: ${join(work, 'data')}\n`);
+  const c = child(process.execPath, [CLAW, 'run', join(ROOT, 'examples/minimal/claw.yaml'), '--config', join(work, 'claw.runtime.yaml'), '--listen', `${broker}${path}`], { cwd: work });
   // A request published before the agent's first session exists has no subscriber and is dropped by the broker.
   for (let i = 0; !c.err().includes('"mqtt connected"'); i++) {
     if (i > 1000 || c.exitCode !== null) throw new Error(`agent did not connect: ${c.err()}`);
