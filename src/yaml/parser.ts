@@ -272,6 +272,7 @@ export class Parser {
       this.nextContentLine();
       if (this.ind > parent) return this.blockNodeAtLineStart(this.ind, props, parent);
       if (ctx === 'map-value' && this.ind === parent && this.isSeqEntry(this.i)) return this.blockSeq(this.ind, props);
+      if (props && ctx !== 'seq-item') this.noTabLine(emptyAt, this.i);
       return this.empty(props, emptyAt);
     }
     const c = this.c();
@@ -304,6 +305,7 @@ export class Parser {
       const at = this.i;
       this.nextContentLine();
       if (this.ind > parent) return this.blockNodeAtLineStart(this.ind, props, parent);
+      this.noTabLine(at, this.i);
       return this.empty(props, at);
     }
     const c2 = this.c();
@@ -316,6 +318,20 @@ export class Parser {
       this.applyProps(r.node, outer);
     }
     return r.node;
+  }
+
+  /** Properties left without a node: a tab on a blank line after them reads as indentation to `yaml`, which refuses it. */
+  private noTabLine(from: number, to: number): void {
+    let blank = false;
+    for (let j = from; j < to; j++) {
+      const c = this.s.charCodeAt(j);
+      if (c === LF) blank = true;
+      else if (c === TAB && blank) {
+        let e = j;
+        while (this.c(e) === TAB || this.c(e) === SP) e++;
+        if (this.isEol(e)) this.fail('tabs are not allowed as indentation', j);
+      } else if (c !== SP && c !== CR) blank = false;
+    }
   }
 
   private mergeProps(a: Props | undefined, b: Props | undefined): Props | undefined {
