@@ -4,8 +4,8 @@
 // on the fly), p50/p99 per variant. Floor: a bare Node process doing the same file dance (watch the
 // inbox, rename the request out, read it, write the reply as .tmp + rename) without the runtime.
 //
-//   watch            defaults: fs.watch (inotify) + 250 ms poll safety net, stored replies fsynced
-//   watch, no fsync  the same with fsync: false (the stored reply survives a crash, not power loss)
+//   watch            defaults: fs.watch (inotify) + 250 ms poll safety net (process-crash safe)
+//   watch, fsync     fsync: true, power-loss safe (claims and stored answers fsynced, directories too)
 //   poll 250 ms      watch: false on both sides, the default interval (filesystems that do not notify)
 //   poll 20 ms       watch: false, a short interval
 //
@@ -111,7 +111,7 @@ async function variant(label, { bare = false, query = '', clientQuery = '', n = 
 const rows = [];
 rows.push(await variant('bare fs echo (watch)', { bare: true }));
 rows.push(await variant('claw, watch (defaults)', {}));
-rows.push(await variant('claw, watch, fsync off', { query: '?fsync=false' }));
+rows.push(await variant('claw, watch, fsync: true', { query: '?fsync=true' }));
 rows.push(await variant('claw, poll 250 ms', { query: '?watch=false', clientQuery: '?watch=false', n: POLL_N }));
 rows.push(await variant('claw, poll 20 ms', { query: '?watch=false&poll_interval_ms=20', clientQuery: '?watch=false&poll_interval_ms=20', n: POLL_N * 2 }));
 const summary = { ...summaryHead(), load: loadavg()[0], rows };

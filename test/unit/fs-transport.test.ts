@@ -233,6 +233,16 @@ test('file_mode: replies and notifications get exactly that mode (umask or not);
   assert.equal(parseFsUri('fs:/a?file_mode=0660', '/'), { dir: '/a', options: { file_mode: '0660' } });
 });
 
+test('fsync: true (power-loss mode) answers, stores and retires like the default', async () => {
+  const s = setup({ fsync: true });
+  s.start();
+  put(s.dir, '0000000000000000001-y1.json', reqText(1));
+  assert.equal(await replyFor(s.dir, 'y1'), { jsonrpc: '2.0', id: 1, result: { method: 'm', params: { n: 1 } } });
+  await until(() => ls(`${s.dir}/archive`).length === 1);
+  assert.equal(ls(`${s.dir}/.state/answered`), ['y1.json']);
+  await stop(s.t, s.dir);
+});
+
 test('processed: delete leaves no request file behind', async () => {
   const s = setup({ processed: 'delete' });
   s.start();

@@ -1,6 +1,6 @@
 // The directory layout and file naming of the filesystem transport (runtime profile §6.3,
 // docs/transports.md). Everything here is pure apart from the atomic writer.
-import { closeSync, fchmodSync, fdatasync, fsyncSync, openSync, renameSync, writeSync, unlinkSync } from 'node:fs';
+import { closeSync, fchmodSync, fdatasync, fsync as fsyncCb, fsyncSync, openSync, renameSync, writeSync, unlinkSync } from 'node:fs';
 
 export const DIRS = {
   inbox: 'inbox',
@@ -57,19 +57,13 @@ export function writeAtomic(dir: string, name: string, text: string, fsync: bool
   } finally {
     closeSync(fd);
   }
-  try {
-    renameSync(tmp, `${dir}/${name}`);
-  } catch (e) {
-    try {
-      unlinkSync(tmp);
-    } catch {}
-    throw e;
-  }
+  renameOrDrop(tmp, `${dir}/${name}`);
 }
 
 /**
- * writeAtomic whose fsync does not block the event loop: the write and rename are synchronous (page
- * cache, microseconds), only fdatasync goes to the thread pool. One hop instead of one per step.
+ * writeAtomic for the stored answer, durable against power loss when `fsync`: data (fdatasync), then
+ * the rename (the directory's fsync). Only the syncs leave the event loop; the write and rename are
+ * page-cache work.
  */
 export async function writeAtomicAsync(dir: string, name: string, text: string, fsync: boolean): Promise<void> {
   if (!fsync) return writeAtomic(dir, name, text, false);
@@ -81,12 +75,40 @@ export async function writeAtomicAsync(dir: string, name: string, text: string, 
   } finally {
     closeSync(fd);
   }
+  renameOrDrop(tmp, `${dir}/${name}`);
+  await fsyncDir(dir);
+}
+
+function renameOrDrop(tmp: string, to: string): void {
   try {
-    renameSync(tmp, `${dir}/${name}`);
+    renameSync(tmp, to);
   } catch (e) {
     try {
       unlinkSync(tmp);
     } catch {}
     throw e;
   }
+}
+
+/** fsync a directory so renames into and out of it survive power loss (a process crash needs nothing). */
+export async function fsyncDir(dir: string): Promise<void> {
+  let fd: number;
+  try {
+    fd = openSync(dir, 'r');
+  } catch {
+    return;
+  }
+  await new Promise<void>((resolve) => fsyncCb(fd, () => resolve()));
+  closeSync(fd);
+}
+
+export function fsyncDirSync(dir: string): void {
+  try {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {}
 }

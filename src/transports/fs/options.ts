@@ -19,7 +19,11 @@ export const fsTransportOptionsSchema = v.strictObject({
   dedup_retention_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(300_000))),
   /** Notification files kept in notifications/ (oldest removed first). */
   notifications_keep: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
-  /** fsync stored replies before the request is acknowledged (survives power loss, costs latency). Default true. */
+  /**
+   * Power-loss safety: fsync the claim (processing/ directory) before a request runs and the stored
+   * answer (data and directory) before the request is retired. Default false: process crashes are
+   * covered without it (the page cache survives them); power loss needs it.
+   */
   fsync: v.optional(v.boolean()),
   /**
    * Permissions of the files this side writes (requests, replies, notifications), as an octal string.
@@ -38,7 +42,7 @@ export const FS_DEFAULTS = {
   tmp_max_age_ms: 5 * 60_000,
   dedup_retention_ms: 24 * 3600_000,
   notifications_keep: 100,
-  fsync: true,
+  fsync: false,
   file_mode: '0600',
 };
 

@@ -12,7 +12,7 @@ import { classify, type JsonRpcMessage } from '../../protocol/jsonrpc.ts';
 import { ErrorCode } from '../../protocol/errors.ts';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../protocol/framing.ts';
 import { canonicalJson } from '../../protocol/canonical-json.ts';
-import { DIRS, REPLY_TO, fileName, parseFileName, timestampNs, writeAtomic, writeAtomicAsync } from './layout.ts';
+import { DIRS, REPLY_TO, fileName, fsyncDirSync, parseFileName, timestampNs, writeAtomic, writeAtomicAsync } from './layout.ts';
 import { modeOf, type ResolvedFsOptions } from './options.ts';
 import { sweep } from './maintenance.ts';
 
@@ -266,6 +266,7 @@ export function createFsTransport(d: FsTransportDeps): Transport {
           throw e;
         }
         names.sort();
+        const claimed: { name: string; requestId: string }[] = [];
         for (const name of names) {
           if (!open) return;
           if (name.endsWith('.tmp')) continue; // a writer is still writing it (cleaned by the sweep when old)
@@ -285,8 +286,12 @@ export function createFsTransport(d: FsTransportDeps): Transport {
             if ((e as NodeJS.ErrnoException).code !== 'ENOENT') d.log.warn('fs transport: cannot claim request', { file: name, error: String(e) });
             continue;
           }
-          handle(name, parsed.requestId, false);
+          claimed.push({ name, requestId: parsed.requestId });
         }
+        // fsync: the claims must be durable before anything runs, or a power loss would put a request
+        // that already ran back into the inbox. One directory fsync covers the whole scan.
+        if (opt.fsync && claimed.length > 0) fsyncDirSync(path(DIRS.processing));
+        for (const c of claimed) handle(c.name, c.requestId, false);
       } while (rescan && open);
     } catch (e) {
       d.log.error('fs transport: scan failed', { error: String(e) });
