@@ -13,6 +13,7 @@ import { filePairingStorage, pairingDir } from '../channels/pairing-store.ts';
 import { TriggerScheduler } from '../channels/trigger.ts';
 import { createChannelRunner, type ChannelRunner, type DecideApproval } from '../channels/runner.ts';
 import type { ChannelSpec, GetAgent } from '../channels/types.ts';
+import { CHANNEL_LISTENERS } from '../channels/listeners.ts';
 
 export interface ChannelsModuleDeps {
   config: RuntimeConfig;
@@ -83,14 +84,10 @@ export function channelsModule(d: ChannelsModuleDeps): ChannelsModule {
             // Messages found at STARTING run (the agent module started before this one); from STOPPING on, none.
             accepting: () => !['STOPPING', 'STOPPED', 'ERROR'].includes(core.lifecycle.state),
           });
-          let transport: Transport;
-          if (b.listen.startsWith('fs:')) {
-            const { openFsQueue } = await import('../channels/queue-fs.ts');
-            transport = openFsQueue(name, b, { baseDir: d.dataDir, log: d.log, maxFrameBytes: d.maxFrameBytes });
-          } else {
-            const { openMqttQueue } = await import('../channels/queue-mqtt.ts');
-            transport = await openMqttQueue(name, queueName, b, { log: d.log, baseDir: d.dataDir, secrets: d.secrets, now: d.clock.now, maxFrameBytes: d.maxFrameBytes });
-          }
+          const scheme = b.listen.slice(0, b.listen.indexOf(':'));
+          const listen = CHANNEL_LISTENERS[scheme];
+          if (!listen) throw new ClawError('config', `channel ${name}: ${scheme}: channels are not in this build (see docs/channels.md, "MQTT topic")`);
+          const transport = await listen(b, { channel: name, queueName, log: d.log, baseDir: d.dataDir, secrets: d.secrets, now: d.clock.now, maxFrameBytes: d.maxFrameBytes });
           open.set(name, { transport, runner, scheduler, grace: b.stop_grace_ms ?? DEFAULT_STOP_GRACE_MS });
           transport.start((frame) => runner.handle(frame));
           d.log.info('channel open', { channel: name, listen: b.listen.split('?')[0], max_parallel: scheduler.maxParallel, overlap_policy: scheduler.overlapPolicy });
