@@ -63,6 +63,8 @@ export class Coordinator {
   private readonly running = new Set<Promise<void>>();
   private readonly stopped = new AbortController();
   private rr = 0;
+  /** token_usage summed over every report received (resource_limits.max_total_tokens). */
+  tokensUsed = 0;
 
   constructor(private readonly d: CoordinatorDeps) {
     this.breakers = new CircuitBreakers(d.plan.breaker, d.now);
@@ -80,6 +82,14 @@ export class Coordinator {
       // Profile §5 idempotency: the same delegation again is acknowledged without a second run.
       if (known.delegate.context.request_id === p.context.request_id) return { acknowledged: true, task_id: p.task_id, peers: [...new Set(known.asked)] };
       throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: task_id "${p.task_id}" was already delegated`, { task_id: p.task_id });
+    }
+    if (plan.maxTotalTokens !== undefined && this.tokensUsed >= plan.maxTotalTokens) {
+      // resource_limits.max_total_tokens spent: the spec's "token or cost limit reached" code (§9.4).
+      throw new ProtocolError(ErrorCode.ProviderQuotaExceeded, `Provider quota exceeded: swarm ${plan.swarm} used ${this.tokensUsed} of max_total_tokens ${plan.maxTotalTokens}`, {
+        swarm: plan.swarm,
+        used: this.tokensUsed,
+        limit: plan.maxTotalTokens,
+      });
     }
     const r = route(plan, bus.self);
     if ('refused' in r) throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${r.refused}`, { topology: plan.topology });
@@ -121,6 +131,7 @@ export class Coordinator {
       this.d.log.info('swarm report not expected: not recorded', { task_id: p.task_id, from });
       return { acknowledged: false };
     }
+    if (typeof p.token_usage === 'number') this.tokensUsed += p.token_usage;
     const [w] = list.splice(i, 1);
     if (list.length === 0) this.pending.delete(p.task_id);
     w.resolve({ peer: w.peer, status: p.status, result: p.result, token_usage: p.token_usage, duration_ms: p.duration_ms });

@@ -201,4 +201,25 @@ test('the same delegation twice is acknowledged once and runs once; a reused tas
   await b.stop();
 });
 
+test('resource_limits.max_total_tokens: once the reports used it up, new delegations get -32021', async () => {
+  const r = scripted(() => ({ status: 'completed', result: 1, token_usage: 600 }));
+  const b = await build(spec({ topology: 'leader-worker', agents: agents.slice(0, 2), resource_limits: { max_total_tokens: 1000 } }), r.make);
+  for (let i = 0; i < 2; i++) {
+    const t = task();
+    b.nodes.lead.coordinator.delegate(t);
+    await b.nodes.lead.coordinator.tasks.wait(t.task_id, 2000);
+    assert.is(b.nodes.lead.coordinator.tasks.get(t.task_id)!.reports[0].token_usage, 600);
+  }
+  assert.is(b.nodes.lead.coordinator.tokensUsed, 1200);
+  try {
+    b.nodes.lead.coordinator.delegate(task());
+    assert.unreachable();
+  } catch (e) {
+    assert.is((e as ProtocolError).code, -32021);
+    assert.equal((e as ProtocolError).data, { swarm: 'team', used: 1200, limit: 1000 });
+  }
+  assert.is(r.stats.calls, 2);
+  await b.stop();
+});
+
 test.run();
