@@ -8,7 +8,7 @@ import type { SandboxSpec } from '../manifest/schema/index.ts';
 import { validateOutput } from '../femtoclaw/validate.ts';
 import { correctionFor } from '../femtoclaw/correction.ts';
 import { buildSystemPrompt } from './prompt.ts';
-import { applicableSkills, skillForTool, skillSandbox, type SkillPermissions } from './skills.ts';
+import { applicableSkills, callPermissions, skillForTool, skillsForTool, skillSandbox } from './skills.ts';
 import { runTurn } from './loop.ts';
 import type { History, LoopLimits, RecordVerdict, ToolOutcome, TurnResult } from './types.ts';
 
@@ -80,10 +80,10 @@ export function createAgentService(d: AgentServiceDeps): AgentService {
           validate: (raw) => validateOutput(raw, registry),
           correction: (r) => correctionFor(r, { tools: names, redact: d.redact }),
           callTool(tool, args, requestId, sig) {
-            // §5.5: a call made for a skill carries the skill (policy scope `skill`) and its permissions narrow
-            // the sandbox; approval_required forces the approval gate.
+            // §5.5: a call made for a skill carries the skill (policy scope `skill`); the permissions of every
+            // skill requiring the tool narrow the sandbox; approval_required forces the approval gate.
             const skill = skillForTool(m, tool);
-            const perms = skill?.spec.permissions as SkillPermissions | undefined;
+            const perms = callPermissions(skillsForTool(m, tool));
             return d.tools.call(tool, args, {
               requestId,
               skill: skill?.name,

@@ -20,11 +20,36 @@ export function applicableSkills(m: ResolvedManifest, bound: ReadonlySet<string>
 /**
  * The skill a model's tool call is attributed to: FemtoClaw's tool_call names a tool, not a skill, so
  * the skills that require the tool are its candidates. Several candidates → the one whose permissions
- * are strictest is used (docs/agent.md), so attributing a call can never loosen anything.
+ * are strictest names the call (policy scope `skill`); the permissions that bind the call are those of
+ * every candidate together (`callPermissions`), so attributing a call can never loosen anything.
  */
 export function skillForTool(m: ResolvedManifest, tool: string): ResolvedPrimitive | undefined {
-  const candidates = m.skills.filter((s) => ((s.spec.tools_required as string[] | undefined) ?? []).includes(tool));
-  return candidates.sort((a, b) => strictness(b.spec.permissions) - strictness(a.spec.permissions))[0];
+  return skillsForTool(m, tool).sort((a, b) => strictness(b.spec.permissions) - strictness(a.spec.permissions))[0];
+}
+
+/** Every skill whose `tools_required` names the tool (§5.5), in manifest order. */
+export function skillsForTool(m: ResolvedManifest, tool: string): ResolvedPrimitive[] {
+  return m.skills.filter((s) => ((s.spec.tools_required as string[] | undefined) ?? []).includes(tool));
+}
+
+const FS_ORDER = ['full', 'write-workspace', 'read-only', 'none'] as const;
+
+/**
+ * The permissions a tool call is held to: the intersection of every candidate skill's permissions.
+ * Picking one candidate would drop another's restriction when neither is stricter in every respect
+ * (one denies the network, the other the filesystem). Network is denied if any denies it, the
+ * filesystem is the most restrictive declared, approval is required if any requires it. No candidate
+ * declaring permissions → undefined (nothing to narrow).
+ */
+export function callPermissions(candidates: readonly ResolvedPrimitive[]): SkillPermissions | undefined {
+  const declared = candidates.map((s) => s.spec.permissions as SkillPermissions | undefined).filter((p): p is SkillPermissions => p !== undefined);
+  if (declared.length === 0) return undefined;
+  const out: SkillPermissions = {};
+  if (declared.some((p) => p.network === false)) out.network = false;
+  const fs = Math.max(...declared.map((p) => FS_ORDER.indexOf(p.filesystem ?? 'full')));
+  if (fs > 0) out.filesystem = FS_ORDER[fs];
+  if (declared.some((p) => p.approval_required === true)) out.approval_required = true;
+  return out;
 }
 
 function strictness(p: SkillPermissions | undefined): number {

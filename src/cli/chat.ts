@@ -47,7 +47,7 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
     close: async () => {},
   };
   const askApproval = async (p: ApprovalRequest) => {
-    aside(`approval needed: tool ${p.tool} ${JSON.stringify(p.arguments ?? {})}${p.reason ? ` (${p.reason})` : ''} — approve? [y/N]`);
+    aside(displayReply(`approval needed: tool ${p.tool} ${JSON.stringify(p.arguments ?? {})}${p.reason ? ` (${p.reason})` : ''} — approve? [y/N]`, interactive));
     const answer = (await input.next())?.trim().toLowerCase();
     const approve = answer === 'y' || answer === 'yes';
     await Promise.resolve(
@@ -101,17 +101,31 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
     if (line.trim() === '') continue;
     try {
       const r = await agent.turn(line, signal);
-      say(r.reply);
+      say(displayReply(r.reply, interactive));
     } catch (e) {
       if (signal.aborted) break;
       // A provider chain that cannot answer (-32020/-32021) is said, and the chat goes on.
       const msg = e instanceof ProtocolError ? `${e.message} (${e.code})` : e instanceof Error ? e.message : String(e);
       log.error('turn failed', { error: msg });
-      say(`error: ${msg}`);
+      say(displayReply(`error: ${msg}`, interactive));
     }
   }
   await runtime.stop(stopReason);
   return 0;
+}
+
+/**
+ * A reply as this channel shows it. The text comes from the model, so it is untrusted: C0/C1 control
+ * characters other than tab (ESC sequences can rewrite or hide what a terminal shows) become U+FFFD.
+ * Piped, stdout carries exactly one line per message, so a line break inside the reply (LF, CR, CRLF,
+ * U+2028, U+2029) is written as the two characters `\n`; on a terminal, line breaks are kept as LF
+ * (a lone CR would overwrite the line it ends). Backslashes are left as they are (docs/agent.md).
+ */
+export function displayReply(text: string, interactive: boolean): string {
+  const lines = text.split(/\r\n|[\r\n\u2028\u2029]/);
+  // eslint-disable-next-line no-control-regex
+  const clean = lines.map((l) => l.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '\ufffd'));
+  return clean.join(interactive ? '\n' : '\\n');
 }
 
 interface ApprovalRequest {

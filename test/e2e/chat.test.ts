@@ -20,9 +20,13 @@ test.before(async () => {
 test.after(async () => {
   await llm.close();
 });
-test.before.each(() => {
+test.before.each(async () => {
+  // A failed test may leave scripted steps behind: start over so it cannot fail the next one too.
+  if (llm.pending > 0) {
+    await llm.close();
+    llm = await startFakeLlm();
+  }
   llm.requests.length = 0;
-  assert.is(llm.pending, 0, 'a previous test left scripted steps');
 });
 
 /** The messages of request i, without the system prompt (checked once, below). */
@@ -392,6 +396,47 @@ test('conversation memory: a second claw chat resumes the stored turns', async (
     { role: 'assistant', content: msg('Hello Ada') },
     { role: 'user', content: 'what is my name?' },
   ]);
+});
+
+test('skills: a tool call is held to the permissions of every skill requiring the tool; approval_required asks', async () => {
+  const a = makeAgent({
+    providers: [openaiProvider(llm.url)],
+    skills: [
+      // Neither is stricter in every respect: one forbids files, the other the network.
+      { name: 'no-files', description: 'd', instruction: 'INSTR-no-files', tools_required: ['file-write'], permissions: { filesystem: 'none' } },
+      { name: 'no-net', description: 'd', instruction: 'INSTR-no-net', tools_required: ['file-write'], permissions: { network: false, filesystem: 'full' } },
+      { name: 'ask-echo', description: 'd', instruction: 'INSTR-ask', tools_required: ['echo'], permissions: { approval_required: true } },
+    ],
+  });
+  llm.queue(
+    { json: openaiJson({ content: call('file-write', { path: 'skill.txt', content: 'x' }) }) },
+    { json: openaiJson({ content: msg('REPLY-1') }) },
+    { json: openaiJson({ content: call('echo', { text: 'hi' }) }) },
+    { json: openaiJson({ content: msg('REPLY-2') }) },
+  );
+  const r = await chat(a, ['PROMPT-1', 'PROMPT-2', 'n']);
+  assert.is(r.code, 0, r.stderr);
+  assert.equal(r.replies, ['REPLY-1', 'REPLY-2']);
+  const system = llm.requests[0]!.body.messages[0].content as string;
+  for (const i of ['INSTR-no-files', 'INSTR-no-net', 'INSTR-ask']) assert.ok(system.includes(i), i);
+  // filesystem none (from no-files) holds although the call is attributed to no-net, the stricter by score.
+  assert.is(readWs(a, 'skill.txt'), undefined);
+  const denied = JSON.parse(convo(1).at(-1)!.content).tool_result;
+  assert.equal([denied.tool, denied.ok, denied.error.code], ['file-write', false, -32010]);
+  assert.is(r.stderr, 'approval needed: tool echo {"text":"hi"} (skill ask-echo requires approval (permissions.approval_required)) — approve? [y/N]\n');
+  assert.equal(JSON.parse(convo(3).at(-1)!.content).tool_result.error.code, -32013);
+  const rec = auditRecords(a);
+  assert.equal(data(rec, 'capability.requested').map((d) => [d.tool, d.skill]), [['file-write', 'no-net'], ['echo', 'ask-echo']]);
+  assert.equal(data(rec, 'approval.decided').map((d) => d.decision), ['denied']);
+});
+
+test('piped output stays one line per message: line breaks in a reply are written as \\n, control characters replaced', async () => {
+  const a = makeAgent({ providers: [openaiProvider(llm.url)] });
+  llm.queue({ json: openaiJson({ content: msg('line 1\nline 2\r\n\u001b[2Jcleared\u2028end\tC:\\dir') }) }, { json: openaiJson({ content: msg('second') }) });
+  const r = await chat(a, ['PROMPT-1', 'PROMPT-2']);
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.stdout, 'line 1\\nline 2\\n\ufffd[2Jcleared\\nend\tC:\\dir\nsecond\n');
+  assert.equal(r.replies.length, 2);
 });
 
 test.run();
