@@ -86,6 +86,21 @@ test('transports: in claw.runtime.yaml binds a relative fs: directory against th
   }
 });
 
+test('a daemon whose only other transport goes away (its directory removed) exits 0', async () => {
+  const dir = agentDir();
+  const ipc = join(dir, 'ipc');
+  const d = daemon(dir, ['--listen', `fs:${ipc}`]);
+  try {
+    await waitFor(() => existsSync(join(ipc, 'inbox')));
+    rmSync(ipc, { recursive: true, force: true });
+    assert.is(await d.exited, 0);
+    assert.ok(d.stderr().includes('"reason":"all transports closed"'), d.stderr().slice(-500));
+  } finally {
+    d.child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('claw send exit codes: 2 usage, 3 no reply in time, 4 nothing listening', async () => {
   const dir = agentDir();
   try {
