@@ -24,7 +24,8 @@ export function filePairingStorage(dir: string): PairingStorage {
     },
     writePending(list) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      writeAtomic(dir, 'pending.json', JSON.stringify({ pending: list }), true);
+      // Not fsynced: this runs on the agent's event loop, and a code lost to a power cut is just issued again.
+      writeAtomic(dir, 'pending.json', JSON.stringify({ pending: list }), false);
     },
     isPaired(user) {
       return existsSync(`${dir}/paired/${userFile(user)}`);

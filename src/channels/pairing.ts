@@ -48,8 +48,6 @@ export function normalizeCode(code: string): string {
 }
 
 export class Pairing {
-  private readonly known = new Set<string>();
-
   constructor(
     private readonly spec: PairingSpec,
     private readonly storage: PairingStorage,
@@ -58,9 +56,8 @@ export class Pairing {
   ) {}
 
   check(user: string): PairingDecision {
-    if (this.known.has(user)) return { paired: true };
+    // Asked every time (one stat on disk), not cached: deleting a user's pairing takes effect at once.
     if (this.storage.isPaired(user)) {
-      this.known.add(user);
       // Paired (by `claw pair` in another process): its pending entry is done.
       const pending = this.storage.readPending();
       if (pending.some((p) => p.user === user)) this.storage.writePending(pending.filter((p) => p.user !== user));

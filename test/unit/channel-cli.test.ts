@@ -56,6 +56,10 @@ test('pairing on disk: the agent writes pending.json, claw pair writes paired/<h
     assert.equal(agentSide.check('pi'), { paired: true });
     assert.equal(JSON.parse(readFileSync(join(dir, 'pending.json'), 'utf8')).pending, [], 'pending entry dropped');
     assert.equal(readdirSync(dir).filter((f) => f.endsWith('.tmp')), []);
+    // Unpairing (the user's file removed) takes effect at the next message: a new code.
+    rmSync(join(dir, 'paired'), { recursive: true });
+    const again = agentSide.check('pi');
+    assert.ok(!again.paired && 'code' in again);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
