@@ -8,6 +8,7 @@ import type { Clock, Logger } from '../kernel/ports.ts';
 import { identityUri, type BusMessage, type PeerBus } from './bus.ts';
 import { isMember, roleOf, type SwarmPlan } from './plan.ts';
 import { Coordinator, type Timing } from './coordinator.ts';
+import { route } from './topology.ts';
 import { PeerSide, type TaskRunner } from './peer.ts';
 import { broadcastParams, delegateParams, reportParams } from './wire.ts';
 
@@ -46,7 +47,7 @@ export class SwarmNode {
       plan: d.plan,
       log: d.log,
       now,
-      runner: d.runner,
+      runner: d.plan.topology === 'hierarchical' ? this.downward(d.runner) : d.runner,
       onStatus: () => void this.announce(),
       onJob: d.onJob,
       report: { ackTimeoutMs: d.timing.ackTimeoutMs, attempts: d.reportAttempts ?? 5, retryInitialMs: d.timing.retryInitialMs, retryMaxMs: d.timing.retryMaxMs },
@@ -91,6 +92,26 @@ export class SwarmNode {
     const sent = await Promise.allSettled(targets.map((to) => bus.notify(to, 'claw.swarm.broadcast', { swarm, message, from: bus.self })));
     const delivered = targets.filter((_, i) => sent[i].status === 'fulfilled');
     return { delivered, unreachable: targets.filter((t) => !delivered.includes(t)) };
+  }
+
+  /**
+   * Hierarchical (spec §5.10): a member with a live tier below it passes a task down and reports
+   * the aggregate up; the lowest tier (or a sub-leader whose tier is down) runs the task itself.
+   */
+  private downward(own: TaskRunner): TaskRunner {
+    return {
+      run: async (task, ctx) => {
+        const r = route(this.d.plan, this.self);
+        if ('refused' in r || this.coordinator.live(r.candidates).length === 0) return own.run(task, ctx);
+        const sub = { task_id: `${ctx.task_id}/${this.self}`, task, context: { request_id: `${ctx.request_id}/${this.self}`, swarm: this.d.plan.swarm } };
+        this.coordinator.delegate(sub);
+        const tasks = this.coordinator.tasks;
+        while (tasks.get(sub.task_id)?.state === 'running' && !ctx.signal.aborted) await tasks.wait(sub.task_id, 1000);
+        const rec = tasks.get(sub.task_id)!;
+        if (rec.state === 'completed' || rec.state === 'partial') return { status: rec.state, result: rec.result };
+        return { status: 'failed', result: { error: rec.error ?? { code: ErrorCode.PeerTaskFailed, message: 'Peer task failed' } } };
+      },
+    };
   }
 
   /** Messages from peers: untrusted (spec §10). They never reach the operator's method table. */

@@ -5,6 +5,7 @@
 //   pipeline       the task runs through the members after this one, in manifest order (chain)
 //   broadcast      every other member gets the task; results are aggregated
 //   hierarchical   tiers are roles in order of first appearance; a task goes one tier down
+//                  (and further down from there: ./node.ts)
 // `majority-vote` and `best-of-n` need several answers, so they fan out to every candidate;
 // `chain` runs the candidates one after another, each given the previous result.
 import type { SwarmPlan } from './plan.ts';

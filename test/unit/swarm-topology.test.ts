@@ -219,6 +219,31 @@ test('hierarchical: a task goes one tier down (tiers = roles in order of first a
   await b.stop();
 });
 
+test('hierarchical: a sub-leader passes the task down and reports its tier\'s result up; with its tier down it runs it', async () => {
+  const s = spec({
+    topology: 'hierarchical',
+    agents: [
+      { identity_ref: 'root', role: 'root' },
+      { identity_ref: 'sub1', role: 'supervisor' },
+      { identity_ref: 'leaf1', role: 'worker' },
+    ],
+  });
+  const b = await build(s, echo.make);
+  const t = task({ q: 1 });
+  assert.equal(b.nodes.root.coordinator.delegate(t).peers, ['sub1']);
+  await b.nodes.root.coordinator.tasks.wait(t.task_id, 3000);
+  const rec = b.nodes.root.coordinator.tasks.get(t.task_id)!;
+  assert.is(rec.state, 'completed');
+  assert.equal(rec.result, { by: 'leaf1', input: { q: 1 } });
+  assert.equal(b.nodes.sub1.coordinator.tasks.get(`${t.task_id}/sub1`)!.asked, ['leaf1']);
+  b.hub.kill('leaf1');
+  const t2 = task({ q: 2 });
+  b.nodes.root.coordinator.delegate(t2);
+  await b.nodes.root.coordinator.tasks.wait(t2.task_id, 3000);
+  assert.equal(b.nodes.root.coordinator.tasks.get(t2.task_id)!.result, { by: 'sub1', input: { q: 2 } });
+  await b.stop();
+});
+
 test('concurrency.max_parallel bounds delegations in flight across all peers', async () => {
   const slow = scripted(() => ({ status: 'completed', result: 1 }), 60);
   const s = bcast('merge', 4);
