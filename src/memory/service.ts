@@ -20,6 +20,8 @@ export interface MemoryServiceOptions {
   adapter?: AdapterName | 'auto';
   durability?: DurabilityOptions;
   wasmPath?: string;
+  /** native only: page size of a new database file. */
+  pageSize?: number;
 }
 
 export interface MemoryService {
@@ -55,7 +57,7 @@ export async function openMemoryService(o: MemoryServiceOptions): Promise<Memory
       const dir = join(o.dataDir, 'memory');
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       dbPath = join(dir, `${encodeURIComponent(o.memoryName)}.db`);
-      db = await openDatabase({ path: dbPath, adapter: o.adapter, durability: o.durability, wasmPath: o.wasmPath });
+      db = await openDatabase({ path: dbPath, adapter: o.adapter, durability: o.durability, wasmPath: o.wasmPath, pageSize: o.pageSize });
     }
     for (const spec of o.stores) {
       stores.set(spec.name, spec.type === 'workspace' ? new WorkspaceStore(spec, resolveWorkspacePath(spec, o)) : openMemoryStore(spec, { db: db! }));

@@ -179,6 +179,7 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
           vars: { identity_name: m.identity.name, tenant_id: typeof m.annotations.tenant_id === 'string' ? m.annotations.tenant_id : undefined },
           home: d.home,
           adapter: c?.adapter,
+          pageSize: c?.page_size,
           durability: {
             snapshotRatio: c?.snapshot?.ratio,
             minJournalBytes: c?.snapshot?.min_journal_bytes,

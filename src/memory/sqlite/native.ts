@@ -112,13 +112,15 @@ class NativeDatabase implements SqliteDatabase {
 }
 
 /** Opens a file-backed (or ':memory:') native database; throws 'sqlite.native_unavailable' when there is none. */
-export async function openNative(path = ':memory:'): Promise<SqliteDatabase> {
+export async function openNative(path = ':memory:', pageSize?: number): Promise<SqliteDatabase> {
   const native = await loadNative();
   if (!native) {
     throw new ClawError('sqlite.native_unavailable', `no native SQLite in this runtime (node:sqlite needs Node >= 22.5, or Bun); use adapter 'sqljs'`);
   }
   const db = native.open(path);
   if (path !== ':memory:') {
+    // Takes effect on a new (empty) file only, and must come before WAL mode is set.
+    if (pageSize !== undefined) db.exec(`PRAGMA page_size=${Math.floor(pageSize)}`);
     // WAL + synchronous=FULL: a committed transaction survives power loss, and readers don't block the writer.
     db.exec('PRAGMA journal_mode=WAL');
     db.exec('PRAGMA synchronous=FULL');

@@ -17,7 +17,7 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<SqliteDataba
   }
   if (adapter === 'native') {
     const { openNative } = await import('./native.ts');
-    return openNative(path);
+    return openNative(path, opts.pageSize);
   }
   if (adapter !== 'sqljs') throw new ClawError('sqlite.adapter', `unknown SQLite adapter '${String(adapter)}'`);
   // Lazy: neither the sql.js glue nor the wasm is touched until a database is opened.

@@ -57,6 +57,11 @@ export interface OpenOptions {
   adapter?: AdapterName | 'auto';
   /** sql.js only: where `sql-wasm.wasm` lives (default: beside the bundle, else from node_modules/sql.js/dist). */
   wasmPath?: string;
+  /**
+   * native only: page size of a database file created now (SQLite's default 4096). Smaller pages write fewer
+   * bytes per commit to the WAL (BENCH.md "Memory": 1024 → 3–7× fewer) at some cost in full-text latency.
+   */
+  pageSize?: number;
   /** sql.js only: journal and snapshot policy, fs injection (see durable.ts). */
   durability?: import('./durable.ts').DurabilityOptions;
 }
