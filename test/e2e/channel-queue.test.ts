@@ -118,4 +118,68 @@ test('fs queue channel: pairing, claw pair, agent turns with the offline rules, 
   }
 });
 
+
+/** The example with an open channel, one `hold` tool that runs until the test creates `go`, and `policy`. */
+function holdDir(policy: 'skip' | 'queue'): string {
+  const dir = agentDir();
+  const manifest = readFileSync(join(dir, 'claw.yaml'), 'utf8')
+    .replace(/access_control:\n\s+mode: "pairing"\n\s+pairing: \{[^}]*\}/, 'access_control: { mode: "open" }')
+    .replace('overlap_policy: "queue"', `overlap_policy: "${policy}"`)
+    .replace('  tools:\n', '  tools:\n    - inline:\n        name: "hold"\n        description: "Waits for the test"\n        input_schema: { type: "object" }\n');
+  assert.ok(manifest.includes('mode: "open"') && manifest.includes('name: "hold"'), 'manifest edited');
+  writeFileSync(join(dir, 'claw.yaml'), manifest);
+  writeFileSync(join(dir, 'offline-rules.yaml'), readFileSync(join(dir, 'offline-rules.yaml'), 'utf8').replace('rules:\n', 'rules:\n  - match: "^hold$"\n    tool_call: { tool: hold }\n'));
+  writeFileSync(
+    join(dir, 'claw.runtime.yaml'),
+    `data_dir: ./data\nchannels:\n  team-queue:\n    listen: fs:queue\n    fs: { poll_interval_ms: 50 }\ntools:\n  hold:\n    exec: { bin: /bin/sh, argv: ["-c", "touch ${dir}/started; while [ ! -e ${dir}/go ]; do sleep 0.02; done; echo held"] }\n`,
+  );
+  return dir;
+}
+
+for (const policy of ['skip', 'queue'] as const) {
+  test(`max_parallel 1, overlap_policy ${policy}: a message arriving during a running turn is ${policy === 'skip' ? 'answered busy, never run' : 'held and run after it'}`, async () => {
+    const dir = holdDir(policy);
+    const run = startClaw(['run', 'claw.yaml'], { cwd: dir, env: { QUEUE_TOKEN: 'queue-token-value' } });
+    const q = `fs:${join(dir, 'data', 'queue')}`;
+    const say = (text: string) => claw(['send', q, 'channel.message', JSON.stringify({ from: 'alice', text })], dir);
+    try {
+      const init = await run.request('claw.initialize', initParams());
+      assert.ok(init.result, JSON.stringify(init) + run.stderr());
+      await waitFor(() => existsSync(join(dir, 'data', 'queue', 'inbox')));
+      const first = say('hold');
+      await waitFor(() => existsSync(join(dir, 'started')));
+      let secondDone = false;
+      const second = say('hello').then((r) => ((secondDone = true), r));
+      if (policy === 'skip') {
+        const r = await second;
+        assert.is(r.code, 1);
+        assert.equal(r.out.error, {
+          code: -32051,
+          message: 'Channel rate limited: the channel is busy (max_parallel 1, overlap_policy skip); the message was not run',
+          data: { channel: 'team-queue', reason: 'busy' },
+        });
+      } else {
+        // claimed and waiting: not answered while the first turn holds the only slot
+        await waitFor(() => readdirSync(join(dir, 'data', 'queue', '.state', 'processing')).length === 2);
+        await new Promise((r) => setTimeout(r, 300));
+        assert.is(secondDone, false, 'the queued message waits for the running turn');
+      }
+      writeFileSync(join(dir, 'go'), '');
+      const a = await first;
+      assert.is(a.code, 0, a.stderr);
+      assert.is(a.out.result.tool_calls, 1);
+      if (policy === 'queue') {
+        const b = await second;
+        assert.is(b.code, 0, b.stderr);
+        assert.equal(b.out.result, { reply: 'Hello from the queue agent.', outcome: 'message', tool_calls: 0 });
+      }
+      run.child.kill('SIGTERM');
+      assert.is((await run.exited).code, 0);
+    } finally {
+      run.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
+
 test.run();
