@@ -78,7 +78,7 @@ export function createFsTransport(d: FsTransportDeps): Transport {
     }
   };
 
-  /** Write a reply file into the sender's reply directory (outbox/ or outbox/{reply_to}/). */
+  /** Write a reply file into the sender's reply directory (outbox/ or outbox/{reply_to}/). Async only so a throw is a rejection. */
   const writeReply = async (rid: string, replyTo: string | undefined, reply: JsonRpcMessage | JsonRpcMessage[]) => {
     const dir = replyTo ? path(DIRS.outbox, replyTo) : path(DIRS.outbox);
     if (replyTo) mkdirSync(dir, { recursive: true });
@@ -106,10 +106,9 @@ export function createFsTransport(d: FsTransportDeps): Transport {
   };
 
   /**
-   * Store the answer (durably first), send it, retire the request: the order is what makes a crash
-   * safe. Asynchronous, so the stored answer's fsync never stalls the event loop.
+   * Store the answer first, then send it, then retire the request: the order is what makes a crash
+   * safe. Only the fsyncs (fsync: true) leave the event loop; the other steps are page-cache work.
    */
-  // Only the fsync leaves the event loop (writeAtomicAsync); the other steps are page-cache fast.
   const complete = (name: string, rid: string, info: Inspected, reply: JsonRpcMessage | JsonRpcMessage[] | null) =>
     track(
       (async () => {
