@@ -92,7 +92,7 @@ test('in-process swarm of two modules: discover, delegate, the worker dispatches
     const rec: any = await call(boss, 'claw.swarm.result', { task_id: 'T1', wait_ms: 2000 });
     assert.is(rec.state, 'completed');
     assert.equal(rec.result, { content: [{ type: 'text', text: 'hand ran echo' }] });
-    assert.equal(calls, [{ self: 'hand', method: 'claw.tool.call', params: { name: 'echo', arguments: { text: 'x' }, context: { request_id: 'R1', identity: 'hand' } } }]);
+    assert.equal(calls, [{ self: 'hand', method: 'claw.tool.call', params: { name: 'echo', arguments: { text: 'x' }, context: { request_id: 'peer:boss:R1', identity: 'hand' } } }]);
     assert.equal(await call(boss, 'claw.swarm.result', {}), { dead_letter: [] });
     assert.is(await call(boss, 'claw.swarm.delegate', { task_id: 'x' }).then(() => 0, (e: ProtocolError) => e.code), -32602);
     assert.is(await call(boss, 'claw.swarm.result', { task_id: 'nope' }).then(() => 0, (e: ProtocolError) => e.code), -32602);

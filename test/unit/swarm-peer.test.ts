@@ -79,7 +79,7 @@ test('tool task: runs claw.tool.call as this agent with the delegation request_i
   const ctx = { task_id: 't', request_id: 'req-1', from: 'lead', signal: new AbortController().signal };
   const ok = await runner.run({ description: 'x', input: { tool: { name: 'echo', arguments: { text: 'hi' } }, identity: 'root' } }, ctx);
   assert.equal(ok, { status: 'completed', result: { content: [{ type: 'text', text: 'hi' }] } });
-  assert.equal(calls[0], { method: 'claw.tool.call', params: { name: 'echo', arguments: { text: 'hi' }, context: { request_id: 'req-1', identity: 'w1' } } });
+  assert.equal(calls[0], { method: 'claw.tool.call', params: { name: 'echo', arguments: { text: 'hi' }, context: { request_id: 'peer:lead:req-1', identity: 'w1' } } });
   reply = () => ({ content: [], isError: true });
   assert.is((await runner.run({ description: 'x', input: { tool: { name: 'echo' } } }, ctx)).status, 'failed');
   reply = () => {
