@@ -25,6 +25,8 @@ function setup(options: FsTransportOptions = {}, dir = mkdtempSync(`${tmpdir()}/
   opened.push(t);
   return { dir, frames, log, t, start: (handler: (f: InboundFrame) => void = echo) => t.start((f) => (frames.push(f), handler(f))) };
 }
+/** A current timestamp_ns prefix (16 of the 19 digits): test files look like real ones to the sweep. */
+const T = String(BigInt(Date.now()) * 1_000_000n).slice(0, 16);
 /** Complete files only: a writer's `.tmp` is not there yet. */
 const ls = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((n) => !n.endsWith('.tmp')).sort() : []);
 const put = (dir: string, name: string, body: string) => {
@@ -68,18 +70,18 @@ test('fs: URIs: absolute, relative, fs:///, options as query parameters; mistake
 test('a re-delivered request_id gets the stored reply and is not delivered again, across a restart', async () => {
   const s = setup();
   s.start();
-  put(s.dir, '0000000000000000001-r1.json', reqText(1));
+  put(s.dir, `${T}001-r1.json`, reqText(1));
   assert.equal(await replyFor(s.dir, 'r1'), { jsonrpc: '2.0', id: 1, result: { method: 'm', params: { n: 1 } } });
   await s.t.close();
   rmSync(`${s.dir}/outbox`, { recursive: true });
   mkdirSync(`${s.dir}/outbox`);
   const s2 = setup({}, s.dir);
   s2.start();
-  put(s.dir, '0000000000000000002-r1.json', reqText(1));
+  put(s.dir, `${T}002-r1.json`, reqText(1));
   assert.equal(await replyFor(s.dir, 'r1'), { jsonrpc: '2.0', id: 1, result: { method: 'm', params: { n: 1 } } });
   await until(() => ls(`${s.dir}/archive`).length === 2);
   assert.is(s2.frames.length, 0, 'not executed a second time');
-  assert.equal(ls(`${s.dir}/archive`), ['0000000000000000001-r1.json', '0000000000000000002-r1.json']);
+  assert.equal(ls(`${s.dir}/archive`), [`${T}001-r1.json`, `${T}002-r1.json`]);
   await stop(s2.t, s.dir);
 });
 
@@ -87,9 +89,9 @@ test('a duplicate arriving while the first copy runs waits for it and gets the s
   const s = setup();
   const held: InboundFrame[] = [];
   s.start((f) => held.push(f));
-  put(s.dir, '0000000000000000001-r2.json', reqText(5));
+  put(s.dir, `${T}001-r2.json`, reqText(5));
   await until(() => held.length === 1);
-  put(s.dir, '0000000000000000002-r2.json', reqText(5));
+  put(s.dir, `${T}002-r2.json`, reqText(5));
   await tick(100);
   assert.is(held.length, 1);
   echo(held[0]);
@@ -102,9 +104,9 @@ test('a duplicate arriving while the first copy runs waits for it and gets the s
 test('a retry with other key order, spacing or reply_to is the same request (fingerprint of the message)', async () => {
   const s = setup();
   s.start();
-  put(s.dir, '0000000000000000001-k1.json', '{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1,"b":2}}');
+  put(s.dir, `${T}001-k1.json`, '{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1,"b":2}}');
   await replyFor(s.dir, 'k1');
-  put(s.dir, '0000000000000000002-k1.json', '{ "params": {"b":2, "a":1}, "method":"m", "id":1, "jsonrpc":"2.0", "reply_to":"other" }');
+  put(s.dir, `${T}002-k1.json`, '{ "params": {"b":2, "a":1}, "method":"m", "id":1, "jsonrpc":"2.0", "reply_to":"other" }');
   assert.is((await replyFor(s.dir, 'k1', 'outbox/other')).id, 1);
   assert.is(s.frames.length, 1);
   await stop(s.t, s.dir);
@@ -113,25 +115,25 @@ test('a retry with other key order, spacing or reply_to is the same request (fin
 test('a request_id reused for different content is refused (-32600) and set aside in rejected/', async () => {
   const s = setup();
   s.start();
-  put(s.dir, '0000000000000000001-r3.json', reqText(1));
+  put(s.dir, `${T}001-r3.json`, reqText(1));
   await replyFor(s.dir, 'r3');
   rmSync(`${s.dir}/outbox`, { recursive: true });
   mkdirSync(`${s.dir}/outbox`);
-  put(s.dir, '0000000000000000002-r3.json', reqText(1, { params: { n: 2 } }));
+  put(s.dir, `${T}002-r3.json`, reqText(1, { params: { n: 2 } }));
   const r = await replyFor(s.dir, 'r3');
   assert.is(r.error.code, -32600);
   assert.match(r.error.message, 'request_id r3 was already used for a different request');
   assert.is(s.frames.length, 1);
   await until(() => ls(`${s.dir}/rejected`).length === 1);
-  assert.equal(ls(`${s.dir}/rejected`), ['0000000000000000002-r3.json']);
+  assert.equal(ls(`${s.dir}/rejected`), [`${T}002-r3.json`]);
   await stop(s.t, s.dir);
 });
 
 test('a request claimed by a crashed run is answered "interrupted" at start-up, never run again', async () => {
   const dir = mkdtempSync(`${tmpdir()}/claw-fs-`);
   mkdirSync(`${dir}/.state/processing`, { recursive: true });
-  writeFileSync(`${dir}/.state/processing/0000000000000000001-r4.json`, reqText('x'));
-  writeFileSync(`${dir}/.state/processing/0000000000000000002-r5.json`, JSON.stringify({ jsonrpc: '2.0', method: 'note' }));
+  writeFileSync(`${dir}/.state/processing/${T}001-r4.json`, reqText('x'));
+  writeFileSync(`${dir}/.state/processing/${T}002-r5.json`, JSON.stringify({ jsonrpc: '2.0', method: 'note' }));
   const s = setup({}, dir);
   s.start();
   const r = await replyFor(dir, 'r4');
@@ -143,10 +145,10 @@ test('a request claimed by a crashed run is answered "interrupted" at start-up, 
   assert.is(s.frames.length, 0);
   await until(() => ls(`${dir}/archive`).length === 2);
   assert.equal(ls(`${dir}/.state/processing`), []);
-  assert.equal(ls(`${dir}/archive`), ['0000000000000000001-r4.json', '0000000000000000002-r5.json']);
+  assert.equal(ls(`${dir}/archive`), [`${T}001-r4.json`, `${T}002-r5.json`]);
   assert.ok(!ls(`${dir}/outbox`).some((n) => n.includes('r5')), 'a notification gets no reply');
   // A later re-delivery of r4 gets the same stored answer.
-  put(dir, '0000000000000000003-r4.json', reqText('x'));
+  put(dir, `${T}003-r4.json`, reqText('x'));
   await until(() => ls(`${dir}/outbox`).filter((n) => n.endsWith('-r4.json')).length === 2, 3000);
   assert.is(s.frames.length, 0);
   await stop(s.t, dir);
@@ -157,7 +159,7 @@ test('a crash after the answer was stored but before the file moved: the stored 
   mkdirSync(`${dir}/.state/processing`, { recursive: true });
   mkdirSync(`${dir}/.state/answered`, { recursive: true });
   const text = reqText(9);
-  writeFileSync(`${dir}/.state/processing/0000000000000000001-r6.json`, text);
+  writeFileSync(`${dir}/.state/processing/${T}001-r6.json`, text);
   const { createHash } = await import('node:crypto');
   const { canonicalJson } = await import('../../src/protocol/canonical-json.ts');
   const hash = createHash('sha256').update(canonicalJson(JSON.parse(text))).digest('hex');
@@ -171,15 +173,15 @@ test('a crash after the answer was stored but before the file moved: the stored 
 
 test('a writer’s .tmp file is never read; a stale one is removed by the sweep', async () => {
   const s = setup({ tmp_max_age_ms: 60_000 });
-  put(s.dir, '0000000000000000001-r7.json.tmp', '{"jsonrpc":"2.0","id":1,"meth');
-  put(s.dir, '0000000000000000002-r8.json.tmp', '{"jsonrpc":"2.0","id":1,"meth');
+  put(s.dir, `${T}001-r7.json.tmp`, '{"jsonrpc":"2.0","id":1,"meth');
+  put(s.dir, `${T}002-r8.json.tmp`, '{"jsonrpc":"2.0","id":1,"meth');
   const past = (Date.now() - 120_000) / 1000;
-  utimesSync(`${s.dir}/inbox/0000000000000000001-r7.json.tmp`, past, past);
+  utimesSync(`${s.dir}/inbox/${T}001-r7.json.tmp`, past, past);
   s.start();
-  put(s.dir, '0000000000000000003-r9.json', reqText(1));
+  put(s.dir, `${T}003-r9.json`, reqText(1));
   await replyFor(s.dir, 'r9');
   assert.is(s.frames.length, 1);
-  assert.equal(readdirSync(`${s.dir}/inbox`), ['0000000000000000002-r8.json.tmp'], 'the stale one is gone, the fresh one stays');
+  assert.equal(readdirSync(`${s.dir}/inbox`), [`${T}002-r8.json.tmp`], 'the stale one is gone, the fresh one stays');
   await stop(s.t, s.dir);
 });
 
@@ -190,10 +192,10 @@ test('malformed files: not JSON → -32700 and rejected/; bad name → rejected/
   let calls = 0;
   const router = new Router({ dispatch: async () => (calls++, 'ok'), inflight: new InflightTracker(), log: s.log });
   s.t.start((f) => (s.frames.push(f), router.handle(f, 'fs')));
-  put(s.dir, '0000000000000000001-m1.json', '{"jsonrpc":"2.0","id":1,');
+  put(s.dir, `${T}001-m1.json`, '{"jsonrpc":"2.0","id":1,');
   put(s.dir, 'notes.txt', 'hello');
-  put(s.dir, '0000000000000000002-m2.json', reqText(2, { reply_to: '../etc' }));
-  put(s.dir, '0000000000000000003-m3.json', reqText(3));
+  put(s.dir, `${T}002-m2.json`, reqText(2, { reply_to: '../etc' }));
+  put(s.dir, `${T}003-m3.json`, reqText(3));
   const r1 = await replyFor(s.dir, 'm1');
   assert.is(r1.error.code, -32700);
   assert.is(r1.id, null);
@@ -203,15 +205,15 @@ test('malformed files: not JSON → -32700 and rejected/; bad name → rejected/
   assert.equal(await replyFor(s.dir, 'm3'), { jsonrpc: '2.0', id: 3, result: 'ok' });
   assert.is(calls, 1, 'only the good request ran');
   await until(() => ls(`${s.dir}/rejected`).length === 3 && ls(`${s.dir}/archive`).length === 1);
-  assert.equal(ls(`${s.dir}/rejected`), ['0000000000000000001-m1.json', '0000000000000000002-m2.json', 'notes.txt']);
-  assert.equal(ls(`${s.dir}/archive`), ['0000000000000000003-m3.json']);
+  assert.equal(ls(`${s.dir}/rejected`), [`${T}001-m1.json`, `${T}002-m2.json`, 'notes.txt']);
+  assert.equal(ls(`${s.dir}/archive`), [`${T}003-m3.json`]);
   await stop(s.t, s.dir);
 });
 
 test('reply_to names the reply directory outbox/{reply_to}/', async () => {
   const s = setup();
   s.start();
-  put(s.dir, '0000000000000000001-q1.json', reqText(1, { reply_to: 'worker-2' }));
+  put(s.dir, `${T}001-q1.json`, reqText(1, { reply_to: 'worker-2' }));
   assert.is((await replyFor(s.dir, 'q1', 'outbox/worker-2')).id, 1);
   await stop(s.t, s.dir);
 });
@@ -221,7 +223,7 @@ test('file_mode: replies and notifications get exactly that mode (umask or not);
   for (const [opt, want] of [[{}, 0o600], [{ file_mode: '0664' }, 0o664]] as const) {
     const s = setup(opt);
     s.start();
-    put(s.dir, '0000000000000000001-p1.json', reqText(1));
+    put(s.dir, `${T}001-p1.json`, reqText(1));
     await replyFor(s.dir, 'p1');
     s.t.notify({ jsonrpc: '2.0', method: 'claw.heartbeat' });
     const reply = ls(`${s.dir}/outbox`)[0];
@@ -236,7 +238,7 @@ test('file_mode: replies and notifications get exactly that mode (umask or not);
 test('fsync: true (power-loss mode) answers, stores and retires like the default', async () => {
   const s = setup({ fsync: true });
   s.start();
-  put(s.dir, '0000000000000000001-y1.json', reqText(1));
+  put(s.dir, `${T}001-y1.json`, reqText(1));
   assert.equal(await replyFor(s.dir, 'y1'), { jsonrpc: '2.0', id: 1, result: { method: 'm', params: { n: 1 } } });
   await until(() => ls(`${s.dir}/archive`).length === 1);
   assert.equal(ls(`${s.dir}/.state/answered`), ['y1.json']);
@@ -246,7 +248,7 @@ test('fsync: true (power-loss mode) answers, stores and retires like the default
 test('processed: delete leaves no request file behind', async () => {
   const s = setup({ processed: 'delete' });
   s.start();
-  put(s.dir, '0000000000000000001-d1.json', reqText(1));
+  put(s.dir, `${T}001-d1.json`, reqText(1));
   await replyFor(s.dir, 'd1');
   await until(() => ls(`${s.dir}/.state/processing`).length === 0);
   assert.equal(ls(`${s.dir}/archive`), []);
@@ -263,6 +265,11 @@ test('agent notifications go to notifications/; the sweep keeps the newest notif
   mkdirSync(`${s.dir}/archive`, { recursive: true });
   writeFileSync(`${s.dir}/archive/old.json`, '{}');
   writeFileSync(`${s.dir}/archive/new.json`, '{}');
+  // Transport-named files are aged by the timestamp in their name (no stat per file).
+  const oldTs = String(BigInt(Date.now() - 600_000) * 1_000_000n).padStart(19, '0');
+  const newTs = String(BigInt(Date.now()) * 1_000_000n).padStart(19, '0');
+  writeFileSync(`${s.dir}/archive/${oldTs}-a.json`, '{}');
+  writeFileSync(`${s.dir}/archive/${newTs}-b.json`, '{}');
   writeFileSync(`${s.dir}/.state/answered/old.json`, '{}');
   const past = (Date.now() - 600_000) / 1000;
   utimesSync(`${s.dir}/archive/old.json`, past, past);
@@ -270,7 +277,7 @@ test('agent notifications go to notifications/; the sweep keeps the newest notif
   sweep(s.dir, resolveFsOptions({ notifications_keep: 2, retention_ms: 1000, dedup_retention_ms: 300_000 }), Date.now(), s.log);
   assert.equal(ls(`${s.dir}/notifications`), notes.slice(3));
   assert.equal(JSON.parse(readFileSync(`${s.dir}/notifications/${notes[4]}`, 'utf8')).params, { i: 4 });
-  assert.equal(ls(`${s.dir}/archive`), ['new.json']);
+  assert.equal(ls(`${s.dir}/archive`), [`${newTs}-b.json`, 'new.json']);
   assert.equal(ls(`${s.dir}/.state/answered`), []);
   await stop(s.t, s.dir);
 });

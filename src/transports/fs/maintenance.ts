@@ -3,7 +3,7 @@
 // answered request_ids past the dedup retention, notifications beyond the kept number.
 import { readdirSync, statSync, unlinkSync } from 'node:fs';
 import type { Logger } from '../../kernel/ports.ts';
-import { DIRS } from './layout.ts';
+import { DIRS, parseFileName } from './layout.ts';
 import type { ResolvedFsOptions } from './options.ts';
 
 export function sweep(root: string, opt: ResolvedFsOptions, nowMs: number, log: Logger): number {
@@ -17,6 +17,12 @@ export function sweep(root: string, opt: ResolvedFsOptions, nowMs: number, log: 
     }
     for (const name of names) {
       const file = `${dir}/${name}`;
+      // A transport file's name carries its time: no stat per file (archive/ can hold a day of traffic).
+      const p = parseFileName(name);
+      if (p) {
+        fn(name, file, Number(BigInt(p.ts) / 1_000_000n), false);
+        continue;
+      }
       try {
         const st = statSync(file);
         fn(name, file, st.mtimeMs, st.isDirectory());
