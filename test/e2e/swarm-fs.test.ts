@@ -110,8 +110,8 @@ test('the last worker killed mid-task: dead-letter queue, -32040; new delegation
   assert.is(refused.error.code, -32040);
   const peers = await s.discover();
   assert.equal(peers.map((p) => p.status), ['unavailable', 'unavailable']);
-  assert.equal(s.procs.leader.garbage, []);
-  assert.ok(AGENTS.length === 3);
+  // stdout carries protocol messages only, on every agent (peer traffic goes over the bus).
+  for (const a of AGENTS) assert.equal(s.procs[a].garbage, [], `${a} stdout`);
 });
 
 test.run();
