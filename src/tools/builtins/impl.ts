@@ -5,7 +5,7 @@
 import { SandboxViolation, type ToolImpl, type ToolResult, type ToolRunContext } from '../types.ts';
 import type { SandboxSpec } from '../../manifest/schema/index.ts';
 import type { ProcessRunner } from '../runner-port.ts';
-import type { BuiltinDef } from './def.ts';
+import type { BuiltinContext, BuiltinDef } from './def.ts';
 import type { NetworkFetch } from './http-fetch.ts';
 
 export interface WorkerCommand {
@@ -64,20 +64,35 @@ export function createBuiltinImpl(def: BuiltinDef, deps: BuiltinDeps): ToolImpl 
       // In-process: the builtin's own answer, synchronous when it has no I/O to wait for. `signal`
       // is read on the builtin's demand only (the gate creates it lazily).
       if (!inWorker) {
-        return def.run(args, {
-          get signal() {
-            return ctx.signal;
-          },
-          sandbox: ctx.sandbox,
-          timeoutMs: ctx.timeoutMs,
-          cwd,
-          run: deps.run,
-          fetch: deps.fetch,
-        });
+        return def.run(args, new InProcessContext(ctx, cwd, deps));
       }
       return runInWorker(def, deps, deps.worker!, args, ctx, cwd);
     },
   };
+}
+
+/**
+ * What an in-process builtin sees. A class (a prototype getter) rather than an object literal with
+ * a getter, which V8 builds slowly on every call; `signal` is read through only on demand.
+ */
+class InProcessContext implements BuiltinContext {
+  readonly sandbox: SandboxSpec;
+  readonly timeoutMs: number | undefined;
+  readonly run: ProcessRunner;
+  readonly fetch: NetworkFetch;
+  constructor(
+    private readonly ctx: ToolRunContext,
+    readonly cwd: string,
+    deps: BuiltinDeps,
+  ) {
+    this.sandbox = ctx.sandbox;
+    this.timeoutMs = ctx.timeoutMs;
+    this.run = deps.run;
+    this.fetch = deps.fetch;
+  }
+  get signal(): AbortSignal {
+    return this.ctx.signal;
+  }
 }
 
 /** An OS-touching builtin under `level: process`: our own bundle as a worker child. */
