@@ -1,7 +1,6 @@
 // The swarm's one port to the outside: who is there, and how to reach them. The coordinator and
 // the peer side (./coordinator.ts, ./peer.ts) know only this; adapters carry it over memory
 // (./memory-bus.ts, tests), a shared directory (./fs-bus.ts) or an MQTT broker (./mqtt-bus.ts).
-import type { ProtocolError } from '../protocol/errors.ts';
 
 /** Spec §9.3.3 claw.swarm.discover statuses. */
 export type PeerStatus = 'ready' | 'busy' | 'unavailable';
@@ -61,8 +60,6 @@ export class BusError extends Error {
     this.name = 'BusError';
   }
 }
-
-export type RemoteError = ProtocolError;
 
 /** Canonical identity URI (spec §7): peers are named by their Identity. */
 export const identityUri = (identity: string) => `claw://local/identity/${identity}`;
