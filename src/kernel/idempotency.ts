@@ -10,6 +10,8 @@ export const DEFAULT_DEDUP_WINDOW_MS = 5 * 60 * 1000;
 const MAX_ENTRIES = 10_000;
 
 interface Entry {
+  /** Its key in the Map (the settled queue holds entries, not [id, entry] pairs: one object less per call). */
+  id: string;
   /** Computed only when a duplicate arrives (or for persistence): most ids are never repeated. */
   fingerprint: string | (() => string);
   /** The first call's outcome: a promise, or the value / error of a call that completed synchronously. */
@@ -41,7 +43,7 @@ export interface DedupStore {
 export class DedupCache {
   private readonly entries = new Map<string, Entry>();
   /** Settled entries in the order they settled (by settledAt), so eviction looks at the head only. */
-  private settledQueue: [string, Entry][] = [];
+  private settledQueue: (Entry | undefined)[] = [];
   private head = 0;
   private lastPrune = 0;
   constructor(
@@ -76,14 +78,14 @@ export class DedupCache {
       if (saved.fingerprint !== fp(fingerprint)) return { conflict: true };
       const o = saved.outcome;
       const outcome: Outcome<T> = 'ok' in o ? { value: o.ok as T } : { error: new ProtocolError(o.error.code, o.error.message, o.error.data) };
-      const restored: Entry = { fingerprint: saved.fingerprint, outcome, settledAt: now };
+      const restored: Entry = { id: requestId, fingerprint: saved.fingerprint, outcome, settledAt: now };
       this.entries.set(requestId, restored);
-      this.settledQueue.push([requestId, restored]);
+      this.settledQueue.push(restored);
       return { outcome: unwrap(outcome), reused: true };
     }
     // No closure, no store record and no second clock read per call unless they are needed: a
     // pipelined burst of synchronous calls spends its time here otherwise (BENCH.md "Round 3").
-    const entry: Entry = { fingerprint, outcome: PENDING };
+    const entry: Entry = { id: requestId, fingerprint, outcome: PENDING };
     this.entries.set(requestId, entry);
     if (store && this.clock.now() - this.lastPrune > this.windowMs) {
       this.lastPrune = this.clock.now();
@@ -115,7 +117,7 @@ export class DedupCache {
   /** Only protocol errors are persisted: an internal failure is not an answer worth replaying after a restart. */
   private settle(requestId: string, entry: Entry, store: DedupStore | undefined, o: DedupRecord['outcome'] | undefined, at: number): void {
     entry.settledAt = at;
-    this.settledQueue.push([requestId, entry]);
+    this.settledQueue.push(entry);
     if (store && o) this.safe(() => store.put(requestId, { fingerprint: fp(entry.fingerprint), outcome: o, settledAt: this.clock.now() }));
   }
 
@@ -145,14 +147,14 @@ export class DedupCache {
     // Walks the settled queue, not the Map: iterating a Map from its start also steps over every
     // slot deleted since its last rehash, and over every call still running — per call, that was
     // 15% of a pipelined burst's CPU (BENCH.md "Tool calls").
-    const q = this.settledQueue;
+    const q: (Entry | undefined)[] = this.settledQueue;
     while (this.head < q.length) {
-      const [id, e] = q[this.head]!;
-      if (this.entries.get(id) === e) {
+      const e = q[this.head]!;
+      if (this.entries.get(e.id) === e) {
         if (now - e.settledAt! < this.windowMs && this.entries.size <= MAX_ENTRIES) break;
-        this.entries.delete(id);
+        this.entries.delete(e.id);
       }
-      this.head++;
+      q[this.head++] = undefined; // an evicted entry is not kept alive until the next compaction
     }
     if (this.head > 1024 && this.head * 2 > q.length) {
       this.settledQueue = q.slice(this.head);
