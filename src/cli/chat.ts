@@ -93,6 +93,11 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
   const agent = runtime.agentLoop!.agent()!;
   const signal = runtime.agent.session!.abort.signal;
   if (interactive) say(`${launchManifest!.identity.name} is listening. /quit to leave.`);
+  // Tools need Level 2, which needs a declared Channel (spec §11; the implicit CLI channel does not
+  // count): without one the agent has no tools and its prompt says so. Said once, not left to guess.
+  if (launchManifest!.tools.length > 0 && runtime.agent.session!.level < 2) {
+    aside(`note: the manifest declares tools but no Channel, so this agent runs at Level 1 without tools (spec §11); declare a cli channel to use them.`);
+  }
 
   for (;;) {
     if (interactive) env.stdout.write('> ');

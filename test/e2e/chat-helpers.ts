@@ -29,6 +29,8 @@ export interface AgentOptions {
   memory?: boolean;
   /** Extra claw.runtime.yaml entries. */
   runtime?: Record<string, unknown>;
+  /** Leave out the cli Channel: the manifest is then Level 1 (spec §11) and the agent has no tools. */
+  noChannel?: boolean;
   /** Files beside the manifest (name → text), e.g. an offline rules file. */
   files?: Record<string, string>;
 }
@@ -84,6 +86,7 @@ export function makeAgent(o: AgentOptions): Agent {
       },
     },
   };
+  if (o.noChannel) delete spec.channels;
   if (o.skills) spec.skills = o.skills.map((s) => ({ inline: s }));
   if (o.memory) {
     spec.memory = { inline: { name: 'chat-memory', stores: [{ name: 'conversation', type: 'conversation', backend: 'sqlite', retention: { max_entries: 500 } }] } };

@@ -439,4 +439,17 @@ test('piped output stays one line per message: line breaks in a reply are writte
   assert.equal(r.replies.length, 2);
 });
 
+test('a manifest with tools but no Channel: Level 1, no tools offered, and the chat says why', async () => {
+  const a = makeAgent({ providers: [openaiProvider(llm.url)], noChannel: true });
+  llm.queue({ json: openaiJson({ content: call('echo', { text: 'x' }) }) }, { json: openaiJson({ content: msg('REPLY-1') }) });
+  const r = await chat(a, ['PROMPT-1']);
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.stdout, 'REPLY-1\n');
+  assert.is(r.stderr, 'note: the manifest declares tools but no Channel, so this agent runs at Level 1 without tools (spec §11); declare a cli channel to use them.\n');
+  assert.is(llm.requests[0]!.body.tools, undefined);
+  assert.ok((llm.requests[0]!.body.messages[0].content as string).includes('No tools are available'));
+  // The echo call names no registered tool: rejected as unknown_tool, never executed.
+  assert.equal(data(auditRecords(a), 'protocol.rejected').map((d) => d.reason), ['unknown_tool']);
+});
+
 test.run();
