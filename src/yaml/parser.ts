@@ -586,7 +586,7 @@ export class Parser {
   // ---------- properties and aliases ----------
 
   /** `&anchor` and `!tag`, in either order, each at most once, each followed by whitespace. */
-  private props(inFlow = false): Props | undefined {
+  private props(inFlowSeq = false): Props | undefined {
     let props: Props | undefined;
     for (;;) {
       const c = this.c();
@@ -601,8 +601,8 @@ export class Parser {
         props.tag = this.tag();
       } else return props;
       const d = this.c();
-      // As `yaml` reads it: an end of entry may touch a property; inside flow, a tag may touch a `[` (`![a]`).
-      const touching = d === COMMA || d === RBRACK || d === RBRACE || (c === 0x21 && inFlow && d === LBRACK);
+      // As `yaml` reads it: an end of entry may touch a property; in a flow sequence, a tag may touch a `[` or a quote (`[![a], !!str"b"]`).
+      const touching = d === COMMA || d === RBRACK || d === RBRACE || (c === 0x21 && inFlowSeq && (d === LBRACK || d === 0x22 || d === 0x27));
       if (!this.isWsOrEol(this.i) && !touching) this.fail('an anchor or tag must be followed by whitespace');
       this.skipInlineWs();
     }
@@ -627,7 +627,12 @@ export class Parser {
     if (this.c(at + 1) === 0x3c /* < */) {
       while (end < this.n && this.s.charCodeAt(end) !== 0x3e && !this.isWsOrEol(end)) end++;
       if (this.c(end) === 0x3e) end++;
-    } else while (end < this.n && !this.isWsOrEol(end) && !isFlowIndicator(this.s.charCodeAt(end))) end++;
+    } else {
+      for (; end < this.n && !this.isWsOrEol(end); end++) {
+        const c = this.s.charCodeAt(end);
+        if (isFlowIndicator(c) || c === 0x22 || c === 0x27) break;
+      }
+    }
     const text = this.s.slice(at, end);
     this.i = end;
     let name: string | undefined;
@@ -806,8 +811,9 @@ export class Parser {
         let j = this.i;
         while (this.c(j) === SP || this.c(j) === TAB) j++;
         const d = this.c(j);
-        // A closing bracket may sit at any indentation (as `yaml` reads it).
-        if (!this.isEol(j) && d !== HASH && d !== RBRACK && d !== RBRACE && k <= parent) this.fail('a flow collection continues on a line that is not indented enough', j);
+        // A closing bracket may sit at the parent's own indentation (as `yaml` reads it).
+        const closing = d === RBRACK || d === RBRACE;
+        if (!this.isEol(j) && d !== HASH && (closing ? k < parent : k <= parent)) this.fail('a flow collection continues on a line that is not indented enough', j);
       } else if (c === -1) this.fail(`a flow ${this.s[openAt] === '[' ? 'sequence' : 'mapping'} is not closed`, openAt);
       else return;
     }
@@ -831,7 +837,7 @@ export class Parser {
       if (this.c() === 0x3f && this.isWsOrEol(this.i + 1)) this.unsupported('explicit "? " keys');
       const entryAt = this.i;
       const entryLine = this.ls;
-      const props = this.props(true);
+      const props = this.props(isSeq);
       this.flowWs(parent, open);
       let first: YNode | undefined;
       let jsonLike = false;
@@ -870,7 +876,7 @@ export class Parser {
   }
 
   private propsInFlow(parent: number, open: number): Props | undefined {
-    const p = this.props(true);
+    const p = this.props(this.s.charCodeAt(open) === LBRACK);
     if (p) this.flowWs(parent, open);
     return p;
   }
@@ -958,7 +964,7 @@ export class Parser {
     if (this.c() === HASH && this.i > before) this.skipToEol();
     if (!this.isEol()) this.fail('invalid block scalar header: expected an indentation digit 1-9, chomping + or -, or a comment', pos);
     const base = parent < 0 ? 0 : parent;
-    let indent = explicit ? base + explicit : 0;
+    let indent = explicit ? base + explicit : -1; // -1: not detected yet (0 is a valid indentation at the top level)
     const lines: string[] = [];
     let maxBlank = 0;
     let maxBlankAt = 0;
@@ -970,16 +976,16 @@ export class Parser {
       const k = j - lineStart;
       if (this.isEol(j)) {
         if (j >= this.n) break; // spaces at the very end are no line: only line breaks count
-        if (indent === 0 && k > maxBlank) {
+        if (indent === -1 && k > maxBlank) {
           maxBlank = k;
           maxBlankAt = j;
         }
-        lines.push(indent !== 0 && k > indent ? this.s.slice(lineStart + indent, j) : '');
+        lines.push(indent !== -1 && k > indent ? this.s.slice(lineStart + indent, j) : '');
         this.i = j;
         this.ls = lineStart;
         continue;
       }
-      if (indent === 0) {
+      if (indent === -1) {
         if (k <= parent || (k === 0 && parent < 0 && this.isMarker(lineStart))) break;
         if (maxBlank > k) this.fail('a block scalar has leading blank lines indented more than its first line: use an indentation indicator', maxBlankAt);
         indent = k;
@@ -1002,6 +1008,13 @@ export class Parser {
       this.i = e;
       this.ls = lineStart;
     }
+    // Only spaces on every line (an explicit indentation below them): no content, as `yaml` reads it.
+    let onlySpaces = true;
+    for (let b = 0; b < lines.length && onlySpaces; b++) {
+      const l = lines[b];
+      for (let x = 0; x < l.length; x++) if (l.charCodeAt(x) !== SP) onlySpaces = false;
+    }
+    if (onlySpaces) for (let b = 0; b < lines.length; b++) lines[b] = '';
     // Trailing blank lines belong to chomping, not to the content.
     let last = lines.length - 1;
     while (last >= 0 && lines[last] === '') last--;
