@@ -1,7 +1,7 @@
 // `claw chat <manifest>`: the implicit CLI channel (runtime profile §3). The agent runs in this process:
 // each input line is one user message through the FemtoClaw agent loop (src/agent), each reply one
 // output. On a terminal it prompts; piped, it is line-oriented: stdout carries only replies, one per
-// message (docs/chat.md). Approvals are asked here: the next input line answers (y/yes approves).
+// message (docs/agent.md "claw chat"). Approvals are asked here: the next input line answers (y/yes approves).
 import { startRuntime } from '../runtime/start.ts';
 import { openSession } from '../kernel/methods/initialize.ts';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../kernel/version.ts';
