@@ -75,14 +75,16 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
     historyTags: { channel: 'cli', user },
   });
   let stopReason = 'end of input';
-  env.onSignal('SIGINT', () => {
-    stopReason = 'SIGINT';
+  // A signal ends the chat now: the turn in progress is aborted (a model that does not answer could
+  // otherwise hold Ctrl-C for minutes of timeouts, retries and fallbacks) and no further line is read.
+  let turnAbort: AbortController | undefined;
+  const interrupt = (reason: string) => {
+    stopReason = reason;
+    turnAbort?.abort(new Error(`interrupted by ${reason}`));
     env.stdin.destroy?.();
-  });
-  env.onSignal('SIGTERM', () => {
-    stopReason = 'SIGTERM';
-    env.stdin.destroy?.();
-  });
+  };
+  env.onSignal('SIGINT', () => interrupt('SIGINT'));
+  env.onSignal('SIGTERM', () => interrupt('SIGTERM'));
   try {
     await openSession(runtime.agent, launchManifest!, SUPPORTED_PROTOCOL_VERSIONS[0], {}, { name: 'claw-chat', version: env.version });
   } catch (e) {
@@ -104,15 +106,21 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
     const line = await input.next();
     if (line === undefined || QUIT.has(line.trim())) break;
     if (line.trim() === '') continue;
+    if (stopReason !== 'end of input') break;
+    turnAbort = new AbortController();
+    const turnSignal = eitherSignal(signal, turnAbort.signal);
     try {
-      const r = await agent.turn(line, signal);
+      const r = await agent.turn(line, turnSignal.signal);
       say(displayReply(r.reply, interactive));
     } catch (e) {
-      if (signal.aborted) break;
+      if (turnSignal.signal.aborted) break;
       // A provider chain that cannot answer (-32020/-32021) is said, and the chat goes on.
       const msg = e instanceof ProtocolError ? `${e.message} (${e.code})` : e instanceof Error ? e.message : String(e);
       log.error('turn failed', { error: msg });
       say(displayReply(`error: ${msg}`, interactive));
+    } finally {
+      turnSignal.dispose();
+      turnAbort = undefined;
     }
   }
   await runtime.stop(stopReason);
@@ -131,6 +139,24 @@ export function displayReply(text: string, interactive: boolean): string {
   // eslint-disable-next-line no-control-regex
   const clean = lines.map((l) => l.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '\ufffd'));
   return clean.join(interactive ? '\n' : '\\n');
+}
+
+/** Aborted when either is (AbortSignal.any is Node ≥ 20.3; this runs on 18); dispose() unhooks it. */
+function eitherSignal(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; dispose(): void } {
+  const c = new AbortController();
+  const onA = () => c.abort(a.reason);
+  const onB = () => c.abort(b.reason);
+  if (a.aborted) onA();
+  else if (b.aborted) onB();
+  a.addEventListener('abort', onA, { once: true });
+  b.addEventListener('abort', onB, { once: true });
+  return {
+    signal: c.signal,
+    dispose() {
+      a.removeEventListener('abort', onA);
+      b.removeEventListener('abort', onB);
+    },
+  };
 }
 
 interface ApprovalRequest {

@@ -112,7 +112,11 @@ export interface ChatRun {
 }
 
 /** `claw chat claw.yaml` with `lines` piped in; resolves when it exits (killed after `timeoutMs`). */
-export function chat(a: Agent, lines: string[], o: { timeoutMs?: number; args?: string[] } = {}): Promise<ChatRun> {
+export function chat(
+  a: Agent,
+  lines: string[],
+  o: { timeoutMs?: number; args?: string[]; keepOpen?: boolean; whileRunning?: (child: ReturnType<typeof spawn>) => void } = {},
+): Promise<ChatRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLAW, 'chat', 'claw.yaml', ...(o.args ?? [])], {
       cwd: a.dir,
@@ -131,7 +135,11 @@ export function chat(a: Agent, lines: string[], o: { timeoutMs?: number; args?: 
       clearTimeout(timer);
       resolve({ code, stdout, stderr, replies: stdout === '' ? [] : stdout.replace(/\n$/, '').split('\n') });
     });
-    child.stdin.end(lines.map((l) => `${l}\n`).join(''));
+    const text = lines.map((l) => `${l}\n`).join('');
+    // keepOpen: input stays open (a person at a terminal who has not typed the next line yet).
+    if (o.keepOpen) child.stdin.write(text);
+    else child.stdin.end(text);
+    o.whileRunning?.(child);
   });
 }
 

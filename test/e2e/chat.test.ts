@@ -452,4 +452,31 @@ test('a manifest with tools but no Channel: Level 1, no tools offered, and the c
   assert.equal(data(auditRecords(a), 'protocol.rejected').map((d) => d.reason), ['unknown_tool']);
 });
 
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  test(`${sig} during a turn whose model never answers: the turn is aborted and chat exits at once`, async () => {
+    const a = makeAgent({ providers: [openaiProvider(llm.url)] });
+    llm.queue({ hang: true });
+    let sentAt = 0;
+    const r = await chat(a, ['PROMPT-1', 'PROMPT-2'], {
+      keepOpen: true,
+      timeoutMs: 15000,
+      whileRunning: (child) => {
+        const poll = setInterval(() => {
+          if (llm.requests.length === 0) return;
+          clearInterval(poll);
+          sentAt = Date.now();
+          child.kill(sig);
+        }, 20);
+      },
+    });
+    assert.ok(sentAt > 0);
+    assert.ok(Date.now() - sentAt < 5000, `exited ${Date.now() - sentAt} ms after ${sig}`);
+    assert.is(r.code, 0, r.stderr);
+    assert.is(r.stdout, '');
+    // PROMPT-2 was already read into the input buffer: no turn starts after the signal.
+    assert.is(llm.requests.length, 1);
+    assert.equal(auditKinds(auditRecords(a)), []);
+  });
+}
+
 test.run();
