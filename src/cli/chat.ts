@@ -46,9 +46,22 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
     closed: new Promise(() => {}),
     close: async () => {},
   };
+  // Questions still waiting for a line. One whose approval was settled otherwise (it expired, its turn
+  // ended) is withdrawn, so it cannot swallow the user's next message.
+  const questions = new Set<AbortController>();
   const askApproval = async (p: ApprovalRequest) => {
+    const q = new AbortController();
+    questions.add(q);
+    const timer = typeof p.timeout_seconds === 'number' && p.timeout_seconds > 0 ? setTimeout(() => q.abort(), p.timeout_seconds * 1000) : undefined;
     aside(displayReply(`approval needed: tool ${p.tool} ${JSON.stringify(p.arguments ?? {})}${p.reason ? ` (${p.reason})` : ''} — approve? [y/N]`, interactive));
-    const answer = (await input.next())?.trim().toLowerCase();
+    const line = await input.next(q.signal);
+    clearTimeout(timer);
+    questions.delete(q);
+    if (q.signal.aborted) {
+      aside(`approval for tool ${p.tool} is no longer open`);
+      return;
+    }
+    const answer = line?.trim().toLowerCase();
     const approve = answer === 'y' || answer === 'yes';
     await Promise.resolve(
       runtime.agent.dispatch(approve ? 'claw.tool.approve' : 'claw.tool.deny', { request_id: p.request_id, ...(approve ? {} : { reason: `denied on the CLI by ${user}` }) }, { transport: 'cli' }),
@@ -121,6 +134,7 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
     } finally {
       turnSignal.dispose();
       turnAbort = undefined;
+      for (const q of questions) q.abort();
     }
   }
   await runtime.stop(stopReason);
@@ -164,4 +178,5 @@ interface ApprovalRequest {
   tool: string;
   arguments?: unknown;
   reason?: string;
+  timeout_seconds?: number;
 }

@@ -31,11 +31,26 @@ export class LineInput {
     src.on('error', end);
   }
 
-  /** The next line, or undefined at the end of input. */
-  next(): Promise<string | undefined> {
+  /**
+   * The next line, or undefined at the end of input — or when `signal` aborts first: the request is then
+   * withdrawn, so the line that arrives later goes to the next caller (an approval question that expired
+   * must not swallow the user's next message).
+   */
+  next(signal?: AbortSignal): Promise<string | undefined> {
     if (this.lines.length > 0) return Promise.resolve(this.lines.shift());
-    if (this.ended) return Promise.resolve(undefined);
-    return new Promise((resolve) => this.waiters.push(resolve));
+    if (this.ended || signal?.aborted) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const waiter = (line: string | undefined) => {
+        signal?.removeEventListener('abort', withdraw);
+        resolve(line);
+      };
+      const withdraw = () => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve(undefined);
+      };
+      signal?.addEventListener('abort', withdraw, { once: true });
+      this.waiters.push(waiter);
+    });
   }
 
   private push(line: string): void {

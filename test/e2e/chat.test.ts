@@ -479,4 +479,37 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
+test('an approval that expires does not swallow the next message', async () => {
+  const rules = [
+    { id: 'careful', action: 'require-approval', scope: 'all', conditions: { tool: 'careful-write' }, reason: 'quick', approval: { timeout_seconds: 1, default_if_timeout: 'deny' } },
+    { id: 'rest', action: 'allow', scope: 'all' },
+  ];
+  const a = makeAgent({ providers: [openaiProvider(llm.url)], rules });
+  llm.queue(
+    { json: openaiJson({ content: call('careful-write', { path: 'late.txt', content: 'x' }) }) },
+    { json: openaiJson({ content: msg('REPLY-1') }) },
+    { json: openaiJson({ content: msg('REPLY-2') }) },
+  );
+  let out = '';
+  const r = await chat(a, ['PROMPT-1'], {
+    keepOpen: true,
+    whileRunning: (child) => {
+      child.stdout!.on('data', (c: Buffer) => {
+        out += c.toString();
+        // Typed after the approval expired and the turn answered: a message, not an approval answer.
+        if (out === 'REPLY-1\n') child.stdin!.end('PROMPT-2\n');
+      });
+    },
+  });
+  assert.is(r.code, 0, r.stderr);
+  assert.equal(r.replies, ['REPLY-1', 'REPLY-2']);
+  assert.is(readWs(a, 'late.txt'), undefined);
+  assert.equal(JSON.parse(convo(1).at(-1)!.content).tool_result.error.code, -32012);
+  assert.equal(convo(2).at(-1), { role: 'user', content: 'PROMPT-2' });
+  assert.is(
+    r.stderr,
+    'approval needed: tool careful-write {"path":"late.txt","content":"x"} (quick) — approve? [y/N]\napproval for tool careful-write is no longer open\n',
+  );
+});
+
 test.run();
