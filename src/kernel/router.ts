@@ -32,6 +32,8 @@ export interface RouterOptions {
    * done here, once, for every error reply.
    */
   redact?: (v: unknown) => unknown;
+  /** Told about every error reply to a method call (telemetry's `errors` category, spec §5.11). */
+  onError?: (method: string, err: ProtocolError) => void;
 }
 
 export class Router {
@@ -188,6 +190,12 @@ export class Router {
   }
 
   private toProtocolError(err: unknown, method: string): ProtocolError {
+    const e = this.asProtocolError(err, method);
+    this.opts.onError?.(method, e);
+    return e;
+  }
+
+  private asProtocolError(err: unknown, method: string): ProtocolError {
     if (err instanceof ProtocolError) {
       const redact = this.opts.redact;
       if (!redact) return err;

@@ -18,6 +18,7 @@ import type { LedgerStore } from '../kernel/ledger.ts';
 import type { WorkerCommand } from '../tools/builtins/impl.ts';
 import { openSessionTelemetry } from './telemetry-open.ts';
 import { openAuditSession } from '../audit/session.ts';
+import { withMethodTelemetry } from './method-telemetry.ts';
 import { agentModule, type AgentModule } from './agent-module.ts';
 import { channelsModule } from './channels-module.ts';
 
@@ -106,7 +107,7 @@ export function startRuntime(d: RuntimeDeps): Runtime {
     notify,
     loadWireManifest: (value, defaultClaw) => loadWireManifest(value, defaultClaw, d),
     openTelemetry: (s) => openSessionTelemetry(s.manifest, d),
-    modules: [secretsPreflight(d.secrets, d.log), memory, tools, swarm, ...(agentModuleOf ? [agentModuleOf] : []), ...(channels ? [channels] : []), ...(d.modules ?? [])],
+    modules: [secretsPreflight(d.secrets, d.log), withMethodTelemetry(memory, 'memory_ops', d.clock), tools, withMethodTelemetry(swarm, 'swarm_ops', d.clock), ...(agentModuleOf ? [agentModuleOf] : []), ...(channels ? [channels] : []), ...(d.modules ?? [])],
   });
   const router = new Router({
     dispatch: agent.dispatch,
@@ -115,6 +116,8 @@ export function startRuntime(d: RuntimeDeps): Runtime {
     maxDepth: d.config.limits?.max_depth,
     redact: (v) => d.redactor.redactValue(v),
     onResponse: (msg) => d.log.debug('response without a pending request ignored', { id: msg.id }),
+    // §5.11 `errors`: every JSON-RPC error response (code and message: both already redacted).
+    onError: (method, e) => agent.telemetry.emit('errors', 'error', { method, code: e.code, message: e.message }),
   });
   for (const t of d.transports) t.start((frame) => router.handle(frame, t.name));
   return {

@@ -19,7 +19,7 @@ import type { ToolEnvironment } from './tool-deps.ts';
 import { DEFAULT_GRACE_MS } from '../sandbox/spec-view.ts';
 import { sandboxOf } from './sandbox-of.ts';
 import type { KernelModule, Session } from '../kernel/agent.ts';
-import type { Clock, Logger } from '../kernel/ports.ts';
+import { NO_TELEMETRY, type Clock, type Logger, type TelemetrySink } from '../kernel/ports.ts';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { Redactor } from '../log/redactor.ts';
@@ -109,6 +109,7 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
   let deps: PipelineDeps | undefined;
   let prepared = new Map<string, PreparedTool>();
   let audit: AuditSession | undefined;
+  let telemetry: TelemetrySink = NO_TELEMETRY;
 
   /**
    * The one gate path (issue 6: "one code path, not two"): claw.tool.call from an operator and a
@@ -117,7 +118,41 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
    */
   const execute = (call: ToolCall, check: PreparedTool['reg']['check'], origin: CallOrigin): ToolResult | Promise<ToolResult> => {
     const go = () => runGatesNow(call, check, deps!);
-    return audit ? audit.auditor.run(call, origin, go) : go();
+    const t = telemetry;
+    if (t === NO_TELEMETRY) return audit ? audit.auditor.run(call, origin, go) : go();
+    // §5.11 tool_calls: name, duration, status, error code (arguments and result subject to `redaction`).
+    const started = d.clock.monotonic();
+    const report = (result: ToolResult | undefined, err?: unknown) => {
+      const duration_ms = Math.round((d.clock.monotonic() - started) * 1000) / 1000;
+      t.latency(`tool:${call.tool.name}`, duration_ms);
+      t.emit('tool_calls', 'tool.call', {
+        tool: call.tool.name,
+        request_id: call.requestId,
+        origin,
+        duration_ms,
+        status: err ? 'error' : result?.isError ? 'tool_error' : 'ok',
+        ...(err instanceof ProtocolError ? { code: err.code } : {}),
+        arguments: call.args,
+        ...(result ? { result: resultText(result) } : {}),
+      });
+    };
+    try {
+      const r = audit ? audit.auditor.run(call, origin, go) : go();
+      if (!(r instanceof Promise)) {
+        report(r);
+        return r;
+      }
+      return r.then(
+        (x) => (report(x), x),
+        (e) => {
+          report(undefined, e);
+          throw e;
+        },
+      );
+    } catch (e) {
+      report(undefined, e);
+      throw e;
+    }
   };
 
   const call: MethodSpec = {
@@ -227,8 +262,9 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
     methods: { 'claw.tool.call': call, 'claw.tool.approve': decide('approved'), 'claw.tool.deny': decide('denied') },
     agentTools: () => (session ? agentTools : undefined),
     audit: () => audit,
-    async start(s) {
+    async start(s, core) {
       session = s;
+      telemetry = core.telemetry;
       tools = new Map();
       prepared = new Map();
       audit = d.openAudit?.(s.manifest);
@@ -275,6 +311,7 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
       approvals.cancelAll();
       audit?.close();
       audit = undefined;
+      telemetry = NO_TELEMETRY;
       await Promise.all([...tools.values()].map((t) => t.bound.impl.close?.().catch(() => {})));
       await env?.registry.mcp?.close().catch(() => {});
       env = undefined;
@@ -283,6 +320,12 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
       prepared = new Map();
     },
   };
+}
+
+/** A tool result's text for telemetry, bounded (telemetry carries results only as a summary). */
+function resultText(r: ToolResult): string {
+  const text = r.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
+  return text.length > 512 ? `${text.slice(0, 512)}…` : text;
 }
 
 /** The override a skill with `permissions.approval_required` puts on its calls (narrows, never widens). */

@@ -1,0 +1,51 @@
+// §5.11 `memory_ops` and `swarm_ops`: every claw.memory.* / claw.swarm.* call reported with its
+// duration and outcome. One wrapper around a module's method table, so the modules stay unaware of
+// telemetry and no call path is missed. Only names, durations and codes are reported: never entries'
+// content or task payloads.
+import { ProtocolError } from '../protocol/errors.ts';
+import type { KernelModule } from '../kernel/agent.ts';
+import type { MethodSpec } from '../kernel/methods/index.ts';
+import type { Clock } from '../kernel/ports.ts';
+
+export function withMethodTelemetry<M extends KernelModule>(module: M, category: 'memory_ops' | 'swarm_ops', clock: Clock): M {
+  const methods: Record<string, MethodSpec> = {};
+  for (const [name, spec] of Object.entries(module.methods ?? {})) {
+    const event = name.replace(/^claw\./, ''); // claw.memory.store → memory.store
+    methods[name] = {
+      ...spec,
+      handler(params, ctx, agent) {
+        const started = clock.monotonic();
+        const report = (err?: unknown) => {
+          const duration_ms = Math.round((clock.monotonic() - started) * 1000) / 1000;
+          agent.telemetry.latency(event, duration_ms);
+          const store = (params as { store?: unknown } | undefined)?.store;
+          agent.telemetry.emit(category, event, {
+            ...(typeof store === 'string' ? { store } : {}),
+            duration_ms,
+            status: err ? 'error' : 'ok',
+            ...(err instanceof ProtocolError ? { code: err.code } : {}),
+          });
+        };
+        try {
+          const r = spec.handler(params, ctx, agent);
+          if (!(r instanceof Promise)) {
+            report();
+            return r;
+          }
+          return r.then(
+            (v) => (report(), v),
+            (e) => {
+              report(e);
+              throw e;
+            },
+          );
+        } catch (e) {
+          report(e);
+          throw e;
+        }
+      },
+    };
+  }
+  // Same module object (its accessors keep working), method table replaced.
+  return Object.assign(module, { methods });
+}
