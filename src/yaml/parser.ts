@@ -278,6 +278,7 @@ export class Parser {
     const c = this.c();
     if (this.isSeqEntry(this.i)) {
       if (ctx === 'map-value') this.fail('a block sequence cannot start on the same line as its mapping key');
+      if (props) this.fail('the anchor or tag of a block sequence must be on the line before it', props.at);
       tabIndent();
       if (ctx === 'doc') this.fail('a block sequence cannot start on the "---" line');
       return this.blockSeq(this.i - this.ls, props);
@@ -845,6 +846,7 @@ export class Parser {
         this.unsupported('empty mapping keys', this.i);
       } else {
         const cc = this.c();
+        if (!isSeq && (cc === COMMA || cc === close)) this.unsupported('empty mapping keys', entryAt);
         jsonLike = cc === 0x22 || cc === 0x27 || cc === LBRACK || cc === LBRACE;
         first = this.flowNode(parent, open, props);
       }
@@ -876,7 +878,7 @@ export class Parser {
   }
 
   private propsInFlow(parent: number, open: number): Props | undefined {
-    const p = this.props(this.s.charCodeAt(open) === LBRACK);
+    const p = this.props();
     if (p) this.flowWs(parent, open);
     return p;
   }
@@ -975,7 +977,8 @@ export class Parser {
       while (this.c(j) === SP) j++;
       const k = j - lineStart;
       if (this.isEol(j)) {
-        if (j >= this.n) break; // spaces at the very end are no line: only line breaks count
+        // Spaces at the very end: content when deeper than the indentation, else no line at all.
+        if (j >= this.n && (indent === -1 || k <= indent)) break;
         if (indent === -1 && k > maxBlank) {
           maxBlank = k;
           maxBlankAt = j;
@@ -996,6 +999,7 @@ export class Parser {
         while (this.c(e) === TAB || this.c(e) === SP) e++;
         if (this.isEol(e)) this.fail('a tab in the indentation of a block scalar line', j);
       }
+      if (k === 0 && this.isMarker(lineStart)) break;
       if (k < indent) {
         // Less indented than the content but inside the parent: refused, as `yaml` does (comments too).
         if (k > parent && this.s.charCodeAt(j) !== HASH) this.fail('a block scalar line is less indented than its first line', j);
