@@ -19,6 +19,12 @@ export interface ConversationStoreLike {
 export const RESUME_MESSAGES = 40;
 /** Entries read to find them: others' entries in a shared store are skipped, so read more than we keep. */
 export const RESUME_SCAN = 400;
+/**
+ * Messages kept in memory for the model (the store keeps everything its retention allows). Without a
+ * provider `max_context_window` nothing else bounds what a long session sends: past the model's window
+ * every turn would fail (a 400 is not retried), and the list would grow on a small board forever.
+ */
+export const MAX_HISTORY_MESSAGES = 200;
 
 export class MemoryHistory implements History {
   private readonly list: ChatMessage[] = [];
@@ -28,6 +34,7 @@ export class MemoryHistory implements History {
     private readonly tags: Record<string, unknown> = {},
     /** The store partition (`historyScope`); ignored by a `global` store. */
     scope?: string,
+    private readonly maxMessages = MAX_HISTORY_MESSAGES,
   ) {
     this.ctx = scope === undefined ? undefined : { scope };
   }
@@ -44,7 +51,16 @@ export class MemoryHistory implements History {
       mine.push({ role, content: e.content });
     }
     this.list.push(...mine.slice(-limit));
+    this.bound();
     return this.list.length;
+  }
+
+  /** Oldest first, and then up to a user message, so no tool result is left without its call (as the provider's trimming does). */
+  private bound(): void {
+    if (this.list.length <= this.maxMessages) return;
+    let cut = this.list.length - this.maxMessages;
+    while (cut < this.list.length - 1 && this.list[cut]!.role !== 'user') cut++;
+    this.list.splice(0, cut);
   }
 
   messages(): ChatMessage[] {
@@ -53,6 +69,7 @@ export class MemoryHistory implements History {
 
   async append(m: ChatMessage): Promise<void> {
     this.list.push(m);
+    this.bound();
     await this.store?.store([{ content: m.content, metadata: { ...this.tags, role: m.role } }], this.ctx);
   }
 }

@@ -2,7 +2,7 @@
 // "History and memory"): stored with tags, resumed by tags, partitioned when the store is scoped.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MemoryHistory, historyScope, RESUME_MESSAGES, type ConversationStoreLike } from '../../src/agent/history.ts';
+import { MemoryHistory, historyScope, MAX_HISTORY_MESSAGES, RESUME_MESSAGES, type ConversationStoreLike } from '../../src/agent/history.ts';
 import { makeManifest, primitive } from './helpers/fakes.ts';
 
 /** A store like src/memory/stores/conversation.ts: time-range keeps the most recent top_k, oldest first; scoped stores need ctx.scope. */
@@ -90,6 +90,31 @@ test('historyScope: the identity for per-identity, the channel for per-channel, 
   assert.is(historyScope(withScope('global'), 'terminal'), undefined);
   assert.is(historyScope(withScope(), 'terminal'), undefined);
   assert.is(historyScope(makeManifest(2), 'terminal'), undefined);
+});
+
+test('the in-memory conversation is bounded: oldest first, cut at a user message; the store keeps all', async () => {
+  const { store, rows } = fakeStore();
+  const h = new MemoryHistory(store, {}, undefined, 6);
+  const turn = async (i: number) => {
+    await h.append({ role: 'user', content: `u${i}` });
+    await h.append({ role: 'assistant', content: `call${i}` });
+    await h.append({ role: 'tool', content: `result${i}` });
+    await h.append({ role: 'assistant', content: `answer${i}` });
+  };
+  await turn(1);
+  await turn(2);
+  assert.equal(h.messages().map((m) => m.content), ['u2', 'call2', 'result2', 'answer2']);
+  await h.append({ role: 'user', content: 'u3' });
+  await h.append({ role: 'assistant', content: 'call3' });
+  await h.append({ role: 'tool', content: 'result3' });
+  // Over 6: the cut moves forward to the next user message (u3); the current turn is never cut.
+  assert.equal(h.messages().map((m) => m.content), ['u3', 'call3', 'result3']);
+  assert.is(rows.length, 11);
+  assert.is(MAX_HISTORY_MESSAGES, 200);
+  const big = new MemoryHistory(undefined, {});
+  for (let i = 0; i < 500; i++) await big.append({ role: i % 2 ? 'assistant' : 'user', content: String(i) });
+  assert.is(big.messages().length, 200);
+  assert.is(big.messages()[0]!.role, 'user');
 });
 
 test.run();
