@@ -7,6 +7,7 @@ import type { CliEnv } from '../src/cli/env.ts';
 import { main } from '../src/cli/main.ts';
 import { createLogSink } from '../src/log/logger.ts';
 import { Redactor } from '../src/log/redactor.ts';
+import { registerMqttAdapters } from '../src/runtime/mqtt-adapters.ts';
 
 declare const __CLAW_VERSION__: string;
 
@@ -47,6 +48,7 @@ export async function runProcess(): Promise<void> {
     stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), level: 'error', msg: 'uncaught exception', error: redactor.redact(String(err?.stack ?? err)) })}\n`);
     process.exitCode = 1;
   });
+  registerMqttAdapters();
   const code = await main(processEnv());
   process.exitCode = code;
   // Let pending writes drain; if some handle keeps the loop alive, exit anyway shortly after.

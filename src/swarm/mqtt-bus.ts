@@ -7,6 +7,7 @@
 // Topics live under their own prefix (default `claw-swarm`, `?prefix=` to change): an agent that
 // also serves its operator with `--listen mqtt://…` on `claw/…` never gets a peer's message
 // through its router, nor an operator's through the swarm.
+import * as v from 'valibot'; // static: a dynamic import() of valibot keeps all of it (+70 KB) in the bundle
 import type { MqttOptionsInput } from '../transports/mqtt/options.ts';
 import { ClawError, ProtocolError } from '../protocol/errors.ts';
 import { BusError, type PeerBus, type SeenPeer } from './bus.ts';
@@ -27,7 +28,6 @@ export async function openMqttBus(uri: string, cfg: SwarmRuntimeConfig, c: OpenB
   if (!u.searchParams.has('prefix')) u.searchParams.set('prefix', SWARM_TOPIC_PREFIX);
   const endpoint = parseMqttUrl(`${u.protocol}//${u.username ? `${u.username}@` : ''}${u.host}/${encodeURIComponent(c.swarm)}/${encodeURIComponent(c.self)}${u.search}`);
   const { mqttOptionsSchema } = await import('../transports/mqtt/options.ts');
-  const v = await import('valibot');
   const checked = v.safeParse(mqttOptionsSchema, cfg.mqtt ?? {});
   if (!checked.success) throw new ClawError('usage', `swarm.mqtt.${checked.issues[0].path?.map((p) => p.key).join('.') ?? ''}: ${checked.issues[0].message}`);
   const options: MqttOptionsInput = { client_id: `claw-swarm-${c.swarm}-${c.self}`, ...checked.output };
