@@ -143,6 +143,30 @@ export function chat(
   });
 }
 
+/**
+ * `claw chat` on a terminal: run under util-linux `script`, which gives it a pseudo-terminal for stdin
+ * and stdout. The output is the terminal's: the echoed input lines first (all input is written at
+ * once), CRLF line ends. Undefined when `script` is not installed.
+ */
+export function chatTty(a: Agent, lines: string[], timeoutMs = 20000): Promise<{ code: number | null; out: string }> | undefined {
+  if (spawnSync('script', ['--version']).status !== 0) return undefined;
+  return new Promise((resolve, reject) => {
+    const cmd = [process.execPath, CLAW, 'chat', 'claw.yaml'].map((x) => `'${x}'`).join(' ');
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: a.dir, env: { PATH: process.env.PATH ?? '', HOME: a.dir, USER: 'tester', TERM: 'dumb' } });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`claw chat on a terminal did not exit; output ${JSON.stringify(out.slice(-800))}`));
+    }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+    child.stdin.end(lines.map((l) => `${l}\n`).join(''));
+  });
+}
+
 /** The audit log's records, after `claw audit verify` said the chain is intact. */
 export function auditRecords(a: Agent): any[] {
   const v = spawnSync(process.execPath, [CLAW, 'audit', 'verify', a.auditFile, '--json'], { encoding: 'utf8' });

@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startFakeLlm, deadUrl, openaiJson, openaiSse, anthropicBodyText, anthropicSse, type FakeLlm } from '../helpers/fake-llm-server.ts';
-import { makeAgent, chat, auditRecords, auditKinds, telemetryEvents, readWs, openaiProvider, msg, call, type Agent } from './chat-helpers.ts';
+import { makeAgent, chat, chatTty, auditRecords, auditKinds, telemetryEvents, readWs, openaiProvider, msg, call, type Agent } from './chat-helpers.ts';
 
 /** The fixed part of every correction (src/femtoclaw/correction.ts), and the tool list of the test agent. */
 const SHAPE =
@@ -510,6 +510,30 @@ test('an approval that expires does not swallow the next message', async () => {
     r.stderr,
     'approval needed: tool careful-write {"path":"late.txt","content":"x"} (quick) — approve? [y/N]\napproval for tool careful-write is no longer open\n',
   );
+});
+
+test('on a terminal: a banner, a prompt per message, line breaks kept, control characters defused, approvals asked on the terminal', async () => {
+  const a = makeAgent({ providers: [openaiProvider(llm.url)] });
+  llm.queue(
+    { json: openaiJson({ content: msg('first line\nsecond line \u001b[31mred') }) },
+    { json: openaiJson({ content: call('careful-write', { path: 'tty.txt', content: 'typed' }) }) },
+    { json: openaiJson({ content: msg('REPLY-2') }) },
+  );
+  const run = chatTty(a, ['PROMPT-1', 'PROMPT-2', 'yes', '/quit']);
+  if (!run) return console.log('  (skipped: util-linux script is not installed)');
+  const { code, out } = await run;
+  assert.is(code, 0, out);
+  const program = [
+    'e2e-agent is listening. /quit to leave.',
+    '> first line',
+    'second line \ufffd[31mred',
+    '> approval needed: tool careful-write {"path":"tty.txt","content":"typed"} (writes carefully) — approve? [y/N]',
+    'REPLY-2',
+    '> ',
+  ].join('\r\n');
+  const echoed = 'PROMPT-1\r\nPROMPT-2\r\nyes\r\n/quit\r\n';
+  assert.is(out, echoed + program);
+  assert.is(readWs(a, 'tty.txt'), 'typed');
 });
 
 test.run();
