@@ -220,6 +220,7 @@ test('a tool the policy denies: nothing runs, the model gets the -32011 error re
   assert.not.ok(auditKinds(rec).includes('execution.started'));
   const tc = telemetryEvents(a).find((e) => e.event === 'tool.call');
   assert.equal([tc.tool, tc.status, tc.code], ['forbidden-write', 'error', -32011]);
+  assertNoBodies(a, ['PROMPT-1', 'REPLY-denied']);
 });
 
 test('a tool needing approval: the next input line answers; approved runs, denied feeds -32013 back', async () => {
@@ -252,6 +253,7 @@ test('a tool needing approval: the next input line answers; approved runs, denie
   assert.equal(data(rec, 'approval.decided').map((d) => d.decision), ['passed', 'denied']);
   assert.equal(data(rec, 'execution.finished').map((d) => d.outcome), ['ok']);
   assert.equal(auditKinds(rec).filter((k) => k === 'execution.started').length, 1);
+  assertNoBodies(a, ['PROMPT-', 'REPLY-']);
 });
 
 test('provider down, offline rules fallback: the rules answer, and a rules tool call runs', async () => {
@@ -310,6 +312,7 @@ test('a native OpenAI tool call becomes the tool_call form, runs, and is audited
   ]);
   const received = telemetryEvents(a).filter((e) => e.event === 'protocol.received');
   assert.equal(received.map((e) => e.native_tool_call), [true, false]);
+  assertNoBodies(a, ['PROMPT-1', 'REPLY-native']);
 });
 
 test('several native tool calls in one response are rejected (several_tool_calls), none runs', async () => {
@@ -361,6 +364,7 @@ test('anthropic-native: a tool_use block runs the tool, the text answer is the r
     telemetryEvents(a).filter((e) => e.event === 'metrics.token_usage').map((e) => [e.provider, e.input_tokens, e.output_tokens]),
     [['fake-anthropic', 50, 7], ['fake-anthropic', 60, 4]],
   );
+  assertNoBodies(a, ['PROMPT-1', 'REPLY-anthropic']);
 });
 
 test('streaming: a tool call and a message arriving in SSE fragments cut mid-JSON', async () => {
@@ -396,6 +400,7 @@ test('conversation memory: a second claw chat resumes the stored turns', async (
     { role: 'assistant', content: msg('Hello Ada') },
     { role: 'user', content: 'what is my name?' },
   ]);
+  assertNoBodies(a, ['my name is Ada', 'Hello Ada', 'You are Ada', 'what is my name']);
 });
 
 test('skills: a tool call is held to the permissions of every skill requiring the tool; approval_required asks', async () => {
