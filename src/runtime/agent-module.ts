@@ -14,8 +14,10 @@ import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { ResolvedManifest } from '../manifest/resolved.ts';
 import { dirnameOf, joinPath } from '../manifest/reader.ts';
 import { createProviderClient } from '../provider/index.ts';
-import { createAgentService, type AgentService } from '../agent/service.ts';
-import { MemoryHistory } from '../agent/history.ts';
+import { createAgentService } from '../agent/service.ts';
+import { NO_AGENT_TOOLS, perConversationAgent, type TurnAgent } from '../channels/agent-adapter.ts';
+import type { ChannelAgent } from '../channels/types.ts';
+import { MemoryHistory, historyScope } from '../agent/history.ts';
 import type { ToolsModule } from './tools-module.ts';
 import type { MemoryModule } from './memory-module.ts';
 
@@ -33,20 +35,26 @@ export interface AgentModuleDeps {
   memory: MemoryModule;
   /** Where `write-workspace` skills may write (default: data_dir/workspace). */
   workspaceDir: string;
-  /** Tags stored with each conversation entry (e.g. the channel and user). */
+  /** Tags stored with each conversation entry of the default agent (e.g. the channel and user). */
   historyTags?: Record<string, unknown>;
+  /** The default agent's conversation id (`claw chat`: cli:<user>). */
+  conversation?: string;
 }
 
 export interface AgentModule extends KernelModule {
-  /** This session's agent, once STARTING has assembled it. */
-  agent(): AgentService | undefined;
+  /** This session's default agent (the one `claw chat` talks to), once STARTING has assembled it. */
+  agent(): TurnAgent | undefined;
+  /** One agent per channel conversation, tools off for viewers (docs/channels.md). */
+  channelAgent(): ChannelAgent | undefined;
 }
 
 export function agentModule(d: AgentModuleDeps): AgentModule {
-  let service: AgentService | undefined;
+  let service: TurnAgent | undefined;
+  let channels: ChannelAgent | undefined;
   return {
     name: 'agent',
     agent: () => service,
+    channelAgent: () => channels,
     async start(s, core: AgentCore) {
       const m = s.manifest;
       const tools = d.tools.agentTools();
@@ -64,27 +72,43 @@ export function agentModule(d: AgentModuleDeps): AgentModule {
       for (const f of await provider.prepare()) d.log.warn('provider not usable', { provider: f.provider, reason: f.reason, error: f.message });
       // The directory a skill's `write-workspace` permission grants; tools start in it when the sandbox scopes to it.
       await mkdir(d.workspaceDir, { recursive: true, mode: 0o700 });
-      const history = new MemoryHistory(d.memory.conversationStore(), d.historyTags);
-      const resumed = await history.resume();
-      service = createAgentService({
-        manifest: m,
-        tools,
-        provider,
-        telemetry: core.telemetry,
-        recordVerdict: (raw, verdict, ctx) => audit?.recordVerdict(raw, verdict, ctx),
-        history,
-        redact: (x) => d.redactor.redact(x),
-        now: () => d.clock.monotonic(),
-        newId: () => nodeCrypto().randomUUID(),
-        contextFiles: await readContextFiles(m, d.log),
-        nativeTools: d.config.agent?.native_tools !== false,
-        workspaceDir: d.workspaceDir,
-        limits: { maxCorrections: d.config.agent?.max_corrections, maxToolSteps: d.config.agent?.max_tool_steps },
-      });
-      d.log.info('agent ready', { agent: m.identity.name, tools: tools.list().length, skills: m.skills.length, resumed_messages: resumed, audit: audit !== undefined });
+      const store = d.memory.conversationStore();
+      const contextFiles = await readContextFiles(m, d.log);
+      // One agent per conversation: its own history (resumed from the store on its first turn), and no tools
+      // for a channel user who may not use them.
+      const make = (k: { conversation: string; tools: boolean }): TurnAgent => {
+        const tags: Record<string, unknown> = { ...d.historyTags, conversation: k.conversation };
+        const history = new MemoryHistory(store, tags, historyScope(m, typeof tags.channel === 'string' ? tags.channel : 'cli'));
+        const svc = createAgentService({
+          manifest: m,
+          tools: k.tools ? tools : NO_AGENT_TOOLS,
+          provider,
+          telemetry: core.telemetry,
+          recordVerdict: (raw, verdict, ctx) => audit?.recordVerdict(raw, verdict, ctx),
+          history,
+          redact: (x) => d.redactor.redact(x),
+          now: () => d.clock.monotonic(),
+          newId: () => nodeCrypto().randomUUID(),
+          contextFiles,
+          nativeTools: d.config.agent?.native_tools !== false,
+          workspaceDir: d.workspaceDir,
+          limits: { maxCorrections: d.config.agent?.max_corrections, maxToolSteps: d.config.agent?.max_tool_steps },
+        });
+        let resumed: Promise<unknown> | undefined;
+        return {
+          async turn(text, signal) {
+            await (resumed ??= history.resume());
+            return svc.turn(text, signal);
+          },
+        };
+      };
+      service = make({ conversation: d.conversation ?? 'default', tools: true });
+      channels = perConversationAgent(make);
+      d.log.info('agent ready', { agent: m.identity.name, tools: tools.list().length, skills: m.skills.length, conversation_store: store?.name, audit: audit !== undefined });
     },
     async stop() {
       service = undefined;
+      channels = undefined;
     },
   };
 }

@@ -47,8 +47,10 @@ export interface RuntimeDeps {
    * turn it on too): the agent module is added, and audit is on (FemtoClaw §17).
    */
   agentLoop?: boolean;
-  /** Tags stored with each conversation entry the agent records (channel, user). */
+  /** Tags stored with each conversation entry the default agent records (channel, user). */
   historyTags?: Record<string, unknown>;
+  /** The default agent's conversation id (`claw chat`: cli:<user>). */
+  conversation?: string;
 }
 
 export interface Runtime {
@@ -88,11 +90,11 @@ export function startRuntime(d: RuntimeDeps): Runtime {
     environment: (m) => createToolEnvironment({ config: d.config, log: d.log, secrets: d.secrets, env: d.env, cwd: d.cwd, version: d.version, worker: d.worker }, m),
   });
   const agentModuleOf = agentLoop
-    ? agentModule({ config: d.config, clock: d.clock, log: d.log, redactor: d.redactor, secrets: d.secrets, ledgerStore, tools, memory, workspaceDir: joinPath(dataDir, 'workspace'), historyTags: d.historyTags })
+    ? agentModule({ config: d.config, clock: d.clock, log: d.log, redactor: d.redactor, secrets: d.secrets, ledgerStore, tools, memory, workspaceDir: joinPath(dataDir, 'workspace'), historyTags: d.historyTags, conversation: d.conversation })
     : undefined;
   // Queue channels (docs/channels.md): bound in claw.runtime.yaml `channels:`, they feed the agent loop above.
   const channels = d.config.channels
-    ? channelsModule({ config: d.config, log: d.log, clock: d.clock, dataDir, getAgent: () => agentModuleOf?.agent(), secrets: d.secrets, maxFrameBytes: d.config.limits?.max_frame_bytes,
+    ? channelsModule({ config: d.config, log: d.log, clock: d.clock, dataDir, getAgent: () => agentModuleOf?.channelAgent(), secrets: d.secrets, maxFrameBytes: d.config.limits?.max_frame_bytes,
         // A channel admin's decision goes through the same claw.tool.approve / claw.tool.deny methods as an operator's.
         decide: async (request_id, decision, reason): Promise<boolean> =>
           ((await agent.dispatch(decision === 'approved' ? 'claw.tool.approve' : 'claw.tool.deny', { request_id, ...(reason === undefined ? {} : { reason }) }, { transport: 'channel' })) as { acknowledged: boolean }).acknowledged })
