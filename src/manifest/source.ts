@@ -56,8 +56,9 @@ export function parseSource(file: string, bytes: Uint8Array): ParseResult {
   const r = parseYaml(text);
   if (!r.ok) {
     if (r.kind === 'too-deep') return fail(file, 'document nests too deeply to parse', 'too-deep');
-    const prefix = r.kind === 'unsupported' ? 'YAML not supported' : 'YAML syntax error';
-    return fail(file, `${prefix}: ${r.message}`, 'syntax', r.pos);
+    // An alias bomb is well-formed YAML: its message stands alone (as `yaml`'s did), with a position now.
+    const prefix = r.kind === 'unsupported' ? 'YAML not supported: ' : r.kind === 'alias-limit' ? '' : 'YAML syntax error: ';
+    return fail(file, `${prefix}${r.message}`, 'syntax', r.pos);
   }
   if (exceedsDepth(r.value, MAX_SOURCE_DEPTH)) return tooDeep(file);
   return { ok: true, source: { file, value: r.value, locate: r.locate } };
