@@ -13,6 +13,8 @@ import { parseArgs } from './args.ts';
 import { CHAT_HELP } from './help.ts';
 import { prepareRuntime } from './runtime-setup.ts';
 import { LineInput } from './line-input.ts';
+import { cliChannelOf, cliGate } from '../channels/cli-user.ts';
+import type { ChannelSpec } from '../channels/types.ts';
 import type { CliEnv } from './env.ts';
 
 const QUIT = new Set(['/quit', '/exit']);
@@ -49,7 +51,14 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
   // Questions still waiting for a line. One whose approval was settled otherwise (it expired, its turn
   // ended) is withdrawn, so it cannot swallow the user's next message.
   const questions = new Set<AbortController>();
+  const roleBased = (cliChannelOf(launchManifest!)?.spec as ChannelSpec | undefined)?.access_control?.mode === 'role-based';
+  let mayApprove = !roleBased;
   const askApproval = async (p: ApprovalRequest) => {
+    if (!mayApprove) {
+      aside(`approval needed for tool ${p.tool}: denied, ${user} may not approve on this channel (role-based access: admin only)`);
+      await Promise.resolve(runtime.agent.dispatch('claw.tool.deny', { request_id: p.request_id, reason: `${user} may not approve on this channel` }, { transport: 'cli' })).catch(() => {});
+      return;
+    }
     const q = new AbortController();
     questions.add(q);
     const timer = typeof p.timeout_seconds === 'number' && p.timeout_seconds > 0 ? setTimeout(() => q.abort(), p.timeout_seconds * 1000) : undefined;
@@ -106,7 +115,9 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
     await runtime.stop('start failed');
     return 1;
   }
-  const agent = runtime.agentLoop!.agent()!;
+  const agent = runtime.agentLoop!.channelAgent()!;
+  // A declared cli Channel's access_control applies to the local user (docs/channels.md "claw chat").
+  const gate = cliGate(launchManifest!, { dataDir: setup.dataDir, clock: env.clock });
   const signal = runtime.agent.session!.abort.signal;
   if (interactive) say(`${launchManifest!.identity.name} is listening. /quit to leave.`);
   // Tools need Level 2, which needs a declared Channel (spec §11; the implicit CLI channel does not
@@ -121,10 +132,17 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
     if (line === undefined || QUIT.has(line.trim())) break;
     if (line.trim() === '') continue;
     if (stopReason !== 'end of input') break;
+    const verdict = gate?.check(user, line);
+    if (verdict && !verdict.allow) {
+      say(displayReply(`denied: ${verdict.message}`, interactive));
+      continue;
+    }
+    // Under role-based access only an admin answers approvals here (src/channels/access.ts roles).
+    if (verdict && roleBased) mayApprove = verdict.mayApprove;
     turnAbort = new AbortController();
     const turnSignal = eitherSignal(signal, turnAbort.signal);
     try {
-      const r = await agent.turn(line, turnSignal.signal);
+      const r = await agent.turn(line, turnSignal.signal, { channel: 'cli', user, conversation: `cli:${user}`, tools: verdict?.tools ?? true });
       say(displayReply(r.reply, interactive));
     } catch (e) {
       if (turnSignal.signal.aborted) break;
