@@ -10,20 +10,24 @@
 //   - each turn bare (no-op audit and telemetry), and with the audit records the loop writes in
 //     production (recordValidation into an AuditLog over an in-memory file, fsync: none — the
 //     fsynced cost per record is in BENCH.md "FemtoClaw validation").
+//   - for scale, the real floor of a model call: the openai-compatible client (src/provider) against a
+//     local node:http server that answers at once, alone and inside whole turns (HTTP_TURNS turns).
 // Each turn is timed alone (process.hrtime.bigint around `await turn()`), after a warm-up, with a
 // history of 20 earlier messages; p50 / p90 / p99 over the turns. Validation alone is measured by
 // scripts/bench-femtoclaw.mjs; the gates of a real tool call by scripts/bench-tools.mjs.
-// Usage: node scripts/bench-agent.mjs [--json] [--turns=N]
+// Usage: node scripts/bench-agent.mjs [--json] [--turns=N] [--http-turns=N]
 import { build } from 'esbuild';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
 
 const arg = (k, d) => {
   const a = process.argv.find((x) => x.startsWith(`--${k}=`));
   return a ? Number(a.split('=')[1]) : d;
 };
 const TURNS = arg('turns', 20000);
+const HTTP_TURNS = arg('http-turns', 2000);
 const JSON_OUT = process.argv.includes('--json');
 
 const root = new URL('..', import.meta.url).pathname;
@@ -36,6 +40,8 @@ export { MemoryHistory } from '${root}src/agent/history.ts';
 export { compileArgumentSchema } from '${root}src/tools/json-schema.ts';
 export { AuditLog } from '${root}src/audit/log.ts';
 export { recordValidation } from '${root}src/audit/protocol-audit.ts';
+export { createProviderClient } from '${root}src/provider/index.ts';
+export { TokenLedger } from '${root}src/kernel/ledger.ts';
 `,
 );
 await build({ entryPoints: [entry], outfile: join(dir, 'b.mjs'), bundle: true, minify: true, platform: 'node', format: 'esm', target: 'node18', logLevel: 'error' });
@@ -75,10 +81,12 @@ const EARLIER = Array.from({ length: 20 }, (_, i) => ({ role: i % 2 ? 'assistant
 const noTelemetry = { emit() {}, latency() {}, tokenUsage() {}, close: async () => {} };
 const memFile = { tail: () => ({ torn: new Uint8Array(0), tornAt: 0 }), truncate() {}, append() {}, sync() {}, close() {} };
 
-function makeService(withAudit) {
+function makeService(withAudit, http) {
   let script = [];
   let i = 0;
-  const provider = { complete: async () => ({ text: script[i++], provider: 'stub', usage: { input_tokens: 500, output_tokens: 30 } }) };
+  const stub = { complete: async () => ({ text: script[i++], provider: 'stub', usage: { input_tokens: 500, output_tokens: 30 } }) };
+  // With `http`, the server answers the next scripted output; the client is the runtime's own.
+  const provider = http ? http.client : stub;
   const log = withAudit ? m.AuditLog.open({ file: memFile, now: Date.now, redact: (s) => s, fsync: 'none' }) : undefined;
   let history;
   let ids = 0;
@@ -104,6 +112,7 @@ function makeService(withAudit) {
     prepare(s) {
       script = s;
       i = 0;
+      if (http) http.script(s);
       history = new m.MemoryHistory();
       history.messages().push(...EARLIER);
     },
@@ -111,12 +120,12 @@ function makeService(withAudit) {
 }
 
 /** createAgentService reads deps.history once per turn call; a getter lets each turn start from the same conversation. */
-async function timeTurns(withAudit, script) {
-  const { svc, prepare } = makeService(withAudit);
+async function timeTurns(withAudit, script, http, turns = TURNS) {
+  const { svc, prepare } = makeService(withAudit, http);
   const signal = new AbortController().signal;
-  const warm = Math.min(2000, TURNS);
+  const warm = Math.min(2000, turns);
   const per = [];
-  for (let t = 0; t < warm + TURNS; t++) {
+  for (let t = 0; t < warm + turns; t++) {
     prepare(script);
     const s = process.hrtime.bigint();
     const r = await svc.turn('please check my notes', signal);
@@ -145,17 +154,64 @@ function quantiles(per) {
   return { p50: q(0.5), p90: q(0.9), p99: q(0.99) };
 }
 
+/** A local OpenAI-compatible server that answers at once with the next scripted output, and the runtime's client for it. */
+async function localModel() {
+  let outputs = [];
+  let j = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const content = outputs[j++] ?? MESSAGE;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'c', object: 'chat.completion', model: 'm', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 500, completion_tokens: 30 } }));
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${server.address().port}/v1`;
+  const store = new Map();
+  const clock = { now: Date.now, monotonic: () => performance.now(), setTimeout: (fn, ms) => { const t = setTimeout(fn, ms); return { cancel: () => clearTimeout(t) }; }, setInterval: (fn, ms) => { const t = setInterval(fn, ms); return { cancel: () => clearInterval(t) }; } };
+  const providerPrim = prim('Provider', 'local', { protocol: 'openai-compatible', endpoint: url, model: 'm', auth: { type: 'none' } });
+  const client = m.createProviderClient({
+    manifest: { ...manifest, providers: [providerPrim] },
+    ledger: new m.TokenLedger({ load: async (p) => store.get(p), save: async (p, e) => void store.set(p, e) }, clock),
+    secrets: { resolve: async () => '' },
+    clock,
+  });
+  return { client, script: (s) => ((outputs = s), (j = 0)), close: () => new Promise((r) => server.close(r)) };
+}
+
+async function timeHttpFloor(http) {
+  const per = [];
+  const messages = [{ role: 'system', content: 'x' }, ...EARLIER, { role: 'user', content: 'please check my notes' }];
+  for (let t = 0; t < 500 + HTTP_TURNS; t++) {
+    http.script([MESSAGE]);
+    const s = process.hrtime.bigint();
+    await http.client.complete({ messages, signal: new AbortController().signal });
+    const us = Number(process.hrtime.bigint() - s) / 1000;
+    if (t >= 500) per.push(us);
+  }
+  return quantiles(per);
+}
+
 const rows = [{ name: 'provider floor: one await of the instant stub', outputs: 0, ...(await timeFloor()) }];
 for (const [name, script] of Object.entries(SCRIPTS)) {
   rows.push({ name, audit: false, outputs: script.length, ...(await timeTurns(false, script)) });
   rows.push({ name: `${name}, audit in memory`, audit: true, outputs: script.length, ...(await timeTurns(true, script)) });
 }
+const http = await localModel();
+// Turns first: the first rows against the server also warm up the client's connection pool.
+const httpRows = [];
+for (const [name, script] of Object.entries(SCRIPTS).slice(0, 2)) {
+  httpRows.push({ name: `${name}, real client + local HTTP model`, outputs: script.length, ...(await timeTurns(false, script, http, HTTP_TURNS)) });
+}
+rows.push({ name: 'real client → local HTTP model answering at once (1 call)', outputs: 1, ...(await timeHttpFloor(http)) }, ...httpRows);
+await http.close();
 
 if (JSON_OUT) {
   console.log(JSON.stringify({ node: process.version, turns: TURNS, rows }));
 } else {
   const f = (x) => x.toFixed(x < 10 ? 2 : 1).padStart(8);
-  console.log(`Agent loop per turn, provider and tools excluded, ${process.version}, ${TURNS} turns per row (µs per turn)`);
-  console.log(`${'case'.padEnd(66)} ${'p50'.padStart(8)} ${'p90'.padStart(8)} ${'p99'.padStart(8)}`);
-  for (const r of rows) console.log(`${r.name.padEnd(66)} ${f(r.p50)} ${f(r.p90)} ${f(r.p99)}`);
+  console.log(`Agent loop per turn (tools stubbed; provider stubbed except the last rows), ${process.version}, ${TURNS} turns per row (µs per turn)`);
+  console.log(`${'case'.padEnd(80)} ${'p50'.padStart(8)} ${'p90'.padStart(8)} ${'p99'.padStart(8)}`);
+  for (const r of rows) console.log(`${r.name.padEnd(80)} ${f(r.p50)} ${f(r.p90)} ${f(r.p99)}`);
 }
