@@ -4,7 +4,7 @@
 // its tools wrote. The model is test/helpers/fake-llm-server.ts, a real HTTP server in this process,
 // so the child is spawned asynchronously (a sync spawn would block the server it talks to).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLAW } from './helpers/claw-process.ts';
@@ -50,9 +50,17 @@ export const DEFAULT_RULES = [
   { id: 'rest', action: 'allow', scope: 'all' },
 ];
 
+const made: string[] = [];
+
+/** Removes every agent directory made so far (call once, after the suite). */
+export function removeAgents(): void {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+
 /** One agent in a fresh temp directory: tools echo, file-write, careful-write and forbidden-write. */
 export function makeAgent(o: AgentOptions): Agent {
   const dir = mkdtempSync(join(tmpdir(), 'claw-chat-e2e-'));
+  made.push(dir);
   const ws = join(dir, 'ws');
   mkdirSync(ws);
   const dataDir = join(dir, 'data');

@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startFakeLlm, deadUrl, openaiJson, openaiSse, anthropicBodyText, anthropicSse, type FakeLlm } from '../helpers/fake-llm-server.ts';
-import { makeAgent, chat, chatTty, auditRecords, auditKinds, telemetryEvents, readWs, openaiProvider, msg, call, type Agent } from './chat-helpers.ts';
+import { makeAgent, removeAgents, chat, chatTty, auditRecords, auditKinds, telemetryEvents, readWs, openaiProvider, msg, call, type Agent } from './chat-helpers.ts';
 
 /** The fixed part of every correction (src/femtoclaw/correction.ts), and the tool list of the test agent. */
 const SHAPE =
@@ -19,6 +19,7 @@ test.before(async () => {
 });
 test.after(async () => {
   await llm.close();
+  removeAgents();
 });
 test.before.each(async () => {
   // A failed test may leave scripted steps behind: start over so it cannot fail the next one too.
