@@ -46,6 +46,9 @@ Options:
   --log-level L   debug | info | warn | error (default: info, or log.level in the configuration)
   --listen URI    also serve this transport, e.g. fs:/var/lib/claw/ipc (repeatable; see also
                   transports: in claw.runtime.yaml and docs/transports.md)
+  --start         start the session now with the manifest, without waiting for claw.initialize
+                  (a daemon serving queue channels or swarm peers; a later claw.initialize is refused
+                  until claw.shutdown ends this session)
 
 The process exits 0 when stdin closes; SIGTERM and SIGINT shut the agent down cleanly first.
 With other transports listening, stdin closing does not stop it (a daemon may run with

@@ -9,14 +9,17 @@ import type { CliEnv } from './env.ts';
 import { ClawError } from '../protocol/errors.ts';
 import { createFileLedgerStore } from '../node/ledger-file.ts';
 import { prepareRuntime } from './runtime-setup.ts';
+import { openSession } from '../kernel/methods/initialize.ts';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../kernel/version.ts';
 
 export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { values: ['config', 'log-level', 'listen'] });
+  const args = parseArgs(argv, { values: ['config', 'log-level', 'listen'], flags: ['start'] });
   if (args.flags.has('help')) {
     env.stdout.write(RUN_HELP);
     return 0;
   }
   if (args.positionals.length > 1) throw new ClawError('usage', 'expected at most one manifest');
+  if (args.flags.has('start') && args.positionals.length === 0) throw new ClawError('usage', '--start needs a manifest');
   const setup = await prepareRuntime(env, args);
   if (typeof setup === 'number') return setup;
   const { log, config, launchManifest, redactor, secrets, dataDir, worker, manifestFile } = setup;
@@ -64,6 +67,17 @@ export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
     }
   });
   log.info('runtime started', { version: env.version, manifest: manifestFile, config: setup.configFile, agent: launchManifest?.name });
+  // --start: a daemon whose work arrives on queue channels or peers has no operator to send claw.initialize;
+  // the session starts now with the launch manifest, as an initialize without capabilities would (docs/channels.md).
+  if (args.flags.has('start')) {
+    try {
+      await openSession(runtime.agent, launchManifest!, SUPPORTED_PROTOCOL_VERSIONS[0], {}, { name: 'claw-run --start', version: env.version });
+    } catch (e) {
+      log.error('session could not start', { error: e instanceof Error ? e.message : String(e) });
+      await runtime.stop('start failed');
+      return 1;
+    }
+  }
   const reason = await stopped;
   await runtime.stop(reason);
   log.info('runtime exiting', { reason });
