@@ -27,6 +27,8 @@ export interface AgentOptions {
   rules?: Record<string, unknown>[];
   autonomy?: string;
   memory?: boolean;
+  /** The conversation store's `scope` (spec §5.6), with `memory`. */
+  memoryScope?: string;
   /** Extra claw.runtime.yaml entries. */
   runtime?: Record<string, unknown>;
   /** Leave out the cli Channel: the manifest is then Level 1 (spec §11) and the agent has no tools. */
@@ -97,7 +99,7 @@ export function makeAgent(o: AgentOptions): Agent {
   if (o.noChannel) delete spec.channels;
   if (o.skills) spec.skills = o.skills.map((s) => ({ inline: s }));
   if (o.memory) {
-    spec.memory = { inline: { name: 'chat-memory', stores: [{ name: 'conversation', type: 'conversation', backend: 'sqlite', retention: { max_entries: 500 } }] } };
+    spec.memory = { inline: { name: 'chat-memory', stores: [{ name: 'conversation', type: 'conversation', backend: 'sqlite', retention: { max_entries: 500 }, ...(o.memoryScope ? { scope: o.memoryScope } : {}) }] } };
   }
   const manifest = { claw: '0.3.0', kind: 'Claw', metadata: { name: 'e2e-agent', version: '1.0.0' }, spec };
   writeFileSync(join(dir, 'claw.yaml'), JSON.stringify(manifest, null, 2));

@@ -542,4 +542,22 @@ test('on a terminal: a banner, a prompt per message, line breaks kept, control c
   assert.is(readWs(a, 'tty.txt'), 'typed');
 });
 
+for (const scope of ['per-channel', 'per-identity']) {
+  test(`conversation memory in a ${scope} store: the chat starts, stores in its partition and resumes`, async () => {
+    const a = makeAgent({ providers: [openaiProvider(llm.url)], memory: true, memoryScope: scope });
+    llm.queue({ json: openaiJson({ content: msg('Noted') }) }, { json: openaiJson({ content: msg('Blue') }) });
+    const r1 = await chat(a, ['my colour is blue']);
+    assert.is(r1.code, 0, r1.stderr);
+    assert.is(r1.stdout, 'Noted\n');
+    const r2 = await chat(a, ['which colour?']);
+    assert.is(r2.code, 0, r2.stderr);
+    assert.is(r2.stdout, 'Blue\n');
+    assert.equal(convo(1), [
+      { role: 'user', content: 'my colour is blue' },
+      { role: 'assistant', content: msg('Noted') },
+      { role: 'user', content: 'which colour?' },
+    ]);
+  });
+}
+
 test.run();
