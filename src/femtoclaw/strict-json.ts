@@ -4,6 +4,7 @@
 // byte-order mark, invalid UTF-8 (byte input), oversized input, excessive nesting and anything
 // after the value. It never repairs. Whitespace (RFC 8259 ws: space, tab, LF, CR) around the value
 // is part of a JSON text and accepted. docs/femtoclaw.md "Strict JSON".
+import { utf8Length } from '../protocol/utf8.ts';
 
 export type StrictJsonCode =
   | 'empty'
@@ -83,21 +84,6 @@ export function parseStrictJson(input: string | Uint8Array, limits: Partial<Stri
 
 function fail(code: StrictJsonCode, pos: number, message: string): StrictJsonResult {
   return { ok: false, code, pos, message };
-}
-
-/** UTF-8 length of a string, counting stops early once past `stopAbove`. */
-function utf8Length(s: string, stopAbove: number): number {
-  let n = 0;
-  for (let i = 0; i < s.length && n <= stopAbove; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
 }
 
 /** Byte offset of the first ill-formed UTF-8 sequence (only called once decoding has failed). */

@@ -3,23 +3,12 @@
 // framing per message. BPE tokenizers average ~4 bytes per token on English and ~3 per CJK
 // character (3 bytes), so this overestimates English by ~25% and is about right for CJK: trimming
 // errs on the side of sending less, never more.
+import { utf8Length } from '../protocol/utf8.ts';
 import type { ChatMessage, ToolDefinition } from '../kernel/ports.ts';
 
 export const MESSAGE_OVERHEAD_TOKENS = 4;
 
-export function utf8Bytes(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
+export const utf8Bytes = (s: string): number => utf8Length(s);
 
 export const estimateText = (s: string): number => Math.ceil(utf8Bytes(s) / 3);
 

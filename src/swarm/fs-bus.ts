@@ -9,11 +9,11 @@
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Clock, Logger, Transport } from '../kernel/ports.ts';
-import { ClawError, ProtocolError } from '../protocol/errors.ts';
+import { ClawError } from '../protocol/errors.ts';
 import { writeAtomic } from '../transports/fs/layout.ts';
 import type { TransportClient } from '../transports/client.ts';
 import { BusError, type PeerBus, type Presence, type SeenPeer } from './bus.ts';
-import { resultOf, serveBus } from './serve.ts';
+import { peerCalls, serveBus } from './serve.ts';
 
 export interface FsBusOptions {
   root: string;
@@ -118,26 +118,13 @@ export function openFsBus(o: FsBusOptions): PeerBus {
       writeAtomic(registry(p.swarm), `${o.self}.json`, JSON.stringify(file), false);
     },
     peers: seen,
-    async request(to, method, params, timeoutMs) {
-      reachable(to);
-      let reply: unknown;
-      try {
-        const c = await client(to);
-        reply = await c.request({ jsonrpc: '2.0', id: 1, method, params: params as Record<string, unknown> }, { timeoutMs });
-      } catch (e) {
-        if (e instanceof ProtocolError) throw e;
-        throw new BusError('unreachable', `peer ${to} did not answer: ${(e as Error).message}`, { cause: e });
-      }
-      return resultOf(reply);
-    },
-    async notify(to, method, params) {
-      reachable(to);
-      try {
-        await (await client(to)).notify({ jsonrpc: '2.0', method, params: params as Record<string, unknown> });
-      } catch (e) {
-        throw new BusError('unreachable', `peer ${to}: ${(e as Error).message}`, { cause: e });
-      }
-    },
+    ...peerCalls(
+      {
+        request: async (to, msg, opts) => (await client(to)).request(msg as never, opts),
+        notify: async (to, msg) => (await client(to)).notify(msg as never),
+      },
+      reachable,
+    ),
     async close() {
       if (last) {
         try {

@@ -9,11 +9,11 @@
 // through its router, nor an operator's through the swarm.
 import * as v from 'valibot'; // static: a dynamic import() of valibot keeps all of it (+70 KB) in the bundle
 import type { MqttOptionsInput } from '../transports/mqtt/options.ts';
-import { ClawError, ProtocolError } from '../protocol/errors.ts';
+import { ClawError } from '../protocol/errors.ts';
 import { BusError, type PeerBus, type SeenPeer } from './bus.ts';
 import type { SwarmRuntimeConfig } from './config.ts';
 import type { OpenBusContext } from './open-bus.ts';
-import { resultOf, serveBus } from './serve.ts';
+import { peerCalls, serveBus } from './serve.ts';
 
 export const SWARM_TOPIC_PREFIX = 'claw-swarm';
 
@@ -71,25 +71,7 @@ export async function openMqttBus(uri: string, cfg: SwarmRuntimeConfig, c: OpenB
       await t.setPresence(p.status === 'busy' ? 'busy' : 'ready', { role });
     },
     peers: seen,
-    async request(to, method, params, timeoutMs) {
-      reachable(to);
-      let reply: unknown;
-      try {
-        reply = await link.request(to, { jsonrpc: '2.0', id: 1, method, params: params as Record<string, unknown> }, { timeoutMs });
-      } catch (e) {
-        if (e instanceof ProtocolError) throw e;
-        throw new BusError('unreachable', `peer ${to} did not answer: ${(e as Error).message}`, { cause: e });
-      }
-      return resultOf(reply);
-    },
-    async notify(to, method, params) {
-      reachable(to);
-      try {
-        await link.notify(to, { jsonrpc: '2.0', method, params: params as Record<string, unknown> });
-      } catch (e) {
-        throw new BusError('unreachable', `peer ${to}: ${(e as Error).message}`, { cause: e });
-      }
-    },
+    ...peerCalls({ request: (to, msg, opts) => link.request(to, msg as never, opts), notify: (to, msg) => link.notify(to, msg as never) }, reachable),
     async close() {
       // A clean close publishes `offline` itself (a clean DISCONNECT suppresses the Last Will).
       await t.close();
