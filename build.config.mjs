@@ -6,6 +6,7 @@ import { build } from 'esbuild';
 import { readFileSync, chmodSync, mkdirSync, copyFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
+import { bundleCold } from './scripts/build/cold.mjs';
 
 export const BUDGET_BYTES = 600 * 1024;
 
@@ -21,11 +22,9 @@ export const ALIASES = {
 };
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
-export async function bundle({ entry = 'targets/node.ts', outfile = 'dist/claw.mjs', minify = true } = {}) {
+export async function bundle({ entry = 'targets/node.ts', outfile = 'dist/claw.mjs', minify = true, cold = process.env.CLAW_BUILD_COLD === '1' } = {}) {
   mkdirSync('dist', { recursive: true });
-  await build({
-    entryPoints: [entry],
-    outfile,
+  const options = {
     bundle: true,
     minify,
     platform: 'node',
@@ -37,19 +36,27 @@ export async function bundle({ entry = 'targets/node.ts', outfile = 'dist/claw.m
     define: { __CLAW_VERSION__: JSON.stringify(pkg.version) },
     alias: ALIASES,
     logLevel: 'warning',
-  });
+  };
+  // cold: code reachable only through import() is stored compressed and evaluated on first use
+  // (scripts/build/cold.mjs; BENCH.md "Bundle: cold code").
+  const split = cold ? await bundleCold(options, { entry, outfile }) : (await build({ ...options, entryPoints: [entry], outfile }), undefined);
   chmodSync(outfile, 0o755);
   // sql.js's WebAssembly ships beside the bundle (docs/memory.md: measured against embedding it as base64); the
   // runtime finds it relative to import.meta.url of claw.mjs. Not counted in the budget: read only when a
   // manifest declares memory.
   copyFileSync(createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm'), new URL('sql-wasm.wasm', new URL(`file://${process.cwd()}/${outfile}`)));
   const raw = readFileSync(outfile);
-  return { outfile, raw: raw.length, gzip: gzipSync(raw).length };
+  return { outfile, raw: raw.length, gzip: gzipSync(raw).length, split };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const r = await bundle();
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+  const cold = process.argv.includes('--cold');
+  const r = await bundle(cold ? { cold, outfile: '.build/cold/claw.mjs' } : {});
+  if (r.split) {
+    for (const g of r.split.groups) console.log(`cold group ${g.group}: ${g.modules} modules, ${kb(g.raw)} -> ${kb(g.deflated)} deflated, ${kb(g.base64)} base64 [${g.targets.join(', ')}]`);
+    console.log(`hot code ${kb(r.split.hotBytes)}, cold payload ${kb(r.split.payloadBytes)}, registry ${r.split.registry.length} modules`);
+  }
   console.log(`${r.outfile}: ${kb(r.raw)} raw, ${kb(r.gzip)} gzip (budget ${kb(BUDGET_BYTES)} raw)`);
   if (r.raw > BUDGET_BYTES) {
     console.error(`size budget exceeded by ${kb(r.raw - BUDGET_BYTES)}: see docs/size-budget.md`);

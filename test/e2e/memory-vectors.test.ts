@@ -3,8 +3,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { initParams, ROOT, startClaw, type ClawRun } from './helpers/claw-process.ts';
+import { dirname, join } from 'node:path';
+import { CLAW, initParams, startClaw, type ClawRun } from './helpers/claw-process.ts';
 import { assertCleanStreams, stderrRecords } from './helpers/e2e-util.ts';
 import { agentDir, all, ISO, query, rid, startAgent, store, UUID } from './memory-agent.ts';
 
@@ -221,8 +221,8 @@ test('the bundle finds sql-wasm.wasm beside itself (import.meta.url), anywhere; 
   const a = track(agentDir());
   const bin = join(a.dir, 'bin');
   mkdirSync(bin);
-  copyFileSync(join(ROOT, 'dist', 'claw.mjs'), join(bin, 'claw.mjs'));
-  copyFileSync(join(ROOT, 'dist', 'sql-wasm.wasm'), join(bin, 'sql-wasm.wasm'));
+  copyFileSync(CLAW, join(bin, 'claw.mjs'));
+  copyFileSync(join(dirname(CLAW), 'sql-wasm.wasm'), join(bin, 'sql-wasm.wasm'));
   // Outside the repository (no node_modules to fall back to): the copy runs instead of dist/claw.mjs.
   const startCopy = () => startClaw(['run', a.manifest], { cwd: a.dir, wrap: ['sh', '-c', `shift; exec "$0" '${join(bin, 'claw.mjs')}' "$@"`] });
   const own = startCopy();

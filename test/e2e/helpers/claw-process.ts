@@ -1,9 +1,10 @@
 // Spawns the built dist/claw.mjs the way an operator would and speaks NDJSON to it.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 export const ROOT = process.cwd();
-export const CLAW = join(ROOT, 'dist', 'claw.mjs');
+// CLAW_BUNDLE: another build of the same runtime to test (e.g. .build/cold/claw.mjs), without replacing dist/.
+export const CLAW = process.env.CLAW_BUNDLE ? resolve(ROOT, process.env.CLAW_BUNDLE) : join(ROOT, 'dist', 'claw.mjs');
 
 export interface ClawRun {
   child: ChildProcessWithoutNullStreams;

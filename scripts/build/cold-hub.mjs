@@ -1,0 +1,36 @@
+// Runtime half of the cold-code build (scripts/build/cold.mjs), bundled into the hot part of claw.mjs.
+// Not imported by anything but that build, which substitutes the compressed groups for the placeholder below.
+import { createRequire } from 'node:module';
+
+const payloads = __CLAW_COLD_PAYLOADS__;
+const loaded = [];
+let hot = [];
+let req;
+
+/** Called once by the bundle's entry, after the hot modules have been evaluated. */
+export function __claw_register(namespaces) {
+  hot = namespaces;
+}
+
+function group(g) {
+  if (loaded[g]) return loaded[g];
+  // node:zlib only now: a start-up that never touches cold code does not load it.
+  req ??= createRequire(import.meta.url);
+  const code = req('node:zlib').inflateRawSync(Buffer.from(payloads[g], 'base64')).toString('utf8');
+  // The cold code's require: hot module namespaces by registry slot, everything else (node built-ins the
+  // CommonJS dependencies ask for) from a real require rooted at this bundle, as the banner's require is.
+  const coldRequire = (id) => (id.startsWith('claw-hot:') ? hot[+id.slice(9)] : req(id));
+  coldRequire.resolve = req.resolve;
+  coldRequire.cache = req.cache;
+  const module = { exports: {} };
+  // Same realm (new Function, not vm): instanceof and globals are shared with the hot code. Strict, as the
+  // ESM bundle it was cut from.
+  new Function('require', 'module', 'exports', '__claw_url', `"use strict";${code}`)(coldRequire, module, module.exports, import.meta.url);
+  return (loaded[g] = module.exports);
+}
+
+/** Stands in for `import(<cold module>)`: resolves to that module's namespace, evaluating it on first use. */
+export function __claw_cold(g, id) {
+  // Asynchronous like import(): by then the entry has registered the hot namespaces.
+  return Promise.resolve().then(() => group(g)[id]());
+}
