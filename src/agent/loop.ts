@@ -6,6 +6,7 @@
 import { candidateOf } from './candidate.ts';
 import { DEFAULT_LOOP_LIMITS, type ChatMessage, type LoopDeps, type ToolOutcome, type ToolStep, type TurnResult } from './types.ts';
 import type { Rejection } from '../femtoclaw/verdict.ts';
+import { TOOL_NAME } from '../femtoclaw/validate.ts';
 
 /** Said to the user when the model keeps breaking the protocol: fixed text, nothing from the model. */
 export const GAVE_UP_REPLY = 'Sorry, I could not produce a valid answer. Please rephrase or try again.';
@@ -36,8 +37,7 @@ export async function runTurn(userText: string, d: LoopDeps, signal: AbortSignal
 
     if (!verdict.valid) {
       rejections++;
-      const fields = { step: verdict.step, reason: verdict.reason, detail: verdict.detail, form: verdict.form, tool: verdict.tool, field: verdict.field };
-      d.telemetry.emit('errors', 'protocol.rejected', fields);
+      d.telemetry.emit('errors', 'protocol.rejected', rejectionFields(verdict));
       if (rejections > limits.maxCorrections) return finish(GAVE_UP_REPLY, 'gave_up');
       scratch.push({ role: 'user', content: d.correction(verdict) });
       continue;
@@ -78,6 +78,21 @@ export function toolResultText(tool: string, o: ToolOutcome, max: number, redact
   const text = o.result.content.map((c) => (c.type === 'text' && typeof c.text === 'string' ? c.text : JSON.stringify(c))).join('\n');
   return JSON.stringify({ tool_result: { tool, ok: o.result.isError !== true, content: clip(redact(text), max) } });
 }
+
+/**
+ * What telemetry learns of a rejection: the stable step and reason codes, the form, and the tool name and
+ * field path only when they are identifiers. A rejected "tool name" or unknown key can be any text the
+ * model wrote (its reasoning, a prompt it echoes), and spec §5.11 keeps model output out of telemetry;
+ * the audit log has the whole verdict. `detail` is left out for the same reason (it quotes field names).
+ */
+export function rejectionFields(v: Rejection): Record<string, unknown> {
+  const f: Record<string, unknown> = { step: v.step, reason: v.reason, form: v.form };
+  if (v.tool !== undefined && TOOL_NAME.test(v.tool)) f.tool = v.tool;
+  if (v.field !== undefined && FIELD_PATH.test(v.field)) f.field = v.field;
+  return f;
+}
+/** A JSON pointer made of identifier-like keys and indexes, e.g. /message/content, /tool_call/id. */
+const FIELD_PATH = /^(\/[A-Za-z0-9_.-]{1,64})+$/;
 
 function severalToolCalls(n: number): Rejection {
   return { valid: false, step: 'structure', reason: 'several_tool_calls', detail: `the response held ${n} tool calls; exactly one action is allowed`, form: 'tool_call' };
