@@ -62,6 +62,28 @@ const node22 = RUNTIMES[2][1];
   assert.equal(later.replies.get(3).result.entries.map((e: any) => e.id).sort(), [...ids].sort());
 });
 
+// Issue 4: the automatic choice is overridable in the runtime configuration (claw.runtime.yaml `memory.adapter`).
+(existsSync(node22) ? test : test.skip)('claw.runtime.yaml memory.adapter: sqljs on Node 22 (which has node:sqlite) uses sql.js; native uses node:sqlite', () => {
+  for (const [forced, expected] of [['sqljs', 'sqljs'], ['native', 'native'], ['auto', 'native']] as const) {
+    const a = agentDir({ config: `memory:\n  adapter: ${forced}\n` });
+    dirs.push(a.dir);
+    const s = session(node22, a.dir, a.manifest, [storeLine(1, 'deadline forced'), queryLine(2)]);
+    assert.is(s.logs.find((l) => l.msg === 'memory open')?.adapter, expected, `adapter: ${forced}`);
+    assert.equal(s.replies.get(2).result.entries.map((e: any) => e.id), [s.replies.get(1).result.ids[0]]);
+    // The sql.js layout is the snapshot plus its journal (docs/memory.md); node:sqlite keeps neither.
+    assert.is(existsSync(join(a.dir, '.claw-data', 'memory', 'memory-0.db.claw-journal')), expected === 'sqljs', `journal for ${forced}`);
+  }
+});
+(existsSync(node18) ? test : test.skip)('claw.runtime.yaml memory.adapter: native on a runtime without one → -32030 saying so, the agent stays up', () => {
+  const a = agentDir({ config: 'memory:\n  adapter: native\n' });
+  dirs.push(a.dir);
+  const s = session(node18, a.dir, a.manifest, [storeLine(1, 'x'), { jsonrpc: '2.0', id: 2, method: 'claw.status' }]);
+  const err = s.replies.get(1).error;
+  assert.is(err.code, -32030);
+  assert.match(err.message, /^Memory backend error: no native SQLite in this runtime \(node:sqlite needs Node >= 22\.5, or Bun\); use adapter 'sqljs'/);
+  assert.ok(s.replies.get(2).result, JSON.stringify(s.replies.get(2)));
+});
+
 test.after(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });

@@ -241,6 +241,29 @@ test('the bundle finds sql-wasm.wasm beside itself (import.meta.url), anywhere; 
   assert.is(await none.end(), 0);
 });
 
+// Issue 4: a semantic store that declares embedding.provider_ref searches by full text alone when that provider
+// does not answer (this runtime has no embedding client: docs/memory.md "Not done"), and the result says so.
+test('semantic store with embedding.provider_ref and no answering embedder: full-text results, metadata says so', async () => {
+  const stores = `        - name: "notes"
+          type: "semantic"
+          embedding: { provider_ref: "provider-0", model: "nomic-embed-text", dimensions: 8 }
+        - name: "plain"
+          type: "semantic"`;
+  const a = track(agentDir({ stores }));
+  const c = await run(a);
+  const docs = ['revenue grew fast', 'cats sleep often', 'rain falls today', 'trains run late', 'birds sing loudly'];
+  const ids = (await store(c, 'notes', docs.map((content) => ({ content })))).result.ids;
+  await store(c, 'plain', docs.map((content) => ({ content })));
+  const r = await query(c, 'notes', { type: 'semantic', text: 'revenue' });
+  assert.equal(r.result.metadata, { search: 'fts', reason: 'embedding provider "provider-0" did not answer; full-text search only' });
+  assert.equal(r.result.entries.map((e: any) => [e.id, e.content, e.score]), [[ids[0], 'revenue grew fast', 0.5234946419594956]]);
+  // A store without an embedding declares nothing: its result is the entries alone.
+  const plain = await query(c, 'plain', { type: 'semantic', text: 'revenue' });
+  assert.equal(Object.keys(plain.result), ['entries']);
+  assert.is(plain.result.entries.length, 1);
+  await stop(c);
+});
+
 test.after(() => {
   for (const c of live) if (c.child.exitCode === null && c.child.signalCode === null) c.kill();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });

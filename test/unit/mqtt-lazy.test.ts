@@ -1,5 +1,5 @@
-// mqtt.js stays off the start-up path: in the MQTT-enabled build (test/e2e/helpers/mqtt-claw.ts, production esbuild
-// options and aliases) no module that connects (mqtt.js, mqtt-packet, our connection/transport/client code) is
+// mqtt.js stays off the start-up path: in the shipped build (targets/node.ts, the entry of dist/claw.mjs, which
+// registers MQTT at its composition root; production esbuild options and aliases) no module that connects (mqtt.js, mqtt-packet, our connection/transport/client code) is
 // statically reachable from the entry, and the only import of mqtt.js is load.ts's dynamic one. An agent without
 // MQTT therefore never evaluates it. Also: the aliases leave no readable-stream, debug, worker-timers, lru-cache,
 // ws or socks code in the bundle.
@@ -10,11 +10,11 @@ import { pathToFileURL } from 'node:url';
 
 const ROOT = process.cwd();
 
-test('mqtt.js and the MQTT transport are reached through dynamic imports only', async () => {
+test('mqtt.js, the MQTT transport and sql.js are reached through dynamic imports only (shipped entry)', async () => {
   const { build } = await import('esbuild');
   const { ALIASES } = (await import(pathToFileURL(join(ROOT, 'build.config.mjs')).href)) as { ALIASES: Record<string, string> };
   const r = await build({
-    entryPoints: [join(ROOT, 'test/e2e/helpers/mqtt-claw.ts')],
+    entryPoints: [join(ROOT, 'targets/node.ts')],
     bundle: true,
     minify: true,
     platform: 'node',
@@ -30,7 +30,7 @@ test('mqtt.js and the MQTT transport are reached through dynamic imports only', 
   const inputs = r.metafile!.inputs;
   // Modules evaluated at start-up: reachable from the entry through static edges only (import statements and
   // require calls); a dynamic import starts a part that is evaluated on first use.
-  const entry = 'test/e2e/helpers/mqtt-claw.ts';
+  const entry = 'targets/node.ts';
   const eager = new Set<string>([entry]);
   const queue = [entry];
   while (queue.length > 0) {
@@ -54,6 +54,13 @@ test('mqtt.js and the MQTT transport are reached through dynamic imports only', 
       `${gone} is aliased or never reached`,
     );
   }
+  // Issue 4: sql.js loads only when a manifest declares memory. Its glue and the database layer are not evaluated
+  // at start-up; the only import of the glue is sqljs.ts's dynamic one (memory-module.ts imports service.ts lazily).
+  assert.ok(Object.keys(inputs).some((f) => f.includes('node_modules/sql.js/')), 'the build contains the sql.js glue');
+  const eagerDb = [...eager].filter((f) => /node_modules\/sql\.js\//.test(f) || /src\/memory\/(sqlite|stores)\/|src\/memory\/service\.ts$/.test(f));
+  assert.equal(eagerDb, [], 'no database code is evaluated at start-up');
+  const intoSqljs = edges.filter((e) => /node_modules\/sql\.js\//.test(e.to) && !e.from.includes('node_modules/'));
+  assert.equal([...new Set(intoSqljs.map((e) => `${e.from} ${e.kind}`))], ['src/memory/sqlite/sqljs.ts dynamic-import']);
 });
 
 test.run();
