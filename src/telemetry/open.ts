@@ -53,6 +53,10 @@ export async function openTelemetry(m: ResolvedManifest, d: OpenTelemetryDeps): 
       warned.add(key);
       d.log.warn('telemetry export failed', { exporter, error: String((err as Error)?.message ?? err) });
     },
+    // The counts of a bounded queue are only worth something if someone sees them: said once, at session end.
+    onClosed(stats) {
+      if (stats.dropped > 0 || stats.failed > 0) d.log.warn('telemetry events lost', { dropped: stats.dropped, failed: stats.failed, exported: stats.exported });
+    },
   });
 }
 

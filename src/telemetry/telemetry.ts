@@ -22,6 +22,8 @@ export interface TelemetryDeps {
   claw: string;
   agent: string;
   onExportError(exporter: string, err: unknown): void;
+  /** Called once at session end with the counts, so events lost to a full queue or a failed export are said. */
+  onClosed?(stats: TelemetryStats): void;
   queueCapacity?: number;
 }
 
@@ -108,7 +110,13 @@ export class Telemetry implements TelemetrySink {
     const timeout = new Promise<void>((resolve) => (timer = this.deps.clock.setTimeout(resolve, CLOSE_TIMEOUT_MS)));
     await Promise.race([Promise.all(this.queues.map((q) => q.close())), timeout]);
     timer?.cancel();
-    return this.stats();
+    const stats = this.stats();
+    try {
+      this.deps.onClosed?.(stats);
+    } catch {
+      // telemetry never throws into the agent (§5.11)
+    }
+    return stats;
   }
 
   private emitHistograms(): void {
