@@ -39,14 +39,15 @@ export async function bundle({ entry = 'targets/node.ts', outfile = 'dist/claw.m
   };
   // cold: code reachable only through import() is stored compressed and evaluated on first use
   // (scripts/build/cold.mjs; BENCH.md "Bundle: cold code").
-  const split = cold ? await bundleCold(options, { entry, outfile }) : (await build({ ...options, entryPoints: [entry], outfile }), undefined);
+  const split = cold ? await bundleCold(options, { entry, outfile }) : undefined;
+  const inputs = split ? split.hotInputs : Object.values((await build({ ...options, entryPoints: [entry], outfile, metafile: true })).metafile.outputs)[0].inputs;
   chmodSync(outfile, 0o755);
   // sql.js's WebAssembly ships beside the bundle (docs/memory.md: measured against embedding it as base64); the
   // runtime finds it relative to import.meta.url of claw.mjs. Not counted in the budget: read only when a
   // manifest declares memory.
   copyFileSync(createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm'), new URL('sql-wasm.wasm', new URL(`file://${process.cwd()}/${outfile}`)));
   const raw = readFileSync(outfile);
-  return { outfile, raw: raw.length, gzip: gzipSync(raw).length, split };
+  return { outfile, raw: raw.length, gzip: gzipSync(raw).length, inputs, split };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

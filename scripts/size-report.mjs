@@ -1,29 +1,28 @@
 #!/usr/bin/env node
-// What each package and source folder contributes to dist/claw.mjs (minified bytes), largest first.
-import { build } from 'esbuild';
-import { ALIASES } from '../build.config.mjs';
+// What each package and source folder contributes to claw.mjs (minified bytes), largest first, built exactly as
+// `npm run build` builds it (build.config.mjs) into .build/size-report/. With the cold-code build
+// (scripts/build/cold.mjs) the hot part is listed as it sits in the file, and each cold group with its
+// minified size, its deflated size and what it costs in the file (base64), then its own breakdown.
+// Usage: node scripts/size-report.mjs [--cold | --no-cold]   (default: what `npm run build` does)
+import { bundle } from '../build.config.mjs';
 
-const r = await build({
-  entryPoints: ['targets/node.ts'],
-  bundle: true,
-  minify: true,
-  platform: 'node',
-  format: 'esm',
-  target: ['node18'],
-  write: false,
-  metafile: true,
-  outfile: 'size-report.mjs',
-  define: { __CLAW_VERSION__: '"0"' },
-  alias: ALIASES,
-  logLevel: 'warning',
-});
-const out = Object.values(r.metafile.outputs)[0];
-const groups = {};
-for (const [f, v] of Object.entries(out.inputs)) {
-  const parts = f.split('/');
-  const g = f.startsWith('node_modules') ? parts.slice(0, parts[1].startsWith('@') ? 3 : 2).join('/') : parts.slice(0, 2).join('/');
-  groups[g] = (groups[g] ?? 0) + v.bytesInOutput;
-}
+const cold = process.argv.includes('--cold') ? true : process.argv.includes('--no-cold') ? false : undefined;
+const r = await bundle({ outfile: '.build/size-report/claw.mjs', ...(cold === undefined ? {} : { cold }) });
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`.padStart(9);
-console.log(`total ${kb(out.bytes)}`);
-for (const [g, b] of Object.entries(groups).sort((a, b) => b[1] - a[1])) console.log(`${kb(b)}  ${g}`);
+const byFolder = (inputs) => {
+  const groups = {};
+  for (const [f, v] of Object.entries(inputs)) {
+    const parts = f.split('/');
+    const g = f.startsWith('node_modules') ? parts.slice(0, parts[1].startsWith('@') ? 3 : 2).join('/') : f.startsWith('claw-cold:') ? 'cold-code loader + payload' : parts.slice(0, 2).join('/');
+    groups[g] = (groups[g] ?? 0) + v.bytesInOutput;
+  }
+  return Object.entries(groups).sort((a, b) => b[1] - a[1]);
+};
+console.log(`total ${kb(r.raw)} raw, ${kb(r.gzip)} gzip`);
+if (r.split) console.log(`hot code ${kb(r.split.hotBytes)}, cold payload ${kb(r.split.payloadBytes)} (base64 of deflate-raw)`);
+for (const [g, b] of byFolder(r.inputs)) console.log(`${kb(b)}  ${g}`);
+for (const g of r.split?.groups ?? []) {
+  console.log(`\ncold group ${g.group}: ${g.modules} modules, ${kb(g.raw)} minified -> ${kb(g.deflated)} deflated -> ${kb(g.base64)} in the file`);
+  console.log(`  entries: ${g.targets.join(', ')}`);
+  for (const [f, b] of byFolder(g.inputs)) console.log(`  ${kb(b)}  ${f}`);
+}
