@@ -21,6 +21,10 @@ import { openAuditSession } from '../audit/session.ts';
 import { withMethodTelemetry } from './method-telemetry.ts';
 import { agentModule, type AgentModule } from './agent-module.ts';
 import { channelsModule } from './channels-module.ts';
+import { compositeBinder } from '../agent/composite.ts';
+import { createProviderClient } from '../provider/index.ts';
+import { TokenLedger } from '../kernel/ledger.ts';
+import { nodeCrypto } from '../node/lazy.ts';
 
 export interface RuntimeDeps {
   config: RuntimeConfig;
@@ -81,11 +85,24 @@ export function startRuntime(d: RuntimeDeps): Runtime {
     openAudit: (m) =>
       openAuditSession({
         policies: m.policies.map((p) => ({ name: p.name, spec: p.spec })),
-        forAgent: agentLoop,
+        // A composite tool runs a FemtoClaw sub-turn (docs/agent.md "Composite tools"): audit on as for the loop.
+        forAgent: agentLoop || m.tools.some((t) => t.spec.composite === true),
         path: joinPath(dataDir, 'audit/audit.jsonl'),
         now: d.clock.now,
         monotonic: d.clock.monotonic,
         redact: (x) => d.redactor.redact(x),
+      }),
+    // Composite tools work with or without the agent module (`claw run` too): their provider chain is the
+    // manifest's, created here (clients load on first use), charged to the same token ledger store.
+    composites: (m) =>
+      compositeBinder(m, {
+        config: d.config,
+        workspaceDir: joinPath(dataDir, 'workspace'),
+        redact: (x) => d.redactor.redact(x),
+        now: () => d.clock.monotonic(),
+        newId: () => nodeCrypto().randomUUID(),
+        log: d.log,
+        provider: (telemetry) => createProviderClient({ manifest: m, ledger: new TokenLedger(ledgerStore, d.clock), secrets: d.secrets, clock: d.clock, log: d.log, telemetry }),
       }),
     environment: (m) => createToolEnvironment({ config: d.config, log: d.log, secrets: d.secrets, env: d.env, cwd: d.cwd, version: d.version, worker: d.worker }, m),
   });

@@ -32,6 +32,7 @@ import type { AuditSession } from '../audit/session.ts';
 import type { CallOrigin } from '../audit/gate-audit.ts';
 import type { AgentTools, AgentToolInfo } from '../agent/service.ts';
 import type { ToolImpl } from '../tools/types.ts';
+import type { CompositeBinder } from '../agent/composite.ts';
 
 interface PreparedTool {
   reg: RegisteredTool;
@@ -57,6 +58,8 @@ export interface ToolsModuleDeps {
    * FemtoClaw agent loop turns it on (FemtoClaw §17), so the caller knows whether a loop runs here.
    */
   openAudit?(m: ResolvedManifest): AuditSession | undefined;
+  /** Binds `composite: true` tools for a manifest (src/agent/composite.ts); without it they are refused at STARTING. */
+  composites?(m: ResolvedManifest): CompositeBinder;
 }
 
 /** The tools module as the rest of the runtime sees it: the kernel methods, and the agent loop's gate path. */
@@ -110,6 +113,7 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
   let prepared = new Map<string, PreparedTool>();
   let audit: AuditSession | undefined;
   let telemetry: TelemetrySink = NO_TELEMETRY;
+  let composites: CompositeBinder | undefined;
 
   /**
    * The one gate path (issue 6: "one code path, not two"): claw.tool.call from an operator and a
@@ -275,7 +279,8 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
       const m = s.manifest;
       env = await d.environment(m);
       try {
-        tools = await bindTools(m, d.config, env.registry);
+        composites = m.tools.some((t) => t.spec.composite === true) ? d.composites?.(m) : undefined;
+        tools = await bindTools(m, d.config, composites ? { ...env.registry, composite: composites } : env.registry);
       } catch (e) {
         throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${(e as Error).message}`, { state: 'ERROR' });
       }
@@ -305,10 +310,14 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
         }
         prepared.set(name, { reg, sandbox: sandboxOf(m, reg.bound.sandboxRef), policies });
       }
+      // Composite tools call back into the gate path below (docs/agent.md "Composite tools").
+      composites?.attach({ tools: agentTools, telemetry: core.telemetry, recordVerdict: audit ? (raw, v, c) => audit?.recordVerdict(raw, v, c) : undefined });
       d.log.info('tools bound', { tools: [...tools.values()].map((t) => `${t.bound.name}:${t.bound.impl.kind}`) });
     },
     async stop() {
       approvals.cancelAll();
+      composites?.detach();
+      composites = undefined;
       audit?.close();
       audit = undefined;
       telemetry = NO_TELEMETRY;

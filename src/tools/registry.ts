@@ -9,6 +9,7 @@ import type { BoundTool, ToolImpl } from './types.ts';
 import type { ResolvedManifest, ResolvedPrimitive } from '../manifest/resolved.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { ProcessRunner } from './runner-port.ts';
+import type { CompositeBinder } from '../agent/composite.ts';
 
 export interface RegisteredTool {
   bound: BoundTool;
@@ -26,6 +27,8 @@ export interface RegistryDeps {
   run: ProcessRunner;
   resolveSecrets(refs: string[]): Promise<Record<string, string>>;
   mcp?: McpBinder;
+  /** `composite: true` tools (spec §5.4): run their skill as a sub-turn (src/agent/composite.ts). */
+  composite?: Pick<CompositeBinder, 'impl' | 'check'>;
 }
 
 export class ToolBindingError extends Error {}
@@ -50,7 +53,10 @@ async function bindOne(t: ResolvedPrimitive, config: RuntimeConfig, deps: Regist
   let description: string | undefined = spec.description;
   let inputSchema: Record<string, unknown> | undefined = spec.input_schema;
   const binding = config.tools?.[t.name];
-  if (spec.mcp_source) {
+  if (spec.composite === true) {
+    if (!deps.composite) throw new ToolBindingError(`tool ${t.name}: composite tools are not available in this runtime`);
+    impl = deps.composite.impl(t);
+  } else if (spec.mcp_source) {
     if (!deps.mcp) throw new ToolBindingError(`tool ${t.name}: MCP tools are not available in this runtime`);
     const b = await deps.mcp.bind(t);
     impl = b.impl;
@@ -76,6 +82,8 @@ async function bindOne(t: ResolvedPrimitive, config: RuntimeConfig, deps: Regist
     const problem = schemaProblem(schema);
     if (problem) throw new Error(problem);
     check({}); // a dry run: an unresolvable $ref throws here, at binding, not at every call
+    // §5.5: a composite's arguments must also satisfy its skill's input_schema.
+    if (spec.composite === true) check = deps.composite!.check(t, check);
   } catch (e) {
     throw new ToolBindingError(`tool ${t.name}: input_schema is not a usable JSON Schema (${(e as Error).message})`);
   }
