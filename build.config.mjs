@@ -55,7 +55,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const cold = process.argv.includes('--cold');
   const r = await bundle(cold ? { cold, outfile: '.build/cold/claw.mjs' } : {});
   if (r.split) {
-    for (const g of r.split.groups) console.log(`cold group ${g.group}: ${g.modules} modules, ${kb(g.raw)} -> ${kb(g.deflated)} deflated, ${kb(g.base64)} base64 [${g.targets.join(', ')}]`);
+    for (const g of r.split.groups) console.log(`cold group ${g.group}: ${g.modules} modules, ${kb(g.raw)} -> ${kb(g.compressed)} brotli, ${kb(g.base64)} base64 [${g.targets.join(', ')}]`);
     console.log(`hot code ${kb(r.split.hotBytes)}, cold payload ${kb(r.split.payloadBytes)}, registry ${r.split.registry.length} modules`);
   }
   console.log(`${r.outfile}: ${kb(r.raw)} raw, ${kb(r.gzip)} gzip (budget ${kb(BUDGET_BYTES)} raw)`);

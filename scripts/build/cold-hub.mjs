@@ -16,7 +16,7 @@ function group(g) {
   if (loaded[g]) return loaded[g];
   // node:zlib only now: a start-up that never touches cold code does not load it.
   req ??= createRequire(import.meta.url);
-  const code = req('node:zlib').inflateRawSync(Buffer.from(payloads[g], 'base64')).toString('utf8');
+  const code = req('node:zlib').brotliDecompressSync(Buffer.from(payloads[g], 'base64')).toString('utf8');
   // The cold code's require: hot module namespaces by registry slot, everything else (node built-ins the
   // CommonJS dependencies ask for) from a real require rooted at this bundle, as the banner's require is.
   const coldRequire = (id) => (id.startsWith('claw-hot:') ? hot[+id.slice(9)] : req(id));

@@ -10,14 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
-import { inflateRawSync } from 'node:zlib';
+import { brotliDecompressSync } from 'node:zlib';
 
 const ROOT = process.cwd();
 const FIX = 'test/fixtures/cold-build';
 const BASE = { bundle: true, minify: true, platform: 'node', format: 'esm', target: ['node18'], logLevel: 'error' };
 
 interface Split {
-  groups: { targets: string[]; modules: number; raw: number; deflated: number; base64: number }[];
+  groups: { targets: string[]; modules: number; raw: number; compressed: number; base64: number }[];
   registry: string[];
 }
 const load = async () =>
@@ -34,10 +34,10 @@ test('the fixture runs from one file with cold code evaluated once, sharing the 
     const text = readFileSync(outfile, 'utf8');
     assert.not.ok(text.includes('cold-module-text-never-in-clear'), 'cold code is not stored in clear');
     assert.is(text.split('hot-module-text-appears-once').length, 2, 'the hot module is in the hot part once');
-    // The payload, inflated, is the cold code, and carries no copy of the hot module.
+    // The payload, decompressed, is the cold code, and carries no copy of the hot module.
     const payload = /\["([A-Za-z0-9+/=]+)"\]/.exec(text);
     assert.ok(payload, 'payload array found');
-    const cold = inflateRawSync(Buffer.from(payload[1], 'base64')).toString('utf8');
+    const cold = brotliDecompressSync(Buffer.from(payload[1], 'base64')).toString('utf8');
     assert.ok(cold.includes('cold-module-text-never-in-clear'));
     assert.not.ok(cold.includes('hot-module-text-appears-once'));
     const r = spawnSync(process.execPath, [outfile], { encoding: 'utf8' });
