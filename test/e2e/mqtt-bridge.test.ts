@@ -1,15 +1,15 @@
-// MQTT bridge end to end: `claw run --listen mqtt://...` and `claw send mqtt://...` through Debian's mosquitto.
+// MQTT bridge end to end through the shipped dist/claw.mjs: `claw run --listen mqtt://...` and `claw send mqtt://...` through Debian's mosquitto.
 // Requests published while the agent is down are answered when it returns; a broker restart mid-traffic loses no
 // QoS 1 request and executes none twice; presence is retained and the Last Will says `offline` on kill -9.
 // Skipped (with the reason printed) only when mosquitto is not installed; .ci/run installs it.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentDir, AGENT, MANIFEST, TOKEN_ENV, initialize, countCall } from './fs-agent.ts';
-import { buildMqttClaw } from './helpers/mqtt-build.ts';
+import { CLAW } from './helpers/claw-process.ts';
 import { findMosquitto, startMosquitto, type Mosquitto } from '../helpers/mosquitto.ts';
 import { MqttConnection } from '../../src/transports/mqtt/connection.ts';
 import { MqttSwarmLink } from '../../src/transports/mqtt/link.ts';
@@ -21,14 +21,13 @@ if (!HAVE) console.log('SKIP mqtt-bridge e2e: mosquitto not found (scripts/test-
 const when = (c: boolean) => (c ? test : test.skip);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-let CLAW = '';
 let broker: Mosquitto;
 const children: ChildProcess[] = [];
 
 test.before(async () => {
   if (!HAVE) return;
   try {
-    CLAW = (await buildMqttClaw()).file;
+    // The shipped bundle: dist/claw.mjs registers mqtt:/mqtts: (src/runtime/mqtt-adapters.ts).
     broker = await startMosquitto();
   } catch (e) {
     console.error('mqtt e2e setup failed:', e);
@@ -38,7 +37,6 @@ test.before(async () => {
 test.after(async () => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
   await broker?.stop();
-  if (CLAW) rmSync(CLAW, { force: true });
 });
 
 interface Agent {

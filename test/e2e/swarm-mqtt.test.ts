@@ -1,31 +1,28 @@
 // The three-process swarm again, over MQTT through Debian's mosquitto on a loopback port (issue 5):
 // presence is the retained status document with a Last Will, requests ride MQTT 5 request/response.
+// The shipped dist/claw.mjs (its composition root registers the MQTT swarm bus: src/runtime/mqtt-adapters.ts).
 // Skipped (with the reason printed) only when mosquitto is not installed; .ci/run installs it.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { rmSync } from 'node:fs';
 import { findMosquitto, startMosquitto, type Mosquitto } from '../helpers/mosquitto.ts';
-import { buildSwarmMqttClaw, delegation, result, startSwarm, status, type Swarm } from './swarm-setup.ts';
+import { delegation, result, startSwarm, status, type Swarm } from './swarm-setup.ts';
 
 const HAVE = findMosquitto() !== undefined;
 if (!HAVE) console.log('SKIP swarm-mqtt e2e: mosquitto not found (scripts/test-deps.sh installs it)');
 
 let broker: Mosquitto;
 let s: Swarm;
-let bundle: string;
 
 test.before(async () => {
   if (!HAVE) return;
-  bundle = await buildSwarmMqttClaw();
   broker = await startMosquitto();
   // A peer is given up after 3 s unavailable: longer than the broker restart below plus the workers'
   // reconnect (profile §5 backoff starts at 1 s), whose Last Wills fire when the broker stops.
-  s = await startSwarm(() => `mqtt://127.0.0.1:${broker.port}`, '  stale_after_ms: 3000\n  mqtt: { reconnect: { initial_delay_ms: 200, max_delay_ms: 1000 } }\n', bundle);
+  s = await startSwarm(() => `mqtt://127.0.0.1:${broker.port}`, '  stale_after_ms: 3000\n  mqtt: { reconnect: { initial_delay_ms: 200, max_delay_ms: 1000 } }\n');
 });
 test.after(async () => {
   await s?.close();
   await broker?.stop();
-  if (bundle) rmSync(bundle, { force: true });
 });
 
 const t = HAVE ? test : test.skip;

@@ -4,7 +4,6 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import * as assert from 'uvu/assert';
 import { ROOT, initParams, startClaw, type ClawRun } from './helpers/claw-process.ts';
 
@@ -22,17 +21,9 @@ export interface Swarm {
 
 let seq = 0;
 
-/** `bus(dir)` gives the swarm.bus value; `extraConfig` is appended to every claw.runtime.yaml. */
-export async function buildSwarmMqttClaw(): Promise<string> {
-  // The production esbuild options and aliases (build.config.mjs), loaded at run time as helpers/mqtt-build.ts does.
-  const rel = `.build/claw-swarm-mqtt-${process.pid}.mjs`;
-  const { bundle } = (await import(pathToFileURL(join(ROOT, 'build.config.mjs')).href)) as { bundle(o: { entry: string; outfile: string }): Promise<unknown> };
-  await bundle({ entry: join(ROOT, 'test/e2e/swarm-mqtt-claw.ts'), outfile: rel });
-  return join(ROOT, rel);
-}
-
+/** `bus(dir)` gives the swarm.bus value; `extraConfig` is appended to every claw.runtime.yaml; `bundle` another build than dist/claw.mjs. */
 export async function startSwarm(bus: (dir: string) => string, extraConfig = '', bundle?: string): Promise<Swarm> {
-  // Another bundle (the MQTT-enabled one) in place of dist/claw.mjs: sh drops the helper's node + claw.mjs.
+  // Another bundle in place of dist/claw.mjs: sh drops the helper's node + claw.mjs.
   const wrap = bundle ? ['sh', '-c', `shift 2; exec "${process.execPath}" "${bundle}" "$@"`, 'sh'] : undefined;
   const dir = mkdtempSync(join(tmpdir(), 'claw-swarm-'));
   cpSync(join(ROOT, 'examples', 'swarm'), dir, { recursive: true });
