@@ -5,8 +5,8 @@ import * as assert from 'uvu/assert';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { CLAW } from './helpers/claw-process.ts';
-import { agentDir, countCall, daemon, initialize } from './fs-agent.ts';
+import { CLAW, startClaw } from './helpers/claw-process.ts';
+import { agentDir, countCall, daemon, initialize, TOKEN_ENV } from './fs-agent.ts';
 
 function send(args: string[], cwd = '/'): Promise<{ code: number | null; out: any; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -66,6 +66,37 @@ test('claw run --listen fs:DIR with stdin at EOF keeps serving; claw send drives
     assert.equal(readdirSync(join(ipc, '.state', 'processing')), []);
   } finally {
     d.child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// Issue 5: several --listen alongside stdio. One process, stdio live plus two fs directories: one session
+// (initialized over stdio) that all three reach; each reply goes back through the transport its request came in by.
+test('two --listen fs: directories alongside a live stdio: one session, every transport answered on its own path', async () => {
+  const dir = agentDir();
+  const a = join(dir, 'ipc-a');
+  const b = join(dir, 'ipc-b');
+  const c = startClaw(['run', join(dir, 'claw.yaml'), '--listen', `fs:${a}`, '--listen', `fs:${b}`], { cwd: dir, env: TOKEN_ENV });
+  try {
+    const init = await c.request('claw.initialize', initialize(), 'init');
+    assert.is(init.result?.conformanceLevel, 'level-2', JSON.stringify(init));
+    await waitFor(() => existsSync(join(a, 'inbox')) && existsSync(join(b, 'inbox')));
+    const viaA = await send([`fs:${a}`, 'claw.tool.call', JSON.stringify(countCall('via-a'))]);
+    const viaB = await send([`fs:${b}`, 'claw.tool.call', JSON.stringify(countCall('via-b'))]);
+    assert.equal([viaA.code, viaA.out?.result?.content], [0, [{ type: 'text', text: 'counted via-a\n' }]], viaA.stderr);
+    assert.equal([viaB.code, viaB.out?.result?.content], [0, [{ type: 'text', text: 'counted via-b\n' }]], viaB.stderr);
+    const viaStdio = await c.request('claw.tool.call', countCall('via-stdio'), 'stdio-call');
+    assert.equal(viaStdio.result?.content, [{ type: 'text', text: 'counted via-stdio\n' }]);
+    // No reply crossed over: stdout carried only the replies to stdio's own requests.
+    assert.equal(c.messages.filter((m: any) => 'id' in m).map((m: any) => m.id), ['init', 'stdio-call']);
+    assert.is(readFileSync(join(dir, 'count.log'), 'utf8'), 'via-a\nvia-b\nvia-stdio\n');
+    // stdin at EOF does not end a process that has other transports; SIGTERM does, cleanly.
+    c.child.stdin.end();
+    await waitFor(() => c.stderr().includes('stdin closed; still serving'));
+    c.child.kill('SIGTERM');
+    assert.is((await c.exited).code, 0);
+  } finally {
+    c.kill();
     rmSync(dir, { recursive: true, force: true });
   }
 });
