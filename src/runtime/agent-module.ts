@@ -5,7 +5,8 @@
 import { nodeCrypto } from '../node/lazy.ts';
 import { mkdir, readFile } from 'node:fs/promises';
 import type { KernelModule, AgentCore } from '../kernel/agent.ts';
-import type { Clock, Logger } from '../kernel/ports.ts';
+import type { Clock, Logger, ProviderClient, TelemetrySink } from '../kernel/ports.ts';
+import type { FailureRecord } from '../provider/index.ts';
 import type { LedgerStore } from '../kernel/ledger.ts';
 import { TokenLedger } from '../kernel/ledger.ts';
 import type { SecretResolver } from '../kernel/secrets.ts';
@@ -39,6 +40,11 @@ export interface AgentModuleDeps {
   historyTags?: Record<string, unknown>;
   /** The default agent's conversation id (`claw chat`: cli:<user>). */
   conversation?: string;
+  /**
+   * The session's provider chain, when the runtime shares one with composite tools (docs/agent.md
+   * "Composite tools"), so requests_per_minute windows count both; else the module builds its own.
+   */
+  provider?(m: ResolvedManifest, telemetry: TelemetrySink): ProviderClient & { prepare(): Promise<FailureRecord[]> };
 }
 
 export interface AgentModule extends KernelModule {
@@ -60,7 +66,7 @@ export function agentModule(d: AgentModuleDeps): AgentModule {
       const tools = d.tools.agentTools();
       const audit = d.tools.audit();
       if (!tools) throw new Error('the agent module starts after the tools module');
-      const provider = createProviderClient({
+      const provider = d.provider?.(m, core.telemetry) ?? createProviderClient({
         manifest: m,
         ledger: new TokenLedger(d.ledgerStore, d.clock),
         secrets: d.secrets,

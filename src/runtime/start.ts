@@ -1,7 +1,7 @@
 // Composition of one running runtime: agent kernel + router + transports. Shared by every target.
 import { Agent, type KernelModule } from '../kernel/agent.ts';
 import { Router } from '../kernel/router.ts';
-import type { Clock, Logger, Transport } from '../kernel/ports.ts';
+import type { Clock, Logger, TelemetrySink, Transport } from '../kernel/ports.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { ResolvedManifest } from '../manifest/resolved.ts';
 import type { SourceReader } from '../manifest/reader.ts';
@@ -74,6 +74,13 @@ export function startRuntime(d: RuntimeDeps): Runtime {
   const memory = memoryModule({ config: d.config, log: d.log, dataDir, home: d.env.HOME });
   const agentLoop = d.agentLoop === true || Object.keys(d.config.channels ?? {}).length > 0;
   const ledgerStore = memory.ledgerStore(d.ledgerStore);
+  // One provider chain per session, shared by the agent loop and composite tools (docs/agent.md "Composite
+  // tools"): requests_per_minute windows and the token ledger then count both.
+  let chain: { m: ResolvedManifest; telemetry: TelemetrySink; client: ReturnType<typeof createProviderClient> } | undefined;
+  const providerFor = (m: ResolvedManifest, telemetry: TelemetrySink) =>
+    chain?.m === m && chain.telemetry === telemetry
+      ? chain.client
+      : (chain = { m, telemetry, client: createProviderClient({ manifest: m, ledger: new TokenLedger(ledgerStore, d.clock), secrets: d.secrets, clock: d.clock, log: d.log, telemetry }) }).client;
   const tools = toolsModule({
     config: d.config,
     clock: d.clock,
@@ -93,7 +100,7 @@ export function startRuntime(d: RuntimeDeps): Runtime {
         redact: (x) => d.redactor.redact(x),
       }),
     // Composite tools work with or without the agent module (`claw run` too): their provider chain is the
-    // manifest's, created here (clients load on first use), charged to the same token ledger store.
+    // session's (providerFor above; clients load on first use).
     composites: (m) =>
       compositeBinder(m, {
         config: d.config,
@@ -102,12 +109,12 @@ export function startRuntime(d: RuntimeDeps): Runtime {
         now: () => d.clock.monotonic(),
         newId: () => nodeCrypto().randomUUID(),
         log: d.log,
-        provider: (telemetry) => createProviderClient({ manifest: m, ledger: new TokenLedger(ledgerStore, d.clock), secrets: d.secrets, clock: d.clock, log: d.log, telemetry }),
+        provider: (telemetry) => providerFor(m, telemetry),
       }),
     environment: (m) => createToolEnvironment({ config: d.config, log: d.log, secrets: d.secrets, env: d.env, cwd: d.cwd, version: d.version, worker: d.worker }, m),
   });
   const agentModuleOf = agentLoop
-    ? agentModule({ config: d.config, clock: d.clock, log: d.log, redactor: d.redactor, secrets: d.secrets, ledgerStore, tools, memory, workspaceDir: joinPath(dataDir, 'workspace'), historyTags: d.historyTags, conversation: d.conversation })
+    ? agentModule({ config: d.config, clock: d.clock, log: d.log, redactor: d.redactor, secrets: d.secrets, ledgerStore, tools, memory, workspaceDir: joinPath(dataDir, 'workspace'), historyTags: d.historyTags, conversation: d.conversation, provider: providerFor })
     : undefined;
   // Queue channels (docs/channels.md): bound in claw.runtime.yaml `channels:`, they feed the agent loop above.
   const channels = d.config.channels
