@@ -9,7 +9,7 @@ import { Redactor } from '../../src/log/redactor.ts';
 import { NO_TELEMETRY, type ProviderRequest, type ProviderResponse } from '../../src/kernel/ports.ts';
 import type { RuntimeConfig } from '../../src/config/runtime-config.ts';
 import type { ResolvedManifest } from '../../src/manifest/resolved.ts';
-import { FakeClock, captureLogger, makeManifest, primitive } from './helpers/fakes.ts';
+import { FakeClock, captureLogger, makeManifest, primitive, until } from './helpers/fakes.ts';
 import { MemLedgerStore, fakeFetch, fakeRunner, runOutcome } from './helpers/gate-fakes.ts';
 
 const ANY = { type: 'object' };
@@ -23,6 +23,7 @@ interface Harness {
   /** What the process runner was asked to run (live): the sandbox each exec tool ran under. */
   runs: { sandbox: any }[];
   requests: ProviderRequest[];
+  clock: FakeClock;
   /** claw.tool.call as an operator sends it. */
   invoke(name: string, args: Record<string, unknown>): Promise<any>;
 }
@@ -55,6 +56,8 @@ async function harness(o: {
     async complete(req: ProviderRequest): Promise<ProviderResponse> {
       requests.push(req);
       const text = script.shift();
+      // HANG: a model that does not answer until the request is aborted.
+      if (text === 'HANG') return new Promise((_, reject) => req.signal!.addEventListener('abort', () => reject(req.signal!.reason), { once: true }));
       if (text === undefined) throw new Error('no scripted output left');
       return { text, toolCallCount: 0, provider: 'p1', model: 'm' };
     },
@@ -83,6 +86,7 @@ async function harness(o: {
   return {
     mod,
     ran,
+    clock,
     runs: runner.requests,
     requests,
     invoke: async (name, args) => {
@@ -222,6 +226,18 @@ test('a sub-turn that gives up or hits its step limit is an error result saying 
   assert.equal(s, { content: [{ type: 'text', text: 'composite tool research: skill researcher did not finish: it reached the limit of 2 tool calls without a final answer' }], isError: true });
   assert.equal(steps.ran, ['safe {"n":1}', 'safe {"n":2}']);
   await steps.mod.stop!({} as any);
+});
+
+test("the composite's timeout_ms bounds the whole sub-turn: -32014, nothing ran", async () => {
+  const h = await harness({ tools: [SAFE, research({ timeout_ms: 5000 })], skills: [researcher(['safe'])], script: ['HANG'] });
+  const pending = h.invoke('research', { topic: 'x' });
+  await until(() => h.requests.length === 1);
+  h.clock.advance(5000);
+  const r = await pending;
+  assert.is(r.error.code, -32014);
+  assert.is(r.error.message, 'Tool execution timeout: research exceeded 5000 ms');
+  assert.equal(h.ran, []);
+  await h.mod.stop!({} as any);
 });
 
 test('recursion is bounded: a composite nested deeper than the limit is not run', async () => {
