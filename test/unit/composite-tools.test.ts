@@ -24,6 +24,8 @@ interface Harness {
   runs: { sandbox: any }[];
   requests: ProviderRequest[];
   clock: FakeClock;
+  /** Notifications the module sent (approval requests). */
+  notes: any[];
   /** claw.tool.call as an operator sends it. */
   invoke(name: string, args: Record<string, unknown>): Promise<any>;
 }
@@ -64,12 +66,13 @@ async function harness(o: {
   };
   let n = 0;
   const clock = new FakeClock();
+  const notes: any[] = [];
   const mod = toolsModule({
     config,
     clock,
     log: captureLogger(),
     redactor: new Redactor(),
-    notify: () => {},
+    notify: (x) => notes.push(x),
     ledgerStore: new MemLedgerStore(),
     environment: async () => ({
       registry: { run: runner, resolveSecrets: async () => ({}), builtins: { run: runner, fetch: fakeFetch(), cwdFor: () => '/tmp' } },
@@ -87,6 +90,7 @@ async function harness(o: {
     mod,
     ran,
     clock,
+    notes,
     runs: runner.requests,
     requests,
     invoke: async (name, args) => {
@@ -226,6 +230,22 @@ test('a sub-turn that gives up or hits its step limit is an error result saying 
   assert.equal(s, { content: [{ type: 'text', text: 'composite tool research: skill researcher did not finish: it reached the limit of 2 tool calls without a final answer' }], isError: true });
   assert.equal(steps.ran, ['safe {"n":1}', 'safe {"n":2}']);
   await steps.mod.stop!({} as any);
+});
+
+test("the skill's approval_required asks for each sub-call; an operator's deny ends the composite, nothing ran", async () => {
+  const h = await harness({ tools: [SAFE, research()], skills: [researcher(['safe'], { permissions: { approval_required: true } })], script: [call('safe', { q: 1 }), msg('never')] });
+  const pending = h.invoke('research', { topic: 'x' });
+  await until(() => h.notes.length === 1);
+  const asked = h.notes[0];
+  assert.is(asked.method, 'claw.tool.approval_requested');
+  assert.equal([asked.params.tool, asked.params.rule_id, asked.params.arguments], ['safe', 'skill-researcher-approval-required', { q: 1 }]);
+  assert.equal(await h.mod.methods!['claw.tool.deny']!.handler({ request_id: asked.params.request_id, reason: 'no' }, {} as any, {} as any), { acknowledged: true });
+  const r = await pending;
+  assert.is(r.isError, true);
+  assert.ok(r.content[0].text.startsWith('composite tool research: sub-tool safe was refused (-32013): '), r.content[0].text);
+  assert.equal(h.ran, []);
+  assert.is(h.requests.length, 1);
+  await h.mod.stop!({} as any);
 });
 
 test("the composite's timeout_ms bounds the whole sub-turn: -32014, nothing ran", async () => {
