@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 
 const payloads = __CLAW_COLD_PAYLOADS__;
 const loaded = [];
-let hot = [];
+let hot;
 let req;
 
 /** Called once by the bundle's entry, after the hot modules have been evaluated. */
@@ -14,6 +14,8 @@ export function __claw_register(namespaces) {
 
 function group(g) {
   if (loaded[g]) return loaded[g];
+  // The entry registers after its own evaluation; only a top-level await in hot code could get here first.
+  if (!hot) throw new Error('claw: cold code requested before the bundle finished loading');
   // node:zlib only now: a start-up that never touches cold code does not load it.
   req ??= createRequire(import.meta.url);
   const code = req('node:zlib').brotliDecompressSync(Buffer.from(payloads[g], 'base64')).toString('utf8');

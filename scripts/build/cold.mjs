@@ -93,6 +93,9 @@ export async function bundleCold(base, { entry, outfile }) {
       define: { ...base.define, 'import.meta.url': '__claw_url' },
       plugins: [coldPlugin],
     });
+    // esbuild replaces other import.meta uses by {} in CommonJS output (a warning): refuse instead.
+    const meta = r.warnings.find((w) => /import\.meta/.test(w.text));
+    if (meta) throw new Error(`cold build: ${meta.location?.file}: ${meta.text} (only import.meta.url is passed to cold code)`);
     const code = r.outputFiles[0].text;
     if (process.env.CLAW_COLD_DEBUG) (await import("node:fs")).writeFileSync(`.build/cold/group-${g}.cjs`, code);
     // import() inside evaluated code works on Node 18/20/22 and Bun for built-ins and bare names (native.ts's
