@@ -95,4 +95,51 @@ test('MQTT 5 against a 3.1.1-only broker: the connection is refused, not downgra
   assert.match(err!.message, /cannot connect to mqtt:\/\/127\.0\.0\.1:\d+\/a4\/bot/);
 });
 
+// Issue 5 asks for QoS 1 and presence as a retained status plus a Last Will: read off the wire at the broker.
+test('QoS 1 on the wire: inbox subscription, request and reply publishes; presence retained; Last Will offline, retained', async () => {
+  const subs: { client: string; topic: string; qos: number }[] = [];
+  const pubs: { client: string; topic: string; qos: number; retain: boolean; payload: string }[] = [];
+  const wills = new Map<string, { topic: string; qos: number; retain: boolean; payload: string }>();
+  const onSub = (list: { topic: string; qos: number }[], client: { id: string } | null) => {
+    for (const x of list) subs.push({ client: client?.id ?? '', topic: x.topic, qos: x.qos });
+  };
+  const onPub = (p: { topic: string; qos: number; retain: boolean; payload: Buffer | string }, client: { id: string } | null) => {
+    if (client) pubs.push({ client: client.id, topic: p.topic, qos: p.qos, retain: p.retain, payload: String(p.payload) });
+  };
+  const onClient = (client: { id: string; will?: { topic: string; qos: number; retain: boolean; payload: Buffer | string } }) => {
+    if (client.will) wills.set(client.id, { topic: client.will.topic, qos: client.will.qos, retain: client.will.retain, payload: String(client.will.payload) });
+  };
+  broker.on('subscribe', onSub as never);
+  broker.on('publish', onPub as never);
+  broker.on('client', onClient as never);
+  try {
+    await agent('/q1/bot');
+    const c = await connectMqttClient(url('/q1/bot'), { baseDir: '/' });
+    closers.push(() => c.close());
+    const r = await c.request({ jsonrpc: '2.0', id: 9, method: 'claw.status' }, { timeoutMs: 3000 });
+    assert.equal(r, { jsonrpc: '2.0', id: 9, result: { method: 'claw.status', n: 1 } });
+    const agentId = 'claw-q1-bot';
+    assert.equal(subs.filter((x) => x.client === agentId && x.topic === 'claw/q1/bot/inbox').map((x) => x.qos), [1]);
+    const request = pubs.find((x) => x.client !== agentId && x.topic === 'claw/q1/bot/inbox');
+    assert.ok(request, JSON.stringify(pubs));
+    assert.is(request!.qos, 1);
+    // aedes emits 'publish' once the message is forwarded, which can come after the client already has it.
+    const until = Date.now() + 2000;
+    while (!pubs.some((x) => x.client === agentId && x.payload.includes('"id":9')) && Date.now() < until) await new Promise((res) => setTimeout(res, 10));
+    const reply = pubs.find((x) => x.client === agentId && x.payload.includes('"id":9'));
+    assert.ok(reply, JSON.stringify(pubs));
+    assert.is(reply!.qos, 1);
+    const presence = pubs.filter((x) => x.client === agentId && x.topic === 'claw/q1/bot/status');
+    assert.ok(presence.length >= 1, JSON.stringify(pubs));
+    assert.equal([presence[0].qos, presence[0].retain, JSON.parse(presence[0].payload).status], [1, true, 'ready']);
+    const will = wills.get(agentId);
+    assert.ok(will, `no Last Will for ${agentId}: ${JSON.stringify([...wills.keys()])}`);
+    assert.equal([will!.topic, will!.qos, will!.retain, JSON.parse(will!.payload).status], ['claw/q1/bot/status', 1, true, 'offline']);
+  } finally {
+    broker.removeListener('subscribe', onSub as never);
+    broker.removeListener('publish', onPub as never);
+    broker.removeListener('client', onClient as never);
+  }
+});
+
 test.run();
