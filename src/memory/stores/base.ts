@@ -280,6 +280,7 @@ export abstract class BaseStore implements ClawMemoryStore {
         : [this.scopeOf(ctx)];
     const before = this.count();
     let used: 'summarizer' | 'fallback' | undefined;
+    let summarizerError: string | undefined;
     for (const scope of scopes) {
       const rows = this.rows('1 = 1', [], scope, 'seq');
       const n = rows.length;
@@ -304,21 +305,30 @@ export abstract class BaseStore implements ClawMemoryStore {
       const chunks: EntryRow[][] = [];
       for (let i = 0; i < old.length; i += digestSize) chunks.push(old.slice(i, i + digestSize));
       const texts: string[] = [];
+      const by: ('summarizer' | 'fallback')[] = [];
       for (const c of chunks) {
-        if (this.deps.summarizer) {
-          texts.push(await this.deps.summarizer(c.map((r) => toOut(r))));
-          used = 'summarizer';
-        } else {
-          texts.push(fallbackDigest(c));
-          used ??= 'fallback';
+        let text: string | undefined;
+        // A summarizer that fails (provider down, empty answer) must not fail the compaction: that chunk gets
+        // the deterministic digest, and the result says so (issue 4).
+        if (this.deps.summarizer && summarizerError === undefined) {
+          try {
+            text = await this.deps.summarizer(c.map((r) => toOut(r)));
+            if (typeof text !== 'string' || text.trim() === '') throw new Error('the summarizer returned no text');
+          } catch (e) {
+            summarizerError = (e as Error)?.message ?? String(e);
+            text = undefined;
+          }
         }
+        by.push(text === undefined ? 'fallback' : 'summarizer');
+        texts.push(text ?? fallbackDigest(c));
+        used = used === 'fallback' || text === undefined ? 'fallback' : 'summarizer';
       }
       const digests: Normalised[] = chunks.map((c, i) => ({
         content: texts[i],
         key: null,
         ts: c[c.length - 1].ts,
         metadata: JSON.stringify({
-          digest: { count: c.length, ids: c.map((r) => r.id), from: c[0].ts, to: c[c.length - 1].ts, by: used },
+          digest: { count: c.length, ids: c.map((r) => r.id), from: c[0].ts, to: c[c.length - 1].ts, by: by[i] },
         }),
       }));
       const prepared = await this.prepare(digests);
@@ -340,6 +350,7 @@ export abstract class BaseStore implements ClawMemoryStore {
     }
     const result: CompactResult = { entries_before: before, entries_after: this.count(), strategy };
     if (strategy === 'summarize') result.summarizer = used ?? (this.deps.summarizer ? 'summarizer' : 'fallback');
+    if (summarizerError !== undefined) result.summarizer_error = summarizerError;
     return result;
   }
 

@@ -61,7 +61,9 @@ export class SemanticStore extends BaseStore {
 
   protected override async prepare(entries: Normalised[]): Promise<unknown> {
     if (!this.useVectors || entries.length === 0) return undefined;
-    return this.embed(entries.map((e) => e.content));
+    // An embedder that does not answer must not lose a write: the entries are stored without vectors and
+    // still rank through full text (the embedder reports its failure; docs/memory.md "Embeddings").
+    return this.embed(entries.map((e) => e.content)).catch(() => undefined);
   }
 
   private async embed(texts: string[]): Promise<number[][]> {
@@ -97,7 +99,15 @@ export class SemanticStore extends BaseStore {
       ranked = this.textRank(q.text, scope, topK);
       search = 'fts';
     } else {
-      const [qv] = await this.embed([q.text]);
+      let qv: number[];
+      try {
+        [qv] = await this.embed([q.text]);
+      } catch (e) {
+        // Issue 4: the embedding provider did not answer → full text alone, and the result says why.
+        this.assertOpen();
+        const entries = this.entriesOf(this.textRank(q.text, scope, topK));
+        return { entries, search: 'fts', fts: this.ftsEngine, fallback: (e as Error)?.message ?? String(e) };
+      }
       this.assertOpen();
       const limit = Math.max(topK, HYBRID_CANDIDATES);
       const vec = this.vectorRank(qv, scope, strategy === 'vector-only' ? topK : limit);
@@ -117,12 +127,15 @@ export class SemanticStore extends BaseStore {
         ranked = ranked.slice(0, topK);
       }
     }
+    return { entries: this.entriesOf(ranked), search, fts: this.ftsEngine };
+  }
+
+  private entriesOf(ranked: Ranked[]) {
     const rows = this.rowsBySeq(ranked.map((r) => r.seq));
-    const entries = ranked.flatMap((r) => {
+    return ranked.flatMap((r) => {
       const row = rows.get(r.seq);
       return row ? [toOut(row, r.score)] : [];
     });
-    return { entries, search, fts: this.ftsEngine };
   }
 
   /** Full-text ranking, best first, ties by insertion order. */

@@ -55,6 +55,8 @@ export interface QueryResult {
   search: SearchMode;
   /** Semantic stores: the full-text engine used. */
   fts?: 'fts5' | 'fts4' | 'js';
+  /** Semantic stores with an embedder: why the query fell back to full text (the embedder failed). */
+  fallback?: string;
 }
 
 export type CompactionStrategy = 'truncate' | 'sliding-window' | 'summarize';
@@ -74,8 +76,10 @@ export interface CompactResult {
   entries_before: number;
   entries_after: number;
   strategy: CompactionStrategy;
-  /** summarize: 'summarizer' when the injected one was used, else 'fallback'. */
+  /** summarize: 'summarizer' when the injected one made every digest, else 'fallback'. */
   summarizer?: 'summarizer' | 'fallback';
+  /** summarize: why the injected summarizer's digests were replaced by the fallback (its first error). */
+  summarizer_error?: string;
 }
 
 /** Text embedder (e.g. a Provider's embeddings endpoint). One vector per text, all of the same length. */
