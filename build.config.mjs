@@ -1,14 +1,17 @@
 #!/usr/bin/env node
 // Bundles the runtime into one minified ESM file, dist/claw.mjs, and enforces the size budget.
-// Budget (docs/size-budget.md): the whole runtime must stay <= 400 KB raw, MQTT and sql.js glue included.
-// Today's budget is tighter, so growth is a deliberate decision recorded in that file.
+// Budget (docs/size-budget.md): the whole runtime must stay <= 400 KB raw, MQTT and sql.js glue included;
+// BUDGET_BYTES is today's limit, so growth is a deliberate decision recorded in that file.
+// By default the code reachable only through import() is stored compressed inside the file and evaluated on
+// first use (scripts/build/cold.mjs; BENCH.md "Bundle: cold code"). `--no-cold` (or CLAW_BUILD_COLD=0) builds
+// the plain bundle, e.g. `node build.config.mjs --no-cold --out=.build/plain/claw.mjs` for an A/B bench.
 import { build } from 'esbuild';
 import { readFileSync, chmodSync, mkdirSync, copyFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import { bundleCold } from './scripts/build/cold.mjs';
 
-export const BUDGET_BYTES = 640 * 1024;
+export const BUDGET_BYTES = 470 * 1024;
 
 // Slim mqtt.js for a Node/Bun TCP/TLS client (measured in docs/size-budget.md; loaded lazily by
 // src/transports/mqtt/load.ts, which imports the client class alone, so ws/socks/browser transports never enter).
@@ -22,7 +25,7 @@ export const ALIASES = {
 };
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
-export async function bundle({ entry = 'targets/node.ts', outfile = 'dist/claw.mjs', minify = true, cold = process.env.CLAW_BUILD_COLD === '1' } = {}) {
+export async function bundle({ entry = 'targets/node.ts', outfile = 'dist/claw.mjs', minify = true, cold = process.env.CLAW_BUILD_COLD !== '0' } = {}) {
   mkdirSync('dist', { recursive: true });
   const options = {
     bundle: true,
@@ -52,14 +55,15 @@ export async function bundle({ entry = 'targets/node.ts', outfile = 'dist/claw.m
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
-  const cold = process.argv.includes('--cold');
-  const r = await bundle(cold ? { cold, outfile: '.build/cold/claw.mjs' } : {});
+  const out = process.argv.find((a) => a.startsWith('--out='))?.slice(6);
+  const r = await bundle({ ...(process.argv.includes('--no-cold') ? { cold: false } : {}), ...(out ? { outfile: out } : {}) });
   if (r.split) {
     for (const g of r.split.groups) console.log(`cold group ${g.group}: ${g.modules} modules, ${kb(g.raw)} -> ${kb(g.compressed)} brotli, ${kb(g.base64)} base64 [${g.targets.join(', ')}]`);
     console.log(`hot code ${kb(r.split.hotBytes)}, cold payload ${kb(r.split.payloadBytes)}, registry ${r.split.registry.length} modules`);
   }
   console.log(`${r.outfile}: ${kb(r.raw)} raw, ${kb(r.gzip)} gzip (budget ${kb(BUDGET_BYTES)} raw)`);
-  if (r.raw > BUDGET_BYTES) {
+  // The budget is the shipped (cold) build's; the plain bundle is built for comparison only.
+  if (r.split && r.raw > BUDGET_BYTES) {
     console.error(`size budget exceeded by ${kb(r.raw - BUDGET_BYTES)}: see docs/size-budget.md`);
     process.exit(1);
   }
