@@ -11,6 +11,9 @@ export async function approvalGate(call: ToolCall, deps: GateDeps, state: GateSt
   if (!a) return;
   const tool = call.tool.name;
   const expires = new Date(deps.clock.now() + a.timeoutMs).toISOString();
+  // Pending before it is announced: a transport may decide inside the announce (claw chat denies at once
+  // for a channel user who may not approve), and that decision must not find an unknown request_id.
+  const waiting = deps.approvals.wait(call.requestId, a.timeoutMs, call.signal);
   deps.announce(
     notification('claw.tool.approval_requested', {
       request_id: call.requestId,
@@ -23,7 +26,7 @@ export async function approvalGate(call: ToolCall, deps: GateDeps, state: GateSt
     }),
   );
   deps.log.info('approval requested', { tool, request_id: call.requestId, rule_id: a.by, expires_at: expires });
-  const outcome = await deps.approvals.wait(call.requestId, a.timeoutMs, call.signal);
+  const outcome = await waiting;
   deps.log.info('approval outcome', { tool, request_id: call.requestId, outcome: outcome.kind });
   switch (outcome.kind) {
     case 'approved':
