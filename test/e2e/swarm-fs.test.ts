@@ -4,6 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AGENTS, delegation, result, startSwarm, status, type Swarm } from './swarm-setup.ts';
+import { connectFsClient } from '../../src/transports/fs/client-fs.ts';
 
 let s: Swarm;
 
@@ -74,6 +75,26 @@ test('broadcast (a notification) reaches every worker, who pass it to their oper
   // Sent as a request, the operator learns who got it.
   const r = await s.procs.leader.request('claw.swarm.broadcast', { swarm: 'home-team', message: 'ping' });
   assert.equal(r.result.delivered.sort(), ['worker-a', 'worker-b']);
+});
+
+// Issue 5: messages from peers are untrusted. A file written straight into a worker's peer inbox reaches the
+// swarm methods only (docs/swarm.md "Methods"): the operator's table (claw.tool.call, claw.shutdown) is -32601
+// there, nothing runs, and the worker stays up and ready.
+test("a worker's peer inbox reaches the swarm methods only: claw.tool.call / claw.shutdown written there → -32601, nothing runs", async () => {
+  const c = await connectFsClient(`fs:${s.dir}/bus/peers/worker-a?poll_interval_ms=20`, { baseDir: '/', sender: 'intruder' });
+  try {
+    const call = await c.request({ jsonrpc: '2.0', id: 1, method: 'claw.tool.call', params: { name: 'shell', arguments: { command: 'touch /tmp/claw-intruder' }, context: { request_id: 'intruder-1' } } }, { timeoutMs: 8000 });
+    assert.is((call as any).error?.code, -32601, JSON.stringify(call));
+    const stop = await c.request({ jsonrpc: '2.0', id: 2, method: 'claw.shutdown', params: {} }, { timeoutMs: 8000 });
+    assert.is((stop as any).error?.code, -32601, JSON.stringify(stop));
+  } finally {
+    await c.close();
+  }
+  const st = await s.procs['worker-a'].request('claw.status', {});
+  assert.is(st.result?.state, 'READY', JSON.stringify(st));
+  assert.not.ok(s.procs['worker-a'].messages.some((m) => m.method === 'claw.tool.call'));
+  const peers = await s.waitPeers((p) => status(p, 'worker-a') === 'ready');
+  assert.is(status(peers, 'worker-a'), 'ready');
 });
 
 test('a worker SIGKILLed mid-task: retried (retry_per_agent 1), then the other worker completes it', async () => {
