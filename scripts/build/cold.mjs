@@ -11,13 +11,14 @@
 //   its imports of hot modules resolve to `require("claw-hot:N")`, answered from a registry of the hot bundle's
 //   own module namespaces (one copy of every module: ProtocolError instanceof holds across the boundary);
 //   `import.meta.url` is the hot bundle's URL (sql.js finds sql-wasm.wasm beside the bundle).
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { brotliCompressSync, constants } from 'node:zlib';
 import { relative, resolve as resolvePath } from 'node:path';
 import { createRequire } from 'node:module';
 import { analyse, splitGraph } from './cold-graph.mjs';
 
+const TSCONFIG = readFileSync('tsconfig.json', 'utf8');
 const HUB = readFileSync(new URL('./cold-hub.mjs', import.meta.url), 'utf8');
 const key = (abs) => relative(process.cwd(), abs).split('\\').join('/');
 const esc = (s) => JSON.stringify(s);
@@ -147,10 +148,13 @@ export async function bundleCold(base, { entry, outfile }) {
       });
       const files = [...edgesByFile.keys()];
       if (!files.length) return;
-      b.onLoad({ filter: /\.[cm]?[jt]s$/ }, (args) => {
+      b.onLoad({ filter: /\.[cm]?[jt]s$/ }, async (args) => {
         const list = edgesByFile.get(key(args.path));
         if (!list) return undefined;
+        // TypeScript first (same tsconfig as the build): an `import('./x.ts').T` type must not be rewritten.
+        const ts = /\.[cm]?ts$/.test(args.path);
         let src = readFileSync(args.path, 'utf8');
+        if (ts) src = (await transform(src, { loader: 'ts', sourcefile: args.path, tsconfigRaw: TSCONFIG, target: 'esnext' })).code;
         for (const e of list) {
           const re = new RegExp(`\\bimport\\(\\s*(['"])${e.spec.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\1\\s*\\)`, 'g');
           let n = 0;
@@ -158,7 +162,7 @@ export async function bundleCold(base, { entry, outfile }) {
           if (!n) throw new Error(`cold build: import('${e.spec}') not found in ${e.from}`);
         }
         src += `\nimport { __claw_cold } from 'claw-cold:hub';\n`;
-        return { contents: src, loader: args.path.endsWith('ts') ? 'ts' : 'js' };
+        return { contents: src, loader: 'js' };
       });
     },
   };
