@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startFakeLlm, openaiJson, type FakeLlm } from '../helpers/fake-llm-server.ts';
+import { startFakeLlm, openaiJson, deadUrl, type FakeLlm } from '../helpers/fake-llm-server.ts';
 import { makeAgent, removeAgents, chat, openaiProvider, msg } from './chat-helpers.ts';
 import { estimateText, MESSAGE_OVERHEAD_TOKENS } from '../../src/provider/tokens.ts';
 import { OUTPUT_RESERVE_TOKENS } from '../../src/provider/limits.ts';
@@ -121,6 +121,19 @@ test('max_context_window: the agent drops the oldest turns of its conversation t
     assert.is(q.body.max_tokens, Math.min(4096, window - input));
   }
   assert.is(llm.requests[2]!.body.max_tokens, OUTPUT_RESERVE_TOKENS);
+});
+
+test('every provider failing: the turn says -32020 with one reason per provider (no response body), the chat goes on', async () => {
+  const a = makeAgent({
+    providers: [openaiProvider(llm.url, { fallback: [{ provider_ref: 'second' }] }), openaiProvider(await deadUrl(), { name: 'second' })],
+  });
+  llm.queue({ status: 500, json: { error: { type: 'server_error', message: 'BODY-TEXT from the server' } } }, { json: openaiJson({ content: msg('REPLY-2') }) });
+  const r = await chat(a, ['PROMPT-1', 'PROMPT-2']);
+  assert.is(r.code, 0, r.stderr);
+  assert.equal(r.replies.length, 2);
+  assert.match(r.replies[0]!, /^error: Provider unavailable: fake-openai: HTTP 500 \(server_error\); second: .+ \(-32020\)$/);
+  assert.not.ok(r.stdout.includes('BODY-TEXT') || r.stderr.includes('BODY-TEXT'), 'a response body is never shown or logged');
+  assert.is(r.replies[1], 'REPLY-2');
 });
 
 test.run();
