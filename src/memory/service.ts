@@ -5,6 +5,7 @@ import { isAbsolute, join } from 'node:path';
 import { ClawError } from '../protocol/errors.ts';
 import { openDatabase } from './sqlite/open.ts';
 import { openMemoryStore, WorkspaceStore, type ClawMemoryStore, type StoreSpec } from './stores/index.ts';
+import type { StoreDeps } from './stores/types.ts';
 import type { AdapterName, SqliteDatabase } from './sqlite/types.ts';
 import type { DurabilityOptions } from './sqlite/durable.ts';
 
@@ -22,6 +23,8 @@ export interface MemoryServiceOptions {
   wasmPath?: string;
   /** native only: page size of a new database file. */
   pageSize?: number;
+  /** A store's embedder / summarizer (memory/store-providers.ts); none: full text only, fallback digests. */
+  storeDeps?: (spec: StoreSpec) => Pick<StoreDeps, 'embedder' | 'summarizer'>;
 }
 
 export interface MemoryService {
@@ -60,7 +63,7 @@ export async function openMemoryService(o: MemoryServiceOptions): Promise<Memory
       db = await openDatabase({ path: dbPath, adapter: o.adapter, durability: o.durability, wasmPath: o.wasmPath, pageSize: o.pageSize });
     }
     for (const spec of o.stores) {
-      stores.set(spec.name, spec.type === 'workspace' ? new WorkspaceStore(spec, resolveWorkspacePath(spec, o)) : openMemoryStore(spec, { db: db! }));
+      stores.set(spec.name, spec.type === 'workspace' ? new WorkspaceStore(spec, resolveWorkspacePath(spec, o)) : openMemoryStore(spec, { ...o.storeDeps?.(spec), db: db! }));
     }
   } catch (e) {
     for (const s of stores.values()) await s.close().catch(() => {});

@@ -111,8 +111,11 @@ export class ProviderEndpoint {
     }
   }
 
-  /** Spec §5.2 auth types. oauth2: secret_ref holds an access token, sent as a bearer token (no flow is run). */
-  private async authHeaders(): Promise<Record<string, string>> {
+  /**
+   * Spec §5.2 auth types. oauth2: secret_ref holds an access token, sent as a bearer token (no flow is run).
+   * Public for the embeddings client (embeddings.ts), which authenticates the same way.
+   */
+  async authHeaders(): Promise<Record<string, string>> {
     const a = this.spec.auth;
     const h: Record<string, string> = this.spec.protocol === 'anthropic-native' ? { 'anthropic-version': ANTHROPIC_VERSION } : {};
     if (a.type === 'none') return h;

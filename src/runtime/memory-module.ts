@@ -15,6 +15,9 @@ import type { LedgerStore } from '../kernel/ledger.ts';
 import type { DedupStore } from '../kernel/idempotency.ts';
 import type { MemoryService } from '../memory/service.ts';
 import type { ClawMemoryStore, EntryOut, StoreSpec } from '../memory/stores/types.ts';
+import type { ProviderClient, TelemetrySink } from '../kernel/ports.ts';
+import type { ResolvedManifest } from '../manifest/resolved.ts';
+import type { ProviderDeps } from '../provider/deps.ts';
 
 export interface MemoryModuleDeps {
   config: RuntimeConfig;
@@ -22,6 +25,15 @@ export interface MemoryModuleDeps {
   dataDir: string;
   /** For `~` in workspace paths. */
   home?: string;
+  /**
+   * The session's providers (start.ts), for stores that use a model (docs/memory.md "Embeddings and summaries"):
+   * `embedding.provider_ref` embeddings, `summarize` compaction through the chain. Called only when a store
+   * needs one; absent: full text only and fallback digests.
+   */
+  providers?: {
+    chat(m: ResolvedManifest, telemetry: TelemetrySink): ProviderClient;
+    deps(m: ResolvedManifest, telemetry: TelemetrySink): ProviderDeps;
+  };
 }
 
 export interface MemoryModule extends KernelModule {
@@ -130,9 +142,12 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
         const scope = partitionOf(s.spec, context);
         const r = await serial(store, () => s.store.query(query, { scope }));
         const out: Record<string, unknown> = { entries: r.entries.map(wireEntry) };
-        // A store that declares an embedding provider but searched by full text alone says so (issue 4).
-        if (s.spec.embedding && r.search === 'fts' && query.type === 'semantic') {
-          out.metadata = { search: 'fts', reason: `embedding provider "${s.spec.embedding.provider_ref}" did not answer; full-text search only` };
+        // A store that declares an embedding provider says which search ran, and why full text alone (issue 4).
+        if (s.spec.embedding && query.type === 'semantic' && s.spec.search?.strategy !== 'fts-only') {
+          out.metadata =
+            r.search === 'fts'
+              ? { search: 'fts', reason: r.fallback ?? `embedding provider "${s.spec.embedding.provider_ref}" did not answer; full-text search only` }
+              : { search: r.search };
         }
         return out;
       } catch (e) {
@@ -152,7 +167,17 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
       try {
         const scope = context ? partitionOf(s.spec, context) : undefined;
         const r = await serial(store, () => s.store.compact({}, { scope }));
-        return { entries_before: r.entries_before, entries_after: r.entries_after };
+        const out: Record<string, unknown> = { entries_before: r.entries_before, entries_after: r.entries_after };
+        // summarize says who wrote the digests: the provider chain, or the deterministic fallback and why (issue 4).
+        if (r.strategy === 'summarize' && r.entries_after < r.entries_before) {
+          out.metadata = {
+            strategy: 'summarize',
+            summarizer: r.summarizer === 'summarizer' ? 'provider' : 'fallback',
+            ...(r.summarizer === 'summarizer' ? {} : { reason: r.summarizer_error ?? 'no provider declared' }),
+          };
+          if (r.summarizer_error) d.log.warn('memory summarize fell back to digests', { store, error: r.summarizer_error });
+        }
+        return out;
       } catch (e) {
         return fail(e, store, ErrorCode.MemoryBackendError);
       }
@@ -162,7 +187,7 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
   return {
     name: 'memory',
     methods: { 'claw.memory.store': storeMethod, 'claw.memory.query': queryMethod, 'claw.memory.compact': compactMethod },
-    async start(s) {
+    async start(s, core) {
       session = s;
       openError = undefined;
       const m = s.manifest;
@@ -171,10 +196,28 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
       if (!m.memory) return;
       const c = d.config.memory;
       try {
+        const specs = m.memory.spec.stores as StoreSpec[];
+        const providers = d.providers;
+        // Provider code loads only when a store uses a model (embeddings, summarize).
+        let storeDeps: import('../memory/service.ts').MemoryServiceOptions['storeDeps'];
+        if (providers && core && specs.some(usesModel)) {
+          const { storeProviders } = await import('../memory/store-providers.ts');
+          const telemetry = core.telemetry;
+          const deps = providers.deps(m, telemetry);
+          storeDeps = storeProviders({
+            manifest: m,
+            deps,
+            chat: () => providers.chat(m, telemetry),
+            log: d.log,
+            signal: s.abort.signal,
+            monotonic: () => deps.clock.monotonic(),
+          });
+        }
         const { openMemoryService } = await import('../memory/service.ts');
         service = await openMemoryService({
           memoryName: m.memory.name,
-          stores: m.memory.spec.stores as StoreSpec[],
+          stores: specs,
+          storeDeps,
           dataDir: d.dataDir,
           vars: { identity_name: m.identity.name, tenant_id: typeof m.annotations.tenant_id === 'string' ? m.annotations.tenant_id : undefined },
           home: d.home,
@@ -222,6 +265,11 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
       return undefined;
     },
   };
+}
+
+/** A store that talks to a model: embeddings for hybrid search, or `summarize` compaction (store-providers.ts). */
+function usesModel(spec: StoreSpec): boolean {
+  return (spec.type === 'semantic' && spec.embedding !== undefined && spec.search?.strategy !== 'fts-only') || spec.compaction?.strategy === 'summarize';
 }
 
 /** §9.3.4 entry shape: id, content, score (semantic), timestamp; the stored metadata when there is some. */

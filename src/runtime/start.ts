@@ -22,7 +22,7 @@ import { withMethodTelemetry } from './method-telemetry.ts';
 import { agentModule, type AgentModule } from './agent-module.ts';
 import { channelsModule } from './channels-module.ts';
 import { compositeBinder } from '../agent/composite.ts';
-import { createProviderClient } from '../provider/index.ts';
+import { createProviderClient, type ProviderDeps } from '../provider/index.ts';
 import { TokenLedger } from '../kernel/ledger.ts';
 import { nodeCrypto } from '../node/lazy.ts';
 
@@ -71,16 +71,23 @@ export function startRuntime(d: RuntimeDeps): Runtime {
   // Memory (Level 3, docs/memory.md): its database also holds the token ledger and the tool-call dedup
   // outcomes while it is open; without one they stay in files / in memory.
   const dataDir = d.dataDir ?? joinPath(d.cwd, '.claw-data');
-  const memory = memoryModule({ config: d.config, log: d.log, dataDir, home: d.env.HOME });
+  // Stores that use a model (embeddings, summarize compaction) get the session's providers (docs/memory.md
+  // "Embeddings and summaries"); called at STARTING only when a store needs one.
+  const memory = memoryModule({ config: d.config, log: d.log, dataDir, home: d.env.HOME, providers: { chat: (m, t) => providerFor(m, t), deps: (m, t) => providerDepsFor(m, t) } });
   const agentLoop = d.agentLoop === true || Object.keys(d.config.channels ?? {}).length > 0;
   const ledgerStore = memory.ledgerStore(d.ledgerStore);
   // One provider chain per session, shared by the agent loop and composite tools (docs/agent.md "Composite
   // tools"): requests_per_minute windows and the token ledger then count both.
-  let chain: { m: ResolvedManifest; telemetry: TelemetrySink; client: ReturnType<typeof createProviderClient> } | undefined;
-  const providerFor = (m: ResolvedManifest, telemetry: TelemetrySink) =>
+  // Memory's embeddings client takes the same deps (one TokenLedger: its per-provider writes stay serialized).
+  let chain: { m: ResolvedManifest; telemetry: TelemetrySink; deps: ProviderDeps; client?: ReturnType<typeof createProviderClient> } | undefined;
+  const providerDepsFor = (m: ResolvedManifest, telemetry: TelemetrySink): ProviderDeps =>
     chain?.m === m && chain.telemetry === telemetry
-      ? chain.client
-      : (chain = { m, telemetry, client: createProviderClient({ manifest: m, ledger: new TokenLedger(ledgerStore, d.clock), secrets: d.secrets, clock: d.clock, log: d.log, telemetry }) }).client;
+      ? chain.deps
+      : (chain = { m, telemetry, deps: { manifest: m, ledger: new TokenLedger(ledgerStore, d.clock), secrets: d.secrets, clock: d.clock, log: d.log, telemetry } }).deps;
+  const providerFor = (m: ResolvedManifest, telemetry: TelemetrySink) => {
+    const deps = providerDepsFor(m, telemetry);
+    return (chain!.client ??= createProviderClient(deps));
+  };
   const tools = toolsModule({
     config: d.config,
     clock: d.clock,

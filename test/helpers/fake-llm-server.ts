@@ -25,9 +25,17 @@ export interface Recorded {
   body: any;
 }
 
+/** Answers `POST …/embeddings` (OpenAI shape) outside the script: vectors for the inputs, or a Step (errors). */
+export type EmbeddingsHandler = (input: string[], body: any) => number[][] | Step;
+
 export interface FakeLlm {
   url: string;
   requests: Recorded[];
+  /**
+   * When set, requests to a path ending in /embeddings are answered by it (and recorded) instead of consuming
+   * the script: one deterministic vector per input, `usage.prompt_tokens`/`total_tokens` = the inputs' word count.
+   */
+  embeddings?: EmbeddingsHandler;
   queue(...steps: Step[]): void;
   /** Steps not yet consumed. */
   readonly pending: number;
@@ -38,6 +46,8 @@ export async function startFakeLlm(): Promise<FakeLlm> {
   const steps: Step[] = [];
   const requests: Recorded[] = [];
   const sockets = new Set<Socket>();
+  // eslint-disable-next-line prefer-const -- assigned once the port is known; the handler reads it per request
+  let fake: FakeLlm;
   const server: Server = createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (c: Buffer) => parts.push(c));
@@ -50,7 +60,16 @@ export async function startFakeLlm(): Promise<FakeLlm> {
         body = undefined;
       }
       requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, text, body });
-      const step = steps.shift() ?? { status: 500, json: { error: { type: 'no_script', message: 'no scripted response left' } } };
+      let step: Step | undefined;
+      if (fake.embeddings && /\/embeddings(\?|$)/.test(req.url ?? '')) {
+        const input: string[] = Array.isArray((body as any)?.input) ? (body as any).input : [String((body as any)?.input)];
+        const r = fake.embeddings(input, body);
+        const tokens = input.reduce((n, t) => n + t.split(/\s+/).filter(Boolean).length, 0);
+        step = Array.isArray(r)
+          ? { json: { object: 'list', model: (body as any)?.model, data: r.map((embedding, index) => ({ object: 'embedding', index, embedding })), usage: { prompt_tokens: tokens, total_tokens: tokens } } }
+          : r;
+      }
+      step ??= steps.shift() ?? { status: 500, json: { error: { type: 'no_script', message: 'no scripted response left' } } };
       if ('hang' in step) return;
       if ('destroy' in step) return void req.socket.destroy();
       if ('sse' in step) {
@@ -75,8 +94,13 @@ export async function startFakeLlm(): Promise<FakeLlm> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
+  fake = fakeOf(`http://127.0.0.1:${port}`, requests, steps, server, sockets);
+  return fake;
+}
+
+function fakeOf(url: string, requests: Recorded[], steps: Step[], server: Server, sockets: Set<Socket>): FakeLlm {
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     requests,
     queue: (...s) => void steps.push(...s),
     get pending() {

@@ -1,0 +1,166 @@
+// Issue 4: the embeddings client (src/provider/embeddings.ts) against the fake LLM server's /embeddings route, and
+// a semantic store wired to it (src/memory/store-providers.ts): hybrid search with reciprocal-rank fusion while the
+// provider answers, full text with the reason when it does not, anthropic-native refused with a clear reason.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { openDatabase } from '../../src/memory/sqlite/open.ts';
+import { openMemoryStore, type StoreSpec } from '../../src/memory/stores/index.ts';
+import { storeProviders, COOLDOWN_MS } from '../../src/memory/store-providers.ts';
+import { createEmbeddingsClient, embeddingsUrl, parseEmbeddings } from '../../src/provider/embeddings.ts';
+import { ProviderFailure } from '../../src/provider/failure.ts';
+import type { ProviderClient } from '../../src/kernel/ports.ts';
+import { deadUrl, startFakeLlm, type FakeLlm } from '../helpers/fake-llm-server.ts';
+import { SECRET, prov, rejection, setup } from './provider-fixtures.ts';
+
+/** A 3-dimension "meaning" space: cat/feline → axis 0, food/prices → axis 1, dogs/bark → axis 2. */
+const AXES: Record<string, number> = { cat: 0, feline: 0, food: 1, prices: 1, dogs: 2, bark: 2 };
+function meaning(text: string): number[] {
+  const v = [0, 0, 0];
+  for (const w of text.toLowerCase().split(/\W+/)) if (w in AXES) v[AXES[w]] += 1;
+  return v.every((x) => x === 0) ? [0.01, 0.01, 0.01] : v;
+}
+
+let fake: FakeLlm;
+test.before.each(async () => {
+  fake = await startFakeLlm();
+  fake.embeddings = (input) => input.map(meaning);
+});
+test.after.each(async () => fake.close());
+
+const openai = (endpoint: string, extra: Record<string, unknown> = {}) =>
+  prov('embedder', { protocol: 'openai-compatible', endpoint, model: 'chat-model', auth: { type: 'bearer', secret_ref: 'LLM_KEY' }, ...extra });
+
+test('embeddings client: POST {endpoint}/embeddings with the store model, vectors in index order, usage charged to the ledger', async () => {
+  const p = openai(`${fake.url}/v1`);
+  const { deps } = setup([p]);
+  const c = createEmbeddingsClient(deps, p, { model: 'nomic-embed-text', dimensions: 3 });
+  const v = await c.embed(['the feline rests', 'cat food prices']);
+  assert.equal(v, [[1, 0, 0], [1, 2, 0]]);
+  assert.is(fake.requests.length, 1);
+  const r = fake.requests[0];
+  assert.is(r.url, '/v1/embeddings');
+  assert.equal(r.body, { model: 'nomic-embed-text', input: ['the feline rests', 'cat food prices'] });
+  assert.is(r.headers.authorization, `Bearer ${SECRET}`);
+  // usage.total_tokens of the fake = the inputs' word count (3 + 3).
+  assert.is(await deps.ledger.usedToday('embedder'), 6);
+  assert.is(embeddingsUrl('http://h/v1/embeddings/'), 'http://h/v1/embeddings');
+});
+
+test('embeddings client: a vector of the wrong size is a malformed reply naming both sizes; 503 is retried', async () => {
+  const p = openai(fake.url);
+  const { deps, sleeps } = setup([p]);
+  const e = await rejection(createEmbeddingsClient(deps, p, { model: 'm', dimensions: 4 }).embed(['cat']));
+  assert.instance(e, ProviderFailure);
+  assert.is(e.reason, 'malformed');
+  assert.is(e.message, 'embedder: malformed response: embeddings reply: vector of 3 dimensions, the store declares 4');
+  let calls = 0;
+  fake.embeddings = (input) => (++calls === 1 ? { status: 503, json: { error: { type: 'overloaded' } } } : input.map(meaning));
+  assert.equal(await createEmbeddingsClient(deps, p, { model: 'm', dimensions: 3 }).embed(['dogs']), [[0, 0, 1]]);
+  assert.is(calls, 2);
+  assert.equal(sleeps, [750]); // backoff of retry 0: 1000 ms with equal jitter at random 0.5
+});
+
+test('embeddings client: reply order follows data[].index; a quota already spent is refused before sending', async () => {
+  assert.equal(parseEmbeddings(JSON.stringify({ data: [{ index: 1, embedding: [2] }, { index: 0, embedding: [1] }] }), 2, 1), { vectors: [[1], [2]], tokens: undefined });
+  const p = openai(fake.url, { limits: { tokens_per_day: 5 } });
+  const { deps } = setup([p]);
+  await deps.ledger.record('embedder', 5);
+  const e = await rejection(createEmbeddingsClient(deps, p, { model: 'm', dimensions: 3 }).embed(['cat']));
+  assert.is(e.reason, 'quota');
+  assert.is(fake.requests.length, 0);
+});
+
+test('embeddings client: anthropic-native has no embeddings API, said without sending anything', async () => {
+  const p = prov('claude', { protocol: 'anthropic-native', endpoint: fake.url, model: 'claude-x', auth: { type: 'bearer', secret_ref: 'LLM_KEY' } });
+  const { deps } = setup([p]);
+  const e = await rejection(createEmbeddingsClient(deps, p, { model: 'm', dimensions: 3 }).embed(['cat']));
+  assert.is(e.reason, 'config');
+  assert.match(e.message, /^claude: protocol anthropic-native has no embeddings API \(Anthropic offers none\)/);
+  assert.is(fake.requests.length, 0);
+});
+
+const DOCS = ['the feline rests on the mat', 'cat food prices', 'dogs bark'];
+const semanticSpec = (ref: string, extra: Partial<StoreSpec> = {}) =>
+  ({ name: 'notes', type: 'semantic', embedding: { provider_ref: ref, model: 'nomic-embed-text', dimensions: 3 }, ...extra }) as StoreSpec;
+const noChat: ProviderClient = { complete: async () => assert.unreachable('no chat call expected') as never };
+
+async function semanticStore(providerEndpoint: string, opts: { retry?: unknown; protocol?: string; clock?: { t: number } } = {}) {
+  const p = prov('embedder', {
+    protocol: opts.protocol ?? 'openai-compatible',
+    endpoint: providerEndpoint,
+    model: 'chat',
+    auth: { type: 'none' },
+    ...(opts.retry ? { retry: opts.retry } : {}),
+  });
+  const { deps, log } = setup([p]);
+  const clock = opts.clock ?? { t: 0 };
+  const spec = semanticSpec('embedder');
+  const extra = storeProviders({ manifest: deps.manifest, deps, chat: () => noChat, log, signal: new AbortController().signal, monotonic: () => clock.t })(spec);
+  const db = await openDatabase({ adapter: 'sqljs' });
+  let n = 0;
+  const s = openMemoryStore(spec, { db, ...extra, newId: () => `e${++n}`, ownsDatabase: true });
+  return { s, log, deps, clock };
+}
+
+test('semantic store + embedding provider: hybrid RRF ranks with both signals (full text alone finds one entry)', async () => {
+  const { s, deps } = await semanticStore(fake.url);
+  await s.store(DOCS.map((content) => ({ content })));
+  const r = await s.query({ type: 'semantic', text: 'cat' });
+  assert.is(r.search, 'hybrid');
+  assert.is(r.fallback, undefined);
+  // Full text: only e2 contains "cat". Vectors: e1 (cos 1), e2 (cos 1/√5), e3 (cos 0). RRF Σ1/(60+rank) ÷ 2/61.
+  assert.equal(
+    r.entries.map((e) => [e.id, e.score]),
+    [
+      ['e2', ((1 / 61 + 1 / 62) * 61) / 2],
+      ['e1', ((1 / 61) * 61) / 2],
+      ['e3', ((1 / 63) * 61) / 2],
+    ],
+  );
+  assert.equal(fake.requests.map((q) => q.body.input), [DOCS, ['cat']]);
+  // 3 entries stored (6 + 3 + 2 words) + the query (1 word): all charged to the embedding provider.
+  assert.is(await deps.ledger.usedToday('embedder'), 12);
+  await s.close();
+});
+
+test('semantic store + provider down: store keeps the entries, query is full text with the reason; cooldown then retry', async () => {
+  const dead = await deadUrl();
+  const { s, log, clock } = await semanticStore(dead, { retry: { max_attempts: 1 } });
+  assert.equal(await s.store(DOCS.map((content) => ({ content }))), ['e1', 'e2', 'e3']);
+  const r = await s.query({ type: 'semantic', text: 'cat' });
+  assert.is(r.search, 'fts');
+  assert.equal(r.entries.map((e) => e.id), ['e2']);
+  assert.is(r.fallback, 'embedding provider "embedder" did not answer (embedder: cannot reach endpoint (ECONNREFUSED)); full-text search only');
+  // Logged once (not per call) while the provider is in its cooldown.
+  assert.is(log.entries.filter((e) => e.msg === 'memory embedding provider unavailable: full-text search only').length, 1);
+  clock.t += COOLDOWN_MS + 1;
+  const again = await s.query({ type: 'semantic', text: 'cat' });
+  assert.is(again.search, 'fts');
+  assert.is(log.entries.filter((e) => e.msg === 'memory embedding provider unavailable: full-text search only').length, 2);
+  await s.close();
+});
+
+test('semantic store + anthropic-native embedding provider: full text, the reason names the missing API', async () => {
+  const { s } = await semanticStore(fake.url, { protocol: 'anthropic-native' });
+  await s.store(DOCS.map((content) => ({ content })));
+  const r = await s.query({ type: 'semantic', text: 'cat' });
+  assert.is(r.search, 'fts');
+  assert.match(r.fallback!, /^embedding provider "embedder" did not answer \(embedder: protocol anthropic-native has no embeddings API/);
+  assert.is(fake.requests.length, 0);
+  await s.close();
+});
+
+test('semantic store whose provider_ref names no Provider: full text, the reason says so', async () => {
+  const p = openai(fake.url);
+  const { deps, log } = setup([p]);
+  const spec = semanticSpec('nope');
+  const extra = storeProviders({ manifest: deps.manifest, deps, chat: () => noChat, log, signal: new AbortController().signal, monotonic: () => 0 })(spec);
+  const s = openMemoryStore(spec, { db: await openDatabase({ adapter: 'sqljs' }), ...extra, ownsDatabase: true });
+  await s.store([{ content: 'cat food' }]);
+  const r = await s.query({ type: 'semantic', text: 'cat' });
+  assert.is(r.search, 'fts');
+  assert.is(r.fallback, "embedding provider \"nope\" did not answer (no Provider named 'nope' (declared: embedder)); full-text search only");
+  await s.close();
+});
+
+test.run();
