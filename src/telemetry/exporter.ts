@@ -32,7 +32,13 @@ export class ExportQueue {
   private pending: TelemetryEvent[] = [];
   private timer: { cancel(): void } | undefined;
   private inFlight: Promise<void> | undefined;
+  private inFlightSize = 0;
   readonly stats: QueueStats = { exported: 0, dropped: 0, failed: 0 };
+
+  /** Events accepted but not yet exported or failed: queued, or in a batch the exporter still holds. */
+  get unsent(): number {
+    return this.pending.length + this.inFlightSize;
+  }
 
   constructor(
     private readonly exporter: Exporter,
@@ -69,6 +75,7 @@ export class ExportQueue {
     this.timer = undefined;
     if (this.inFlight || this.pending.length === 0) return;
     const batch = this.pending.splice(0, this.opts.maxBatch);
+    this.inFlightSize = batch.length;
     this.inFlight = this.exporter
       .export(batch)
       .then(
@@ -82,6 +89,7 @@ export class ExportQueue {
       )
       .finally(() => {
         this.inFlight = undefined;
+        this.inFlightSize = 0;
         if (this.pending.length >= this.opts.maxBatch) this.kick();
         else if (this.pending.length > 0 && !this.timer) this.timer = this.timers.setTimeout(() => this.kick(), this.opts.flushIntervalMs);
       });

@@ -55,7 +55,9 @@ export async function openTelemetry(m: ResolvedManifest, d: OpenTelemetryDeps): 
     },
     // The counts of a bounded queue are only worth something if someone sees them: said once, at session end.
     onClosed(stats) {
-      if (stats.dropped > 0 || stats.failed > 0) d.log.warn('telemetry events lost', { dropped: stats.dropped, failed: stats.failed, exported: stats.exported });
+      if (stats.dropped > 0 || stats.failed > 0 || stats.abandoned > 0) {
+        d.log.warn('telemetry events lost', { dropped: stats.dropped, failed: stats.failed, abandoned: stats.abandoned, exported: stats.exported });
+      }
     },
   });
 }

@@ -29,6 +29,8 @@ export interface TelemetryDeps {
 
 export interface TelemetryStats extends QueueStats {
   sampled_out: number;
+  /** At close: events still queued or in flight when the close timeout gave up on a slow exporter. */
+  abandoned: number;
 }
 
 export class Telemetry implements TelemetrySink {
@@ -91,11 +93,12 @@ export class Telemetry implements TelemetrySink {
   }
 
   stats(): TelemetryStats {
-    const sum: TelemetryStats = { exported: 0, dropped: 0, failed: 0, sampled_out: this.sampledOut };
+    const sum: TelemetryStats = { exported: 0, dropped: 0, failed: 0, sampled_out: this.sampledOut, abandoned: 0 };
     for (const q of this.queues) {
       sum.exported += q.stats.exported;
       sum.dropped += q.stats.dropped;
       sum.failed += q.stats.failed;
+      if (this.closed) sum.abandoned += q.unsent;
     }
     return sum;
   }
