@@ -26,6 +26,7 @@ export const ROWS: Row[] = [
   ['non-ASCII content', msg('Grüße 😀'), { valid: true, form: 'message', content: 'Grüße 😀' }],
   ['a JSON escape in the tool name is JSON, not normalization', '{"tool_call":{"tool":"\\u0065cho","args":{"text":"x"}}}', { valid: true, form: 'tool_call', tool: 'echo' }],
   ['dotted tool name', tc('fs.read', { path: '/w' }), { valid: true, form: 'tool_call', tool: 'fs.read' }],
+  ['arguments that look like code are data: valid, the gates decide (docs/femtoclaw.md)', tc('echo', { text: '$(rm -rf /)' }), { valid: true, form: 'tool_call', tool: 'echo' }],
   // step 1: parse
   ['empty output', '', { step: 'parse', reason: 'empty' }],
   ['prose only', 'Hello there', { step: 'parse', reason: 'text_around_json' }],
