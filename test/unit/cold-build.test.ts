@@ -75,4 +75,20 @@ test('the shipped entry: mqtt.js, sql.js glue, memory and the provider chain are
   }
 });
 
+test('cold code reading import.meta beyond .url fails the build instead of shipping {}', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'claw-cold-'));
+  try {
+    let error: unknown;
+    try {
+      await (await load()).bundleCold(BASE, { entry: `${FIX}/meta-entry.ts`, outfile: join(dir, 'out.mjs') });
+    } catch (e) {
+      error = e;
+    }
+    assert.instance(error, Error);
+    assert.match((error as Error).message, /^cold build: .*meta-cold\.ts: .*import\.meta.*only import\.meta\.url is passed to cold code/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();
