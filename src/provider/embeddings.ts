@@ -26,6 +26,8 @@ export interface EmbeddingsOptions {
   model: string;
   /** The store's `embedding.dimensions`: every vector must have this length. */
   dimensions: number;
+  /** requests_per_minute window; share one per provider between clients (default: a window of this client's own). */
+  window?: MinuteWindow;
 }
 
 export interface EmbeddingsClient {
@@ -67,7 +69,7 @@ export function createEmbeddingsClient(deps: ProviderDeps, p: ResolvedPrimitive,
   const spec = p.spec as ProviderSpec;
   const name = p.name;
   const auth = new ProviderEndpoint(p, deps);
-  const window = new MinuteWindow();
+  const window = o.window ?? new MinuteWindow();
   const unsupported =
     spec.protocol === 'anthropic-native'
       ? `${name}: protocol anthropic-native has no embeddings API (Anthropic offers none); use an openai-compatible provider (OpenAI, Ollama, llama.cpp) for embedding.provider_ref`

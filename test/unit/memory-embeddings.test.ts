@@ -11,6 +11,7 @@ import { ProviderFailure } from '../../src/provider/failure.ts';
 import type { ProviderClient } from '../../src/kernel/ports.ts';
 import { deadUrl, startFakeLlm, type FakeLlm } from '../helpers/fake-llm-server.ts';
 import { SECRET, prov, rejection, setup } from './provider-fixtures.ts';
+import { systemClock } from '../../src/node/clock.ts';
 
 /** A 3-dimension "meaning" space: cat/feline → axis 0, food/prices → axis 1, dogs/bark → axis 2. */
 const AXES: Record<string, number> = { cat: 0, feline: 0, food: 1, prices: 1, dogs: 2, bark: 2 };
@@ -148,6 +149,31 @@ test('semantic store + anthropic-native embedding provider: full text, the reaso
   assert.match(r.fallback!, /^embedding provider "embedder" did not answer \(embedder: protocol anthropic-native has no embeddings API/);
   assert.is(fake.requests.length, 0);
   await s.close();
+});
+
+test('two stores on one embedding provider share its requests_per_minute window', async () => {
+  let t = 0;
+  const waits: number[] = [];
+  const p = openai(fake.url, { limits: { requests_per_minute: 2 } });
+  const { deps, log } = setup([p], {
+    clock: { ...systemClock, monotonic: () => t },
+    sleep: async (ms) => {
+      waits.push(ms);
+      t += ms;
+    },
+  });
+  const make = storeProviders({ manifest: deps.manifest, deps, chat: () => noChat, log, signal: new AbortController().signal, monotonic: () => t });
+  const db = await openDatabase({ adapter: 'sqljs' });
+  const a = openMemoryStore({ ...semanticSpec('embedder'), name: 'a' } as StoreSpec, { db, ...make({ ...semanticSpec('embedder'), name: 'a' } as StoreSpec) });
+  const b = openMemoryStore({ ...semanticSpec('embedder'), name: 'b' } as StoreSpec, { db, ...make({ ...semanticSpec('embedder'), name: 'b' } as StoreSpec) });
+  await a.store([{ content: 'cat' }]);
+  t += 1000;
+  await b.store([{ content: 'dogs' }]);
+  // The third request in the minute waits until the first leaves the window (60 000 − 1000 ms later).
+  assert.is((await b.query({ type: 'semantic', text: 'cat' })).search, 'hybrid');
+  assert.equal(waits, [59_000]);
+  assert.is(fake.requests.length, 3);
+  db.close();
 });
 
 test('semantic store whose provider_ref names no Provider: full text, the reason says so', async () => {
