@@ -27,7 +27,15 @@ function group(g) {
   const module = { exports: {} };
   // Same realm (new Function, not vm): instanceof and globals are shared with the hot code. Strict, as the
   // ESM bundle it was cut from.
-  new Function('require', 'module', 'exports', '__claw_url', `"use strict";${code}`)(coldRequire, module, module.exports, import.meta.url);
+  let body;
+  try {
+    body = new Function('require', 'module', 'exports', '__claw_url', `"use strict";${code}`);
+  } catch (e) {
+    // node --disallow-code-generation-from-strings forbids this; say so rather than a bare EvalError.
+    if (e instanceof EvalError) throw new Error('claw: code generation from strings is disallowed (--disallow-code-generation-from-strings), but this bundle evaluates its compressed modules with new Function; run without that flag or use a --no-cold build', { cause: e });
+    throw e;
+  }
+  body(coldRequire, module, module.exports, import.meta.url);
   return (loaded[g] = module.exports);
 }
 
