@@ -13,9 +13,10 @@ import { CLAW, ROOT } from './helpers/claw-process.ts';
 
 const EXAMPLE = join(ROOT, 'examples', 'chat');
 let dir = '';
+const dirs: string[] = [];
 
 test.after(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 /** Whether something answers on Ollama's default port (then the first provider would answer instead). */
@@ -27,9 +28,17 @@ function ollamaListening(): Promise<boolean> {
   });
 }
 
-function chat(lines: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/**
+ * `withoutBwrap`: bubblewrap hidden in a private mount namespace (root + unshare), as on a fresh machine
+ * without the package: the README's command must not need it.
+ */
+function chat(lines: string[], withoutBwrap = false): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLAW, 'chat', 'claw.yaml', '--log-level', 'info'], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, USER: 'reader' } });
+    const argv = [CLAW, 'chat', 'claw.yaml', '--log-level', 'info'];
+    const [cmd, args] = withoutBwrap
+      ? ['unshare', ['-m', 'sh', '-c', 'for b in /usr/bin/bwrap /bin/bwrap; do [ -e "$b" ] && mount --bind /dev/null "$b"; done; exec "$0" "$@"', process.execPath, ...argv]]
+      : [process.execPath, argv];
+    const child = spawn(cmd, args as string[], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, USER: 'reader' } });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -48,6 +57,7 @@ test('README: hello, echo something, note shop: buy milk (approved) — offline 
     return;
   }
   dir = mkdtempSync(join(tmpdir(), 'claw-readme-'));
+  dirs.push(dir);
   for (const f of readdirSync(EXAMPLE)) copyFileSync(join(EXAMPLE, f), join(dir, f));
   assert.not.ok(existsSync(join(dir, '.claw-data')));
 
@@ -75,6 +85,20 @@ test('README: hello, echo something, note shop: buy milk (approved) — offline 
   const r2 = await chat(['what is the weather?']);
   assert.is(r2.stdout, "I am offline (no model reachable) and have no rule for that. Try 'hello', 'echo <text>' or 'note <topic>: <text>'.\n");
   assert.is(r2.code, 0);
+});
+
+test('README: the same first command on a machine without bubblewrap', async () => {
+  if (process.getuid?.() !== 0 || (await ollamaListening())) {
+    console.log('  (skipped: needs root for a private mount namespace, and no server on 127.0.0.1:11434)');
+    return;
+  }
+  dir = mkdtempSync(join(tmpdir(), 'claw-readme-nobwrap-'));
+  dirs.push(dir);
+  for (const f of readdirSync(EXAMPLE)) copyFileSync(join(EXAMPLE, f), join(dir, f));
+  const r = await chat(['echo something', 'note shop: buy milk', 'y'], true);
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.stdout, 'Done: something\nDone: wrote 8 bytes to shop.txt\n');
+  assert.is(readFileSync(join(dir, '.claw-data', 'workspace', 'shop.txt'), 'utf8'), 'buy milk');
 });
 
 test.run();
