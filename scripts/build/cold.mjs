@@ -12,7 +12,7 @@
 //   own module namespaces (one copy of every module: ProtocolError instanceof holds across the boundary);
 //   `import.meta.url` is the hot bundle's URL (sql.js finds sql-wasm.wasm beside the bundle).
 import { build, transform } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { brotliCompressSync, constants } from 'node:zlib';
 import { relative, resolve as resolvePath } from 'node:path';
 import { createRequire } from 'node:module';
@@ -98,7 +98,8 @@ export async function bundleCold(base, { entry, outfile }) {
     const meta = r.warnings.find((w) => /import\.meta/.test(w.text));
     if (meta) throw new Error(`cold build: ${meta.location?.file}: ${meta.text} (only import.meta.url is passed to cold code)`);
     const code = r.outputFiles[0].text;
-    if (process.env.CLAW_COLD_DEBUG) (await import("node:fs")).writeFileSync(`.build/cold/group-${g}.cjs`, code);
+    // CLAW_COLD_DEBUG=1: keep each group's source in clear beside the output, to read or measure it.
+    if (process.env.CLAW_COLD_DEBUG) writeFileSync(`${outfile}.group-${g}.cjs`, code);
     // import() inside evaluated code works on Node 18/20/22 and Bun for built-ins and bare names (native.ts's
     // bun:sqlite / node:sqlite probe), but a relative or hot-module specifier would resolve against no module.
     if (/\bimport\(\s*["'`](\.|\/|claw-hot:|file:)/.test(code)) throw new Error(`cold build: group ${g} contains a relative import()`);
