@@ -13,8 +13,9 @@
 //   5. wasm               (sql.js) cold open in a fresh process: wasm read beside the bundle vs embedded as
 //                         base64 in the JS (the alternative to shipping sql-wasm.wasm), and the size of each
 //
-// Usage: node scripts/bench-memory.mjs [--quick] [--json] [--adapter=sqljs|native|all]
+// Usage: node scripts/bench-memory.mjs [--quick] [--json] [--adapter=sqljs|native|all] [--skip-wasm]
 //   --quick    10k only, fewer calls (smoke run)
+//   --skip-wasm  no beside-vs-embedded comparison (for alternated before/after runs of the stores)
 //   all (default): sql.js under this Node, then native (node:sqlite) under .build/runtimes Node 22 if installed
 //                  (scripts/install-runtimes.sh), else under this Node when it has node:sqlite.
 // Linux (reads /proc). The sources are bundled with esbuild into .build/bench-memory/ first.
@@ -192,7 +193,7 @@ if (adapterArg === 'all' || adapterArg === 'native') {
     results.adapters.push(runWorker(node, worker, 'native'));
   } else log('native: skipped (no node:sqlite here and no .build/runtimes Node 22; run scripts/install-runtimes.sh)');
 }
-if (adapterArg === 'all' || adapterArg === 'sqljs') {
+if ((adapterArg === 'all' || adapterArg === 'sqljs') && !args.has('skip-wasm')) {
   log('wasm beside vs embedded …');
   results.wasm = await wasmCompare();
 }

@@ -18,6 +18,8 @@ interface NativeDb {
 
 type Engine = 'node' | 'bun';
 
+const STATEMENT_CACHE = 256;
+
 const isBun = () => typeof (globalThis as { Bun?: unknown }).Bun !== 'undefined';
 
 /**
@@ -72,6 +74,7 @@ class NativeDatabase implements SqliteDatabase {
   readonly adapter = 'native' as const;
   readonly capabilities: SqliteCapabilities;
   private readonly tx: TxRunner;
+  private readonly cache = new Map<string, NativeStatement>();
 
   constructor(
     private readonly db: NativeDb,
@@ -86,7 +89,7 @@ class NativeDatabase implements SqliteDatabase {
   }
 
   prepare(sql: string): Statement {
-    const s = this.db.prepare(sql);
+    const s = this.statement(sql);
     const args = (params: BindParams): unknown[] => {
       if (this.engine === 'node') return params; // node:sqlite takes bare or prefixed names natively
       const { named, positional } = splitParams(params);
@@ -102,11 +105,28 @@ class NativeDatabase implements SqliteDatabase {
     };
   }
 
+  /**
+   * Compiled statements by SQL text, least recently used evicted (as in the sql.js adapter): stores call
+   * prepare() per operation, and compiling an FTS query costs about as much as running it at 10k entries.
+   * SQLite re-prepares a cached statement by itself after a schema change.
+   */
+  private statement(sql: string): NativeStatement {
+    let s = this.cache.get(sql);
+    if (s) this.cache.delete(sql);
+    else {
+      s = this.db.prepare(sql);
+      if (this.cache.size >= STATEMENT_CACHE) this.cache.delete(this.cache.keys().next().value as string);
+    }
+    this.cache.set(sql, s);
+    return s;
+  }
+
   transaction<T>(fn: () => T): T {
     return this.tx.run(fn);
   }
 
   close(): void {
+    this.cache.clear();
     this.db.close();
   }
 }

@@ -20,6 +20,7 @@ export interface SqlJsStatement {
   step(): boolean;
   getAsObject(): Row;
   get(): SqlValue[];
+  getColumnNames(): string[];
   reset(): boolean;
   free(): boolean;
 }
@@ -96,11 +97,19 @@ const READ_ONLY = /^\s*(select|explain|values|pragma)\b/i;
 const WRITE_WORD = /\b(insert|update|delete|replace|create|drop|alter)\b/i;
 const TX_CONTROL = /^\s*(begin|commit|end|rollback|savepoint|release)\b/i;
 const CACHE_LIMIT = 256;
+/** Statements that can change a result's column names (a `SELECT *` re-prepared after the schema changed). */
+const DDL = /\b(create|drop|alter)\b/i;
 
 export class SqlJsDatabase implements SqliteDatabase {
   readonly adapter = 'sqljs' as const;
   readonly capabilities: SqliteCapabilities;
   private readonly cache = new Map<string, SqlJsStatement>();
+  /**
+   * Column names per cached statement. sql.js's getAsObject() asks WASM for every column name on every row (one
+   * call + string decode per column): half the cost of a 100k-entry full-text query (BENCH.md "Memory"). Cleared
+   * on any DDL, after which SQLite may re-prepare a `SELECT *` with other columns.
+   */
+  private readonly names = new Map<SqlJsStatement, string[]>();
   private readonly tx: TxRunner;
   private pending: LoggedStatement[] = [];
   private closed = false;
@@ -172,12 +181,14 @@ export class SqlJsDatabase implements SqliteDatabase {
     this.closed = true;
     for (const s of this.cache.values()) s.free();
     this.cache.clear();
+    this.names.clear();
     this.raw.close();
     this.onClose?.();
   }
 
   /** Runs `apply`; when it changes data and a journal is attached, the change is journaled before returning. */
   private write<T>(entry: LoggedStatement, isWrite: boolean, apply: () => T): T {
+    if (isWrite && this.names.size > 0 && DDL.test(entry.sql)) this.names.clear();
     if (!isWrite || !this.logging) return apply();
     if (this.tx.depth > 0) {
       const r = apply();
@@ -210,6 +221,7 @@ export class SqlJsDatabase implements SqliteDatabase {
         const [oldestSql, oldest] = this.cache.entries().next().value as [string, SqlJsStatement];
         oldest.free();
         this.cache.delete(oldestSql);
+        this.names.delete(oldest);
       }
     }
     this.cache.set(sql, s);
@@ -257,7 +269,14 @@ export class SqlJsDatabase implements SqliteDatabase {
     const out: Row[] = [];
     try {
       // SQLite completes all changes of a DML ... RETURNING statement on its first step, so stopping early is safe.
-      while (out.length < limit && s.step()) out.push(s.getAsObject());
+      while (out.length < limit && s.step()) {
+        let names = this.names.get(s);
+        if (names === undefined) this.names.set(s, (names = s.getColumnNames()));
+        const values = s.get();
+        const row: Row = {};
+        for (let i = 0; i < names.length; i++) row[names[i]] = values[i];
+        out.push(row);
+      }
     } catch (e) {
       throw toError(e);
     } finally {

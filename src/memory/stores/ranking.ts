@@ -61,6 +61,82 @@ export function bm25FromMatchinfo(blob: Uint8Array): number {
   return sum;
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/**
+ * The same sum as `bm25FromMatchinfo`, for the many rows of one query: n and the per-phrase "rows with a hit"
+ * are query-global in FTS4's matchinfo, so each phrase's idf is computed once and reused while they stay the
+ * same (checked per row: a changed value recomputes). Same operations in the same order → the same doubles.
+ * Aligned little-endian blobs (sql.js hands out fresh copies) are read through a Uint32Array view.
+ */
+export function matchinfoScorer(): (blob: Uint8Array) => number {
+  let idfs: Float64Array = new Float64Array(0);
+  let keyN = -1;
+  let keyHits: Uint32Array = new Uint32Array(0);
+  return (blob) => {
+    let at: (i: number) => number;
+    if (LITTLE_ENDIAN && blob.byteOffset % 4 === 0 && blob.byteLength % 4 === 0) {
+      const u = new Uint32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4);
+      at = (i) => u[i];
+    } else {
+      const v = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
+      at = (i) => v.getUint32(i * 4, true);
+    }
+    const p = at(0);
+    const c = at(1);
+    const n = at(2);
+    const pairs = p * c;
+    if (keyHits.length !== pairs) {
+      keyHits = new Uint32Array(pairs);
+      idfs = new Float64Array(pairs);
+      keyN = -1;
+    }
+    let sum = 0;
+    for (let col = 0; col < c; col++) {
+      const avg = at(3 + col);
+      const len = at(3 + c + col);
+      for (let ph = 0; ph < p; ph++) {
+        const k = col + ph * c;
+        const base = 3 + 2 * c + 3 * k;
+        const nHit = at(base + 2);
+        if (n !== keyN || keyHits[k] !== nHit) {
+          if (n !== keyN) {
+            keyN = n;
+            keyHits.fill(0xffffffff); // every other phrase's idf is stale too
+          }
+          keyHits[k] = nHit;
+          idfs[k] = idf(n, nHit);
+        }
+        sum += bm25Term(at(base), idfs[k], len, avg);
+      }
+    }
+    return sum;
+  };
+}
+
+/**
+ * The first `limit` items of `items` in `cmp` order, as `items.sort(cmp).slice(0, limit)` gives them when `cmp`
+ * is a total order (no ties: the semantic store breaks score ties by seq), without sorting every hit.
+ */
+export function topK<T>(items: Iterable<T>, limit: number, cmp: (a: T, b: T) => number): T[] {
+  const out: T[] = [];
+  if (limit <= 0) return out;
+  for (const it of items) {
+    if (out.length === limit && cmp(it, out[limit - 1]) >= 0) continue;
+    // binary search for the insertion point (after equals: stable, like Array.prototype.sort)
+    let lo = 0;
+    let hi = out.length;
+    while (lo < hi) {
+      const m = (lo + hi) >> 1;
+      if (cmp(it, out[m]) < 0) hi = m;
+      else lo = m + 1;
+    }
+    out.splice(lo, 0, it);
+    if (out.length > limit) out.pop();
+  }
+  return out;
+}
+
 /** BM25 over in-memory documents (for a database without FTS). Returns x per document, 0 = no match. */
 export function bm25Js(docs: string[], query: string): number[] {
   const terms = [...new Set(tokenize(query))];

@@ -10,12 +10,13 @@ import { ClawError } from '../../protocol/errors.ts';
 import { BaseStore, toOut, type Normalised } from './base.ts';
 import {
   blobToVector,
-  bm25FromMatchinfo,
   bm25Js,
   cosine,
   matchExpression,
+  matchinfoScorer,
   normaliseBm25,
   reciprocalRankFusion,
+  topK,
   vectorToBlob,
 } from './ranking.ts';
 import { MemoryParamsError, type Query, type QueryResult, type StoreDeps, type StoreSpec } from './types.ts';
@@ -142,29 +143,37 @@ export class SemanticStore extends BaseStore {
   private textRank(text: string, scope: string, limit: number): Ranked[] {
     const expr = matchExpression(text);
     if (expr === undefined) return [];
+    // The index holds this store's rows only: an unscoped store needs no per-match join to filter by partition.
+    const scoped = (this.spec.scope ?? 'global') !== 'global';
     if (this.ftsEngine === 'fts5') {
       return this.db
         .prepare(
-          `SELECT ${this.fts}.rowid AS seq, -bm25(${this.fts}) AS x FROM ${this.fts} JOIN claw_memory_entries e ON e.seq = ${this.fts}.rowid
-           WHERE ${this.fts} MATCH ? AND e.scope = ? ORDER BY x DESC, seq ASC LIMIT ?`,
+          scoped
+            ? `SELECT ${this.fts}.rowid AS seq, -bm25(${this.fts}) AS x FROM ${this.fts} JOIN claw_memory_entries e ON e.seq = ${this.fts}.rowid
+               WHERE ${this.fts} MATCH ? AND e.scope = ? ORDER BY x DESC, seq ASC LIMIT ?`
+            : `SELECT rowid AS seq, -bm25(${this.fts}) AS x FROM ${this.fts} WHERE ${this.fts} MATCH ? ORDER BY x DESC, seq ASC LIMIT ?`,
         )
-        .all(expr, scope, limit)
+        .all(...(scoped ? [expr, scope, limit] : [expr, limit]))
         .map((r) => ({ seq: Number(r.seq), score: normaliseBm25(Number(r.x)) }));
     }
     let all: Ranked[];
     if (this.ftsEngine === 'fts4') {
-      // FTS4 cannot rank in SQL: every match comes back and is ranked here, so the per-row work matters. The
-      // index holds this store's rows only: an unscoped store needs no join to filter by partition.
-      const scoped = (this.spec.scope ?? 'global') !== 'global';
-      all = this.db
+      // FTS4 cannot rank in SQL: every match comes back and is ranked here, so the per-row work matters: idf
+      // once per query (matchinfoScorer), and a top-k selection instead of sorting every hit.
+      const score = matchinfoScorer();
+      const rows = this.db
         .prepare(
           scoped
             ? `SELECT ${this.fts}.rowid AS seq, matchinfo(${this.fts}, 'pcnalx') AS mi FROM ${this.fts} JOIN claw_memory_entries e ON e.seq = ${this.fts}.rowid
                WHERE ${this.fts} MATCH ? AND e.scope = ?`
             : `SELECT rowid AS seq, matchinfo(${this.fts}, 'pcnalx') AS mi FROM ${this.fts} WHERE ${this.fts} MATCH ?`,
         )
-        .all(...(scoped ? [expr, scope] : [expr]))
-        .map((r) => ({ seq: Number(r.seq), score: normaliseBm25(bm25FromMatchinfo(r.mi as Uint8Array)) }));
+        .all(...(scoped ? [expr, scope] : [expr]));
+      return topK(
+        rows.map((r) => ({ seq: Number(r.seq), score: normaliseBm25(score(r.mi as Uint8Array)) })),
+        limit,
+        byScore,
+      );
     } else {
       const rows = this.rows('1 = 1', [], scope, 'seq');
       const xs = bm25Js(
@@ -173,7 +182,7 @@ export class SemanticStore extends BaseStore {
       );
       all = rows.map((r, i) => ({ seq: r.seq, score: normaliseBm25(xs[i]) })).filter((r) => r.score > 0);
     }
-    return all.sort(byScore).slice(0, limit);
+    return topK(all, limit, byScore);
   }
 
   /** Cosine ranking over the scope's vectors (brute force: edge-sized stores), score (cos + 1) / 2. */
