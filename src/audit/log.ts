@@ -17,6 +17,35 @@ export interface AuditFile {
   append(line: string): void;
   sync(): void;
   close(): void;
+  /** The first complete line (segments: when the active segment began). Optional for fakes. */
+  firstLine?(): Uint8Array | undefined;
+  /** Bytes in the file now. Optional for fakes. */
+  size?(): number;
+}
+
+/**
+ * Segment files for retention (./segments.ts, docs/audit.md "Segments and retention"). The log
+ * rotates before a record when the active segment is older than `maxAgeMs` or larger than
+ * `maxBytes`, then deletes closed segments older than `retentionMs`.
+ */
+export interface AuditSegments {
+  maxAgeMs: number;
+  maxBytes: number;
+  retentionMs?: number;
+  /**
+   * Close `file` as the segment that began at `firstSeq` and return a fresh active file, plus the
+   * closed segment's name. Throws with `file` still usable when nothing was renamed.
+   */
+  rotate(file: AuditFile, firstSeq: number, closedAtMs: number): { file: AuditFile; closed: string };
+  /** Delete closed segments closed before `cutoffMs`; their names. */
+  prune(cutoffMs: number): string[];
+}
+
+/** Where each written record also goes (sqlite, webhook, syslog: ./mirrors.ts). Never throws into the log. */
+export interface AuditSink {
+  write(record: AuditRecord, line: string): void;
+  /** Records before `cutoffMs` were deleted from the file chain (retention): drop them too. */
+  pruned?(cutoffMs: number): void;
 }
 
 /**
@@ -33,6 +62,10 @@ export interface AuditLogOptions {
   redact(s: string): string;
   fsync?: FsyncPolicy;
   limits?: SanitizeLimits;
+  segments?: AuditSegments;
+  sink?: AuditSink;
+  /** Told once per problem that does not stop the log (rotation or pruning failed). */
+  warn?(msg: string, fields?: Record<string, unknown>): void;
 }
 
 export class AuditError extends Error {
@@ -50,12 +83,27 @@ export class AuditLog {
   private headRef: ChainHead;
   private failed: unknown;
   private closed = false;
+  private file: AuditFile;
+  /** The active segment's first record (seq, wall-clock ms); undefined while it is empty. */
+  private active: { seq: number; ms: number } | undefined;
+  private activeBytes = 0;
+  private readonly warned = new Set<string>();
 
   private constructor(
     private readonly o: AuditLogOptions,
     head: ChainHead,
   ) {
     this.headRef = head;
+    this.file = o.file;
+    if (o.segments) {
+      this.activeBytes = o.file.size?.() ?? 0;
+      const first = o.file.firstLine?.();
+      const p = first ? parseStrictJson(first, { maxBytes: 4 * 1024 * 1024, maxDepth: 64 }) : undefined;
+      const r = p?.ok ? (p.value as AuditRecord) : undefined;
+      const ms = r ? Date.parse(r.ts) : NaN;
+      // An unreadable first line: age the segment from now (verify reports the line itself).
+      if (head) this.active = { seq: r && typeof r.seq === 'number' ? r.seq : head.seq, ms: Number.isFinite(ms) ? ms : o.now() };
+    }
   }
 
   /**
@@ -84,7 +132,54 @@ export class AuditLog {
       resumed: head !== undefined,
       ...(torn.length > 0 ? { torn_tail: { bytes: torn.length, sha256: sha256Hex(torn) } } : {}),
     });
+    log.prune();
     return log;
+  }
+
+  private warnOnce(key: string, msg: string, e: unknown): void {
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.o.warn?.(msg, { error: (e as Error)?.message ?? String(e) });
+  }
+
+  /** Retention: delete expired closed segments (and their mirrored rows). Failure is told once, never thrown. */
+  private prune(): void {
+    const seg = this.o.segments;
+    if (!seg || seg.retentionMs === undefined) return;
+    const cutoff = this.o.now() - seg.retentionMs;
+    try {
+      seg.prune(cutoff);
+    } catch (e) {
+      this.warnOnce('prune', 'audit retention: deleting expired segments failed; they are kept', e);
+    }
+    try {
+      this.o.sink?.pruned?.(cutoff);
+    } catch (e) {
+      this.warnOnce('sink-prune', 'audit retention: pruning the mirror failed', e);
+    }
+  }
+
+  /** Before a record: start a new segment when the active one is too old or too big. */
+  private maybeRotate(now: number): void {
+    const seg = this.o.segments;
+    if (!seg || !this.active || !this.headRef) return;
+    if (now - this.active.ms < seg.maxAgeMs && this.activeBytes < seg.maxBytes) return;
+    const prev = { first_seq: this.active.seq, last_seq: this.headRef.seq, head: this.headRef.hash };
+    let closed: string;
+    try {
+      this.file.sync();
+      const r = seg.rotate(this.file, this.active.seq, now);
+      this.file = r.file;
+      closed = r.closed;
+    } catch (e) {
+      // Nothing renamed: keep appending to the same file; retention waits for the next attempt.
+      this.warnOnce('rotate', 'audit: starting a new segment failed; the current one grows', e);
+      return;
+    }
+    this.active = undefined;
+    this.activeBytes = 0;
+    this.write('audit.segment', { previous: { file: closed, ...prev } });
+    this.prune();
   }
 
   get head(): ChainHead {
@@ -94,16 +189,34 @@ export class AuditLog {
   append(kind: AuditKind, data: Record<string, unknown>): AuditRecord {
     if (this.closed) throw new AuditError('closed', 'the audit log is closed');
     if (this.failed !== undefined) throw new AuditError('write_failed', 'an earlier audit write failed; nothing more is recorded until the log is reopened', { cause: this.failed });
+    this.maybeRotate(this.o.now());
+    return this.write(kind, data);
+  }
+
+  private write(kind: AuditKind, data: Record<string, unknown>): AuditRecord {
+    if (this.failed !== undefined) throw new AuditError('write_failed', 'an earlier audit write failed; nothing more is recorded until the log is reopened', { cause: this.failed });
     const clean = sanitizeForAudit(data, this.o.redact, this.o.limits ?? DEFAULT_SANITIZE_LIMITS) as Record<string, unknown>;
-    const { record: r, line } = chainRecord(this.headRef, kind, clean, new Date(this.o.now()).toISOString());
+    const now = this.o.now();
+    const { record: r, line } = chainRecord(this.headRef, kind, clean, new Date(now).toISOString());
     try {
-      this.o.file.append(`${line}\n`);
-      if ((this.o.fsync ?? 'record') === 'record') this.o.file.sync();
+      this.file.append(`${line}\n`);
+      if ((this.o.fsync ?? 'record') === 'record') this.file.sync();
     } catch (e) {
       this.failed = e;
       throw new AuditError('write_failed', `audit write failed: ${(e as Error).message}`, { cause: e });
     }
     this.headRef = { seq: r.seq, hash: r.hash };
+    this.active ??= { seq: r.seq, ms: now };
+    // Characters, not bytes: maxBytes is a soft bound and this avoids encoding every line twice.
+    this.activeBytes += line.length + 1;
+    // The file is the record; a mirror is a copy, best effort (docs/audit.md "Destinations").
+    if (this.o.sink) {
+      try {
+        this.o.sink.write(r, line);
+      } catch (e) {
+        this.warnOnce('sink', 'audit mirror failed; the audit file is still written', e);
+      }
+    }
     return r;
   }
 
@@ -111,10 +224,10 @@ export class AuditLog {
     if (this.closed) return;
     this.closed = true;
     try {
-      this.o.file.sync();
+      this.file.sync();
     } catch {
       // closing anyway: the records written so far were synced per the policy
     }
-    this.o.file.close();
+    this.file.close();
   }
 }

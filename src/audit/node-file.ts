@@ -43,5 +43,14 @@ export function openAuditFile(path: string): AuditFile {
     close() {
       closeSync(fd);
     },
+    firstLine() {
+      const buf = new Uint8Array(Math.min(fstatSync(fd).size, 4 * 1024 * 1024));
+      const n = readSync(fd, buf, 0, buf.length, 0);
+      const nl = buf.subarray(0, n).indexOf(0x0a);
+      return nl === -1 ? undefined : buf.subarray(0, nl);
+    },
+    size() {
+      return fstatSync(fd).size;
+    },
   };
 }

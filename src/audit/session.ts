@@ -2,8 +2,11 @@
 // recorders the runtime needs (the gate auditor for tool calls, recordVerdict for model outputs).
 // A composition root calls openAuditSession at STARTING and close() at STOPPING; undefined means
 // audit is off (no Policy `audit` and not an agent loop). docs/audit.md "Wiring".
-import { AuditLog, type AuditFile, type FsyncPolicy } from './log.ts';
+import { AuditLog, type AuditFile, type AuditSegments, type FsyncPolicy } from './log.ts';
 import { openAuditFile } from './node-file.ts';
+import { nodeAuditSegments } from './node-segments.ts';
+import { openAuditSink, type AuditMirror, type AuditSinkDeps } from './sinks.ts';
+import type { AuditRuntimeConfig } from './config.ts';
 import { auditSettings, type AuditSettings } from './settings.ts';
 import { createGateAuditor, type GateAuditor } from './gate-audit.ts';
 import { recordValidation } from './protocol-audit.ts';
@@ -19,8 +22,21 @@ export interface AuditSessionOptions {
   monotonic(): number;
   redact(s: string): string;
   fsync?: FsyncPolicy;
-  /** Tests: a file other than the local file system. */
+  /** Tests: a file other than the local file system (no segments then, unless `segments` is given). */
   file?: AuditFile;
+  segments?: AuditSegments;
+  /** claw.runtime.yaml `audit:` (segment sizes, where the sqlite/webhook/syslog copies go). */
+  runtime?: AuditRuntimeConfig;
+  /** What the mirrors need (secrets for the webhook token, the SQLite adapter, a logger). */
+  sinkDeps?: AuditSinkDeps;
+  /** Problems that do not stop the log (rotation, pruning, a mirror), told once each. */
+  warn?(msg: string, fields?: Record<string, unknown>): void;
+}
+
+/** Default segment span: a quarter of the retention (so at most ~25% more than the retention is kept), ≤ 1 day. */
+export function segmentMaxAgeMs(retentionSeconds: number, runtime?: AuditRuntimeConfig): number {
+  if (runtime?.segment_seconds !== undefined) return runtime.segment_seconds * 1000;
+  return Math.max(1000, Math.min(86_400_000, Math.floor((retentionSeconds * 1000) / 4)));
 }
 
 export interface AuditSession {
@@ -29,18 +45,46 @@ export interface AuditSession {
   /** PipelineDeps.observe = auditor.observe; wrap runGates with auditor.run. */
   auditor: GateAuditor;
   recordVerdict(raw: string | Uint8Array, verdict: Verdict, ctx?: { turn?: string; provider?: string }): void;
-  close(): void;
+  /** The copy for `destination` sqlite/webhook/syslog, when configured. */
+  mirror?: AuditMirror;
+  /** Closes the file synchronously; the promise settles when the mirror has flushed (best effort). */
+  close(): Promise<void>;
 }
 
 export function openAuditSession(o: AuditSessionOptions): AuditSession | undefined {
   const settings = auditSettings(o.policies as { name: string; spec: { audit?: never } }[], { forAgent: o.forAgent });
   if (!settings.enabled) return undefined;
-  const log = AuditLog.open({ file: o.file ?? openAuditFile(o.path), now: o.now, redact: o.redact, fsync: o.fsync });
+  const warn = o.warn ?? (() => {});
+  const retentionMs = settings.retentionSeconds !== undefined ? settings.retentionSeconds * 1000 : undefined;
+  // Segments only when something needs them (a retention): otherwise one file, as before.
+  const segments =
+    o.segments ??
+    (retentionMs !== undefined && !o.file
+      ? nodeAuditSegments(dirOf(o.path), { maxAgeMs: segmentMaxAgeMs(settings.retentionSeconds!, o.runtime), maxBytes: o.runtime?.segment_max_bytes ?? 64 * 1024 * 1024, retentionMs })
+      : undefined);
+  const mirror = openAuditSink(settings, { dir: dirOf(o.path), runtime: o.runtime, deps: o.sinkDeps, warn });
+  if (mirror.note) settings.notes.push(mirror.note);
+  let log: AuditLog;
+  try {
+    log = AuditLog.open({ file: o.file ?? openAuditFile(o.path), now: o.now, redact: o.redact, fsync: o.fsync, segments, sink: mirror.sink, warn });
+  } catch (e) {
+    void mirror.sink?.close().catch(() => {});
+    throw e;
+  }
   return {
     settings,
     log,
+    mirror: mirror.sink,
     auditor: createGateAuditor(log, settings, o.monotonic),
     recordVerdict: (raw, verdict, ctx) => recordValidation(log, settings, raw, verdict, ctx),
-    close: () => log.close(),
+    close: async () => {
+      log.close();
+      await mirror.sink?.close().catch(() => {});
+    },
   };
+}
+
+function dirOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i <= 0 ? (i === 0 ? '/' : '.') : path.slice(0, i);
 }

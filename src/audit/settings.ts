@@ -48,11 +48,7 @@ export function auditSettings(policies: readonly { name: string; spec: { audit?:
   }
   const dest = sections.find((a) => a.destination)?.destination;
   if (dest) s.destination = dest;
-  if (s.enabled && s.destination !== 'file') {
-    s.notes.push(`audit destination ${s.destination} is not implemented yet: records go to the hash-chained audit file (data_dir/audit/audit.jsonl)`);
-  }
-  if (s.enabled && s.retentionSeconds !== undefined) {
-    s.notes.push('audit retention is recorded but not enforced yet: the audit file keeps every record');
-  }
+  // The hash-chained file is always written; sqlite/webhook/syslog are copies of it (./sinks.ts adds
+  // a note when a copy cannot be made). Retention deletes whole segments (./segments.ts).
   return s;
 }

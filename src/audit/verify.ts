@@ -20,6 +20,10 @@ export interface VerifyResult {
   /** Hash of the last verified record (GENESIS for an empty log): compare with a copy kept elsewhere. */
   head: string;
   broken?: { line: number; seq?: number; reason: BreakReason; detail: string };
+  /** seq of the last verified record (-1 for none, or the seq before `from`). */
+  lastSeq: number;
+  /** The first record's seq and prev (what a retention boundary links to). */
+  start?: { seq: number; prev: string };
 }
 
 const KINDS = new Set<string>(AUDIT_KINDS);
@@ -29,14 +33,20 @@ const MAX_LINE_BYTES = 4 * 1024 * 1024;
 
 const utf8 = /* @__PURE__ */ new TextDecoder();
 
-/** Verify a log given as bytes (as read from disk: invalid UTF-8 is a break) or as text. */
-export function verifyAuditText(text: string | Uint8Array): VerifyResult {
-  let head = GENESIS;
-  let prevSeq = -1;
+/**
+ * Verify a log given as bytes (as read from disk: invalid UTF-8 is a break) or as text. `from`: the
+ * chain continues a previous segment's head (./segments.ts); `'retained'`: the first segment kept
+ * after retention deleted older ones — its first record may follow a deleted record, but only if it
+ * is an `audit.segment` record (a rotation wrote it), never an arbitrary record cut off a file.
+ */
+export function verifyAuditText(text: string | Uint8Array, from?: { head: string; seq: number } | 'retained'): VerifyResult {
+  let head = from !== undefined && from !== 'retained' ? from.head : GENESIS;
+  let prevSeq = from !== undefined && from !== 'retained' ? from.seq : -1;
+  let first: VerifyResult['start'];
   let verified = 0;
   let start = 0;
   let line = 0;
-  const broken = (reason: BreakReason, detail: string, seq?: number): VerifyResult => ({ ok: false, verified, head, broken: { line, seq, reason, detail } });
+  const broken = (reason: BreakReason, detail: string, seq?: number): VerifyResult => ({ ok: false, verified, head, lastSeq: prevSeq, ...(first ? { start: first } : {}), broken: { line, seq, reason, detail } });
   while (start < text.length) {
     line++;
     const nl = typeof text === 'string' ? text.indexOf('\n', start) : text.indexOf(0x0a, start);
@@ -51,13 +61,20 @@ export function verifyAuditText(text: string | Uint8Array): VerifyResult {
     if (!isRecord(r)) return broken('bad_shape', 'not an audit record', seq);
     if (canonicalJson(r) !== src) return broken('not_canonical', 'the line is not in canonical form', seq);
     if (recordHash(r) !== r.hash) return broken('hash_mismatch', 'content does not match its hash (edited)', seq);
+    if (verified === 0) {
+      first = { seq: r.seq, prev: r.prev };
+      if (from === 'retained' && r.prev !== GENESIS && r.kind === 'audit.segment') {
+        head = r.prev;
+        prevSeq = r.seq - 1;
+      }
+    }
     if (r.prev !== head) return broken('prev_mismatch', verified === 0 ? 'the first record does not start the chain' : `does not follow record ${prevSeq} (a record was deleted, inserted or moved)`, seq);
     if (r.seq !== prevSeq + 1) return broken('seq_mismatch', `sequence ${r.seq} after ${prevSeq}`, seq);
     head = r.hash;
     prevSeq = r.seq;
     verified++;
   }
-  return { ok: true, verified, head };
+  return { ok: true, verified, head, lastSeq: prevSeq, ...(first ? { start: first } : {}) };
 }
 
 function isRecord(r: any): r is AuditRecord {

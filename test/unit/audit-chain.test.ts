@@ -45,8 +45,8 @@ test('a fresh log verifies: every record chained to the one before, head = the l
   // On disk: canonical, keys sorted, no whitespace.
   assert.ok(lines[1].startsWith('{"data":{"args":{"n":1,"text":"hello 1"},"request_id":"r1","tool":"echo"},"hash":"'), lines[1]);
   const v = verifyAuditText(readFileSync(path));
-  assert.equal(v, { ok: true, verified: 6, head: recs[5].hash });
-  assert.equal(verifyAuditText(''), { ok: true, verified: 0, head: GENESIS });
+  assert.equal(v, { ok: true, verified: 6, head: recs[5].hash, lastSeq: 5, start: { seq: 0, prev: GENESIS } });
+  assert.equal(verifyAuditText(''), { ok: true, verified: 0, head: GENESIS, lastSeq: -1 });
 });
 
 test('changing any single byte of a middle record is reported at that record', () => {

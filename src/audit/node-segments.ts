@@ -1,0 +1,31 @@
+// Segment files on the local file system (./segments.ts names them): rotation renames the active
+// file (a rename within one directory is atomic), pruning unlinks whole closed segments, and
+// `claw audit verify <dir>` reads them in chain order.
+import { readdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AuditFile, AuditSegments } from './log.ts';
+import { openAuditFile } from './node-file.ts';
+import { ACTIVE_SEGMENT, closedSegmentName, expiredSegments, segmentOrder } from './segments.ts';
+
+export function nodeAuditSegments(dir: string, o: { maxAgeMs: number; maxBytes: number; retentionMs?: number }): AuditSegments {
+  return {
+    ...o,
+    rotate(file: AuditFile, firstSeq: number, closedAtMs: number) {
+      const closed = closedSegmentName(firstSeq, closedAtMs);
+      // Renamed while still open: a failure here leaves `file` as it was (the log keeps using it).
+      renameSync(join(dir, ACTIVE_SEGMENT), join(dir, closed));
+      file.close();
+      return { file: openAuditFile(join(dir, ACTIVE_SEGMENT)), closed };
+    },
+    prune(cutoffMs: number) {
+      const gone = expiredSegments(readdirSync(dir), cutoffMs);
+      for (const n of gone) unlinkSync(join(dir, n));
+      return gone;
+    },
+  };
+}
+
+/** The segment files of an audit directory, in chain order, with their bytes. */
+export function readAuditDirectory(dir: string): { name: string; bytes: Uint8Array }[] {
+  return segmentOrder(readdirSync(dir)).map((name) => ({ name, bytes: readFileSync(join(dir, name)) }));
+}

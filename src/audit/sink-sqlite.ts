@@ -1,0 +1,134 @@
+// destination: sqlite — every audit record mirrored into a table of the project's SQLite layer
+// (src/memory/sqlite: node:sqlite / bun:sqlite, else sql.js), opened lazily on the first record
+// (docs/audit.md "Destinations"). A queryable copy, never the record: the hash-chained file is
+// written first; rows are inserted in small transactions off the tool path; a failure is told once
+// and the mirror stops, the file goes on.
+import type { AuditRecord } from './record.ts';
+import type { AuditSink } from './log.ts';
+import type { AdapterName, SqliteDatabase } from '../memory/sqlite/types.ts';
+
+export const AUDIT_TABLE_SQL = `CREATE TABLE IF NOT EXISTS audit_records (
+  hash TEXT PRIMARY KEY,
+  seq INTEGER NOT NULL,
+  ts TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  prev TEXT NOT NULL,
+  record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_records_seq ON audit_records(seq);
+CREATE INDEX IF NOT EXISTS audit_records_ts ON audit_records(ts);
+CREATE INDEX IF NOT EXISTS audit_records_kind ON audit_records(kind);`;
+
+export interface SqliteSinkOptions {
+  path: string;
+  adapter?: AdapterName | 'auto';
+  /** Records kept in memory while the database opens or between flushes; more are dropped and counted. */
+  queueMax?: number;
+  open?: (o: { path: string; adapter?: AdapterName | 'auto' }) => Promise<SqliteDatabase>;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export interface SqliteSink extends AuditSink {
+  /** Resolves when every record written so far is in the table (or the mirror has failed). */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+  stats(): { inserted: number; dropped: number; failed: boolean };
+}
+
+export function sqliteSink(o: SqliteSinkOptions): SqliteSink {
+  const queueMax = o.queueMax ?? 10_000;
+  let pending: AuditRecord[] = [];
+  let pendingLines: string[] = [];
+  let cutoff: number | undefined;
+  let db: Promise<SqliteDatabase | undefined> | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let inserted = 0;
+  let dropped = 0;
+  let failed = false;
+  let closed = false;
+
+  const fail = (e: unknown) => {
+    if (failed) return;
+    failed = true;
+    pending = [];
+    pendingLines = [];
+    o.warn('audit sqlite mirror failed and is off for this session (the audit file is still written)', { path: o.path, error: (e as Error)?.message ?? String(e) });
+  };
+
+  const opened = (): Promise<SqliteDatabase | undefined> =>
+    (db ??= (async () => {
+      try {
+        const d = o.open ? await o.open({ path: o.path, adapter: o.adapter }) : await (await import('../memory/sqlite/open.ts')).openDatabase({ path: o.path, adapter: o.adapter });
+        d.exec(AUDIT_TABLE_SQL);
+        return d;
+      } catch (e) {
+        fail(e);
+        return undefined;
+      }
+    })());
+
+  async function flush(): Promise<void> {
+    const d = await opened();
+    if (!d || failed) return;
+    const recs = pending;
+    const lines = pendingLines;
+    pending = [];
+    pendingLines = [];
+    try {
+      d.transaction(() => {
+        const ins = d.prepare('INSERT OR IGNORE INTO audit_records (hash, seq, ts, kind, prev, record) VALUES (?, ?, ?, ?, ?, ?)');
+        for (let i = 0; i < recs.length; i++) {
+          const r = recs[i];
+          inserted += ins.run(r.hash, r.seq, r.ts, r.kind, r.prev, lines[i]).changes;
+        }
+        // Retention: the rows of records older than the cutoff go with their segments (ISO 8601 UTC sorts as text).
+        if (cutoff !== undefined) d.prepare('DELETE FROM audit_records WHERE ts < ?').run(new Date(cutoff).toISOString());
+      });
+      cutoff = undefined;
+    } catch (e) {
+      fail(e);
+    }
+  }
+
+  const schedule = () => {
+    if (timer || closed) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void flush();
+    }, 0);
+    (timer as { unref?: () => void }).unref?.();
+  };
+
+  return {
+    write(r, line) {
+      if (failed || closed) return;
+      if (pending.length >= queueMax) {
+        if (dropped++ === 0) o.warn('audit sqlite mirror: queue full, records dropped from the mirror (the audit file has them)', { queue_max: queueMax });
+        return;
+      }
+      pending.push(r);
+      pendingLines.push(line);
+      schedule();
+    },
+    pruned(cutoffMs) {
+      if (failed || closed) return;
+      cutoff = Math.max(cutoff ?? 0, cutoffMs);
+      schedule();
+    },
+    flush,
+    async close() {
+      if (closed) return;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      await flush();
+      closed = true;
+      const d = db ? await db : undefined;
+      try {
+        d?.close();
+      } catch (e) {
+        fail(e);
+      }
+    },
+    stats: () => ({ inserted, dropped, failed }),
+  };
+}
