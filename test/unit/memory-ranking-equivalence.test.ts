@@ -92,6 +92,44 @@ function equivalence(adapter: 'sqljs' | 'native') {
   });
 }
 
+/**
+ * Deletes go through the FTS index by trigger (external-content FTS4 needs a BEFORE DELETE, the older
+ * internal-content table and FTS5 an AFTER DELETE): after retention evicted the oldest 500 of 1,500 entries, every
+ * query's contents and scores equal those of a store that only ever held the newest 1,000 — a missed or doubled
+ * index delete changes the index's row count or term statistics and so the scores. `legacy` pre-creates the FTS4
+ * table as versions before external content did.
+ */
+function deletes(adapter: 'sqljs' | 'native', legacy = false) {
+  test(`${adapter}${legacy ? ' (legacy internal-content FTS4 table)' : ''}: after retention deletes, scores equal a store that never held the evicted entries`, async () => {
+    const docs = corpus(1500, rng(11));
+    const open = async (name: string, max?: number) => {
+      const db = await openDatabase({ adapter });
+      if (legacy) db.exec(`CREATE VIRTUAL TABLE ${ftsName(name)} USING fts4(content, tokenize=unicode61)`);
+      let n = 0;
+      const store = openMemoryStore(
+        { name, type: 'semantic', search: { strategy: 'fts-only' }, ...(max ? { retention: { max_entries: max } } : {}) },
+        { db, newId: () => `${name}${++n}`, now: () => '2026-01-01T00:00:00.000Z' },
+      );
+      return { db, store };
+    };
+    const a = await open('evicting', 1000);
+    for (let i = 0; i < docs.length; i += 100) await a.store.store(docs.slice(i, i + 100).map((content) => ({ content })));
+    const b = await open('fresh');
+    for (let i = 500; i < docs.length; i += 100) await b.store.store(docs.slice(i, i + 100).map((content) => ({ content })));
+    if (legacy) assert.not.match(String(a.db.prepare(`SELECT sql FROM sqlite_master WHERE name = ?`).get(ftsName('evicting'))?.sql), /content\s*=/);
+    const rnd = rng(13);
+    for (let i = 0; i < 100; i++) {
+      const text = Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(' ');
+      const view = async (s: ClawMemoryStore) => (await s.query({ type: 'semantic', text, top_k: 2000 })).entries.map((e) => [e.content, e.score]);
+      assert.equal(await view(a.store), await view(b.store), `query "${text}"`);
+    }
+    for (const x of [a, b]) {
+      await x.store.close();
+      x.db.close();
+    }
+  });
+}
+
 test('matchinfoScorer equals bm25FromMatchinfo on random blobs, including n and hit counts changing between rows', () => {
   const rnd = rng(3);
   const score = matchinfoScorer();
@@ -132,8 +170,13 @@ test('topK equals sort + slice for a total order, any limit', () => {
 });
 
 equivalence('sqljs');
+deletes('sqljs');
+deletes('sqljs', true);
 const hasNative = await nativeAvailable();
-if (hasNative) equivalence('native');
+if (hasNative) {
+  equivalence('native');
+  deletes('native');
+}
 
 const runtimes = [
   { name: 'Node 22 (node:sqlite)', bin: '.build/runtimes/node22/node_modules/.bin/node', args: ['--no-warnings'] },
@@ -150,8 +193,8 @@ for (const rt of runtimes) {
     });
     const out = `${r.stdout}\n${r.stderr}`.replace(/\x1b\[[0-9;]*m/g, '');
     assert.is(r.status, 0, out);
-    // sql.js + native equivalence + the two helper tests must have run there.
-    assert.ok(Number(/Passed:\s+(\d+)/.exec(out)?.[1] ?? 0) >= 4, out);
+    // sql.js + native equivalence and deletes + the two helper tests must have run there.
+    assert.ok(Number(/Passed:\s+(\d+)/.exec(out)?.[1] ?? 0) >= 7, out);
   });
 }
 
