@@ -52,6 +52,8 @@ export function syslogSink(o: SyslogSinkOptions): SyslogSink {
   let sent = 0;
   let failed = 0;
   let warned = false;
+  let pending = 0;
+  let drained: (() => void) | undefined;
   const host = o.host ?? '127.0.0.1';
   const port = o.port ?? 514;
   const fail = (e: unknown) => {
@@ -74,12 +76,28 @@ export function syslogSink(o: SyslogSinkOptions): SyslogSink {
         fmt = { facility: o.facility ?? 13, appName: o.appName ?? 'claw', hostname: o.hostname ?? (os.hostname() || '-'), procId: o.procId ?? process.pid };
       }
       const msg = Buffer.from(formatSyslog(r, line, fmt!), 'utf8');
-      socket.send(msg, port, host, (e) => (e ? fail(e) : sent++));
+      pending++;
+      socket.send(msg, port, host, (e) => {
+        pending--;
+        if (e) fail(e);
+        else sent++;
+        if (pending === 0) drained?.();
+      });
     },
     async close() {
       const s = socket;
       socket = undefined;
-      if (s) await new Promise<void>((res) => s.close(() => res()));
+      if (!s) return;
+      // Sends still queued (address lookup) would be cancelled by close: wait for them, at most 1 s.
+      if (pending > 0) {
+        let t: ReturnType<typeof setTimeout> | undefined;
+        await new Promise<void>((res) => {
+          drained = res;
+          t = setTimeout(res, 1000);
+        });
+        clearTimeout(t);
+      }
+      await new Promise<void>((res) => s.close(() => res()));
     },
     stats: () => ({ sent, failed }),
   };

@@ -103,8 +103,12 @@ export function webhookSink(o: WebhookSinkOptions): WebhookSink {
       if (closed) return;
       if (timer) clearTimeout(timer);
       timer = undefined;
-      await flush();
+      // One bounded last attempt: shutdown waits at most timeout_ms for the copy, never longer.
+      let t: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([flush(), new Promise<void>((res) => (t = setTimeout(res, timeoutMs)))]);
+      clearTimeout(t);
       closed = true;
+      dropped += queue.splice(0).length;
       if (dropped + failed > 0) o.warn('audit webhook: records not delivered this session', { dropped, failed, sent });
     },
     stats: () => ({ sent, dropped, failed, queued: queue.length }),

@@ -119,11 +119,12 @@ Options:
 Exit codes: 0 valid, 1 rejected, 2 usage error or a manifest that does not load.
 `;
 
-export const AUDIT_HELP = `Usage: claw audit verify <file> [--json] [--expect-head HASH]
+export const AUDIT_HELP = `Usage: claw audit verify <file|dir> [--json] [--expect-head HASH]
 
 Recomputes the audit log's hash chain (docs/audit.md) and reports the first record that does not
 hold: unreadable, not canonical, edited (hash_mismatch), deleted / inserted / moved
-(prev_mismatch), or a torn last line.
+(prev_mismatch), or a torn last line. Given the audit directory (data_dir/audit), verifies its
+segment files as one chain and says where the history kept by retention begins.
 
 Options:
   --json               print the result as JSON on stdout

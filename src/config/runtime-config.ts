@@ -6,6 +6,7 @@ import { fsTransportOptionsSchema } from '../transports/fs/options.ts';
 import { mqttOptionsSchema } from '../transports/mqtt/options.ts';
 import { swarmRuntimeConfigSchema } from '../swarm/config.ts';
 import { channelsConfigSchema } from '../channels/config.ts';
+import { auditRuntimeConfigSchema } from '../audit/config.ts';
 
 const positiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
 
@@ -118,6 +119,8 @@ export const runtimeConfigSchema = v.strictObject({
   ),
   /** Queue channels bound to an fs inbox or an MQTT topic, by Channel name (docs/channels.md). */
   channels: v.optional(channelsConfigSchema),
+  /** Audit segments and where Policy `audit.destination` copies go (docs/audit.md "Destinations"). */
+  audit: v.optional(auditRuntimeConfigSchema),
 });
 
 export type RuntimeConfig = v.InferOutput<typeof runtimeConfigSchema>;

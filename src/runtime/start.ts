@@ -9,19 +9,14 @@ import type { SecretResolver } from '../kernel/secrets.ts';
 import { loadWireManifest } from './wire-manifest.ts';
 import { joinPath } from '../manifest/reader.ts';
 import { secretsPreflight } from './secrets-preflight.ts';
-import { toolsModule } from './tools-module.ts';
-import { swarmModule } from './swarm-module.ts';
-import { memoryModule } from './memory-module.ts';
-import { createToolEnvironment } from './tool-deps.ts';
+// The capability modules load at STARTING, only for a session that needs them (lazy-descriptors.ts).
+import { lazyAgent, lazyChannels, lazyMemory, lazySwarm, lazyTools } from './lazy-descriptors.ts';
 import type { Redactor } from '../log/redactor.ts';
 import type { LedgerStore } from '../kernel/ledger.ts';
 import type { WorkerCommand } from '../tools/builtins/impl.ts';
 import { openSessionTelemetry } from './telemetry-open.ts';
-import { openAuditSession } from '../audit/session.ts';
 import { withMethodTelemetry } from './method-telemetry.ts';
-import { agentModule, type AgentModule } from './agent-module.ts';
-import { channelsModule } from './channels-module.ts';
-import { compositeBinder } from '../agent/composite.ts';
+import type { AgentModule } from './agent-module.ts';
 import { createProviderClient, type ProviderDeps } from '../provider/index.ts';
 import { TokenLedger } from '../kernel/ledger.ts';
 import { nodeCrypto } from '../node/lazy.ts';
@@ -73,7 +68,9 @@ export function startRuntime(d: RuntimeDeps): Runtime {
   const dataDir = d.dataDir ?? joinPath(d.cwd, '.claw-data');
   // Stores that use a model (embeddings, summarize compaction) get the session's providers (docs/memory.md
   // "Embeddings and summaries"); called at STARTING only when a store needs one.
-  const memory = memoryModule({ config: d.config, log: d.log, dataDir, home: d.env.HOME, providers: { chat: (m, t) => providerFor(m, t), deps: (m, t) => providerDepsFor(m, t) } });
+  const memory = lazyMemory(async () =>
+    (await import('./memory-module.ts')).memoryModule({ config: d.config, log: d.log, dataDir, home: d.env.HOME, providers: { chat: (m, t) => providerFor(m, t), deps: (m, t) => providerDepsFor(m, t) } }),
+  );
   const agentLoop = d.agentLoop === true || Object.keys(d.config.channels ?? {}).length > 0;
   const ledgerStore = memory.ledgerStore(d.ledgerStore);
   // One provider chain per session, shared by the agent loop and composite tools (docs/agent.md "Composite
@@ -88,50 +85,71 @@ export function startRuntime(d: RuntimeDeps): Runtime {
     const deps = providerDepsFor(m, telemetry);
     return (chain!.client ??= createProviderClient(deps));
   };
-  const tools = toolsModule({
-    config: d.config,
-    clock: d.clock,
-    log: d.log,
-    redactor: d.redactor,
-    notify,
-    ledgerStore,
-    dedupStore: memory.dedupStore,
-    openAudit: (m) =>
-      openAuditSession({
-        policies: m.policies.map((p) => ({ name: p.name, spec: p.spec })),
-        // A composite tool runs a FemtoClaw sub-turn (docs/agent.md "Composite tools"): audit on as for the loop.
-        forAgent: agentLoop || m.tools.some((t) => t.spec.composite === true),
-        path: joinPath(dataDir, 'audit/audit.jsonl'),
-        now: d.clock.now,
-        monotonic: d.clock.monotonic,
-        redact: (x) => d.redactor.redact(x),
-      }),
-    // Composite tools work with or without the agent module (`claw run` too): their provider chain is the
-    // session's (providerFor above; clients load on first use).
-    composites: (m) =>
-      compositeBinder(m, {
-        config: d.config,
-        workspaceDir: joinPath(dataDir, 'workspace'),
-        redact: (x) => d.redactor.redact(x),
-        now: () => d.clock.monotonic(),
-        newId: () => nodeCrypto().randomUUID(),
-        log: d.log,
-        provider: (telemetry) => providerFor(m, telemetry),
-      }),
-    environment: (m) => createToolEnvironment({ config: d.config, log: d.log, secrets: d.secrets, env: d.env, cwd: d.cwd, version: d.version, worker: d.worker }, m),
+  const tools = lazyTools(agentLoop, async () => {
+    const [{ toolsModule }, { openAuditSession }, { compositeBinder }, { createToolEnvironment }] = await Promise.all([
+      import('./tools-module.ts'),
+      import('../audit/session.ts'),
+      import('../agent/composite.ts'),
+      import('./tool-deps.ts'),
+    ]);
+    return toolsModule({
+      config: d.config,
+      clock: d.clock,
+      log: d.log,
+      redactor: d.redactor,
+      notify,
+      ledgerStore,
+      dedupStore: memory.dedupStore,
+      openAudit: (m) => {
+        const a = openAuditSession({
+          policies: m.policies.map((p) => ({ name: p.name, spec: p.spec })),
+          // A composite tool runs a FemtoClaw sub-turn (docs/agent.md "Composite tools"): audit on as for the loop.
+          forAgent: agentLoop || m.tools.some((t) => t.spec.composite === true),
+          path: joinPath(dataDir, 'audit/audit.jsonl'),
+          now: d.clock.now,
+          monotonic: d.clock.monotonic,
+          redact: (x) => d.redactor.redact(x),
+          // Segments, and where the sqlite / webhook / syslog copies go (docs/audit.md "Destinations").
+          runtime: d.config.audit,
+          sinkDeps: { secret: (ref) => d.secrets.resolve(ref), sqliteAdapter: d.config.memory?.adapter },
+          warn: (msg, fields) => d.log.warn(msg, fields),
+        });
+        for (const note of a?.settings.notes ?? []) d.log.info('audit', { note });
+        return a;
+      },
+      // Composite tools work with or without the agent module (`claw run` too): their provider chain is the
+      // session's (providerFor above; clients load on first use).
+      composites: (m) =>
+        compositeBinder(m, {
+          config: d.config,
+          workspaceDir: joinPath(dataDir, 'workspace'),
+          redact: (x) => d.redactor.redact(x),
+          now: () => d.clock.monotonic(),
+          newId: () => nodeCrypto().randomUUID(),
+          log: d.log,
+          provider: (telemetry) => providerFor(m, telemetry),
+        }),
+      environment: (m) => createToolEnvironment({ config: d.config, log: d.log, secrets: d.secrets, env: d.env, cwd: d.cwd, version: d.version, worker: d.worker }, m),
+    });
   });
   const agentModuleOf = agentLoop
-    ? agentModule({ config: d.config, clock: d.clock, log: d.log, redactor: d.redactor, secrets: d.secrets, ledgerStore, tools, memory, workspaceDir: joinPath(dataDir, 'workspace'), historyTags: d.historyTags, conversation: d.conversation, provider: providerFor })
+    ? lazyAgent(async () =>
+        (await import('./agent-module.ts')).agentModule({ config: d.config, clock: d.clock, log: d.log, redactor: d.redactor, secrets: d.secrets, ledgerStore, tools, memory, workspaceDir: joinPath(dataDir, 'workspace'), historyTags: d.historyTags, conversation: d.conversation, provider: providerFor }),
+      )
     : undefined;
   // Queue channels (docs/channels.md): bound in claw.runtime.yaml `channels:`, they feed the agent loop above.
   const channels = d.config.channels
-    ? channelsModule({ config: d.config, log: d.log, clock: d.clock, dataDir, getAgent: () => agentModuleOf?.channelAgent(), secrets: d.secrets, maxFrameBytes: d.config.limits?.max_frame_bytes,
-        // A channel admin's decision goes through the same claw.tool.approve / claw.tool.deny methods as an operator's.
-        decide: async (request_id, decision, reason): Promise<boolean> =>
-          ((await agent.dispatch(decision === 'approved' ? 'claw.tool.approve' : 'claw.tool.deny', { request_id, ...(reason === undefined ? {} : { reason }) }, { transport: 'channel' })) as { acknowledged: boolean }).acknowledged })
+    ? lazyChannels(async () =>
+        (await import('./channels-module.ts')).channelsModule({ config: d.config, log: d.log, clock: d.clock, dataDir, getAgent: () => agentModuleOf?.channelAgent(), secrets: d.secrets, maxFrameBytes: d.config.limits?.max_frame_bytes,
+          // A channel admin's decision goes through the same claw.tool.approve / claw.tool.deny methods as an operator's.
+          decide: async (request_id, decision, reason): Promise<boolean> =>
+            ((await agent.dispatch(decision === 'approved' ? 'claw.tool.approve' : 'claw.tool.deny', { request_id, ...(reason === undefined ? {} : { reason }) }, { transport: 'channel' })) as { acknowledged: boolean }).acknowledged }),
+      )
     : undefined;
   // Swarm (Level 3, docs/swarm.md): a peer's task runs through this agent's own dispatch (gates included).
-  const swarm = swarmModule({ config: d.config, log: d.log, clock: d.clock, cwd: d.cwd, secrets: d.secrets, notify, dispatch: async (method, params) => agent.dispatch(method, params, { transport: 'swarm' }) });
+  const swarm = lazySwarm(async () =>
+    (await import('./swarm-module.ts')).swarmModule({ config: d.config, log: d.log, clock: d.clock, cwd: d.cwd, secrets: d.secrets, notify, dispatch: async (method, params) => agent.dispatch(method, params, { transport: 'swarm' }) }),
+  );
   const agent = new Agent({
     clock: d.clock,
     log: d.log,

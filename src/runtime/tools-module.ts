@@ -318,7 +318,8 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
       approvals.cancelAll();
       composites?.detach();
       composites = undefined;
-      audit?.close();
+      // The file closes synchronously; awaiting lets an audit mirror (sqlite, webhook) flush, bounded by its own timeout.
+      await audit?.close();
       audit = undefined;
       telemetry = NO_TELEMETRY;
       await Promise.all([...tools.values()].map((t) => t.bound.impl.close?.().catch(() => {})));
