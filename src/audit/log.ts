@@ -39,6 +39,11 @@ export interface AuditSegments {
   rotate(file: AuditFile, firstSeq: number, closedAtMs: number): { file: AuditFile; closed: string };
   /** Delete closed segments closed before `cutoffMs`; their names. */
   prune(cutoffMs: number): string[];
+  /**
+   * The newest closed segment and its last complete line: an empty active file after a crash between
+   * the rename and the first record continues that chain instead of restarting at GENESIS.
+   */
+  newestClosed?(): { name: string; firstSeq: number; last?: Uint8Array } | undefined;
 }
 
 /** Where each written record also goes (sqlite, webhook, syslog: ./mirrors.ts). Never throws into the log. */
@@ -114,20 +119,33 @@ export class AuditLog {
   static open(o: AuditLogOptions): AuditLog {
     const { last, torn, tornAt } = o.file.tail();
     let head: ChainHead;
-    if (last) {
-      const p = parseStrictJson(last, { maxBytes: 4 * 1024 * 1024, maxDepth: 64 });
+    const intact = (line: Uint8Array): AuditRecord => {
+      const p = parseStrictJson(line, { maxBytes: 4 * 1024 * 1024, maxDepth: 64 });
       const r = p.ok ? (p.value as AuditRecord) : undefined;
       if (!r || typeof r.seq !== 'number' || typeof r.hash !== 'string' || recordHash(r) !== r.hash) {
         o.file.close();
         throw new AuditError('corrupt', 'the last record of the audit log is not intact; run `claw audit verify` on it and move it aside');
       }
+      return r;
+    };
+    if (last) {
+      const r = intact(last);
       head = { seq: r.seq, hash: r.hash };
+    }
+    // An active segment with no complete record but closed segments before it: continue their chain.
+    let link: Record<string, unknown> | undefined;
+    const closed = !last && o.segments?.newestClosed ? o.segments.newestClosed() : undefined;
+    if (closed?.last) {
+      const r = intact(closed.last);
+      head = { seq: r.seq, hash: r.hash };
+      link = { previous: { file: closed.name, first_seq: closed.firstSeq, last_seq: r.seq, head: r.hash } };
     }
     if (torn.length > 0) {
       o.file.truncate(tornAt);
       o.file.sync();
     }
     const log = new AuditLog(o, head);
+    if (link) log.write('audit.segment', link);
     log.append('audit.opened', {
       resumed: head !== undefined,
       ...(torn.length > 0 ? { torn_tail: { bytes: torn.length, sha256: sha256Hex(torn) } } : {}),

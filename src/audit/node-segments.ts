@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AuditFile, AuditSegments } from './log.ts';
 import { openAuditFile } from './node-file.ts';
-import { ACTIVE_SEGMENT, closedSegmentName, expiredSegments, segmentOrder } from './segments.ts';
+import { ACTIVE_SEGMENT, closedSegmentName, expiredSegments, parseSegmentName, segmentOrder } from './segments.ts';
 
 export function nodeAuditSegments(dir: string, o: { maxAgeMs: number; maxBytes: number; retentionMs?: number }): AuditSegments {
   return {
@@ -16,6 +16,22 @@ export function nodeAuditSegments(dir: string, o: { maxAgeMs: number; maxBytes: 
       renameSync(join(dir, ACTIVE_SEGMENT), join(dir, closed));
       file.close();
       return { file: openAuditFile(join(dir, ACTIVE_SEGMENT)), closed };
+    },
+    newestClosed() {
+      let names: string[];
+      try {
+        names = segmentOrder(readdirSync(dir)).filter((n) => n !== ACTIVE_SEGMENT);
+      } catch {
+        return undefined;
+      }
+      const name = names.at(-1);
+      if (!name) return undefined;
+      const f = openAuditFile(join(dir, name));
+      try {
+        return { name, firstSeq: parseSegmentName(name)!.firstSeq, last: f.tail().last?.slice() };
+      } finally {
+        f.close();
+      }
     },
     prune(cutoffMs: number) {
       const gone = expiredSegments(readdirSync(dir), cutoffMs);

@@ -146,5 +146,23 @@ test('a kept history may begin only at an audit.segment record: a file cut at an
   assert.equal([r.ok, r.broken?.file, r.broken?.line, r.broken?.reason], [false, s.files[1], 1, 'prev_mismatch']);
 });
 
+test('a crash between the rename and the first record: an empty (or missing) active file continues the closed chain', () => {
+  const s = threeSegments();
+  for (const damage of ['empty', 'missing'] as const) {
+    if (damage === 'empty') writeFileSync(join(s.dir, 'audit.jsonl'), '');
+    else rmSync(join(s.dir, 'audit.jsonl'));
+    const closed = readdirSync(s.dir).filter((f) => f !== 'audit.jsonl').sort();
+    const lastClosed = s.lines(closed.at(-1)!).map((l) => JSON.parse(l)).at(-1);
+    const log = s.open();
+    log.close();
+    const active = s.lines('audit.jsonl').map((l) => JSON.parse(l));
+    assert.equal(active.map((r) => r.kind), ['audit.segment', 'audit.opened']);
+    assert.equal([active[0].prev, active[0].seq], [lastClosed.hash, lastClosed.seq + 1]);
+    assert.equal(active[0].data.previous, { file: closed.at(-1), first_seq: parseSegmentName(closed.at(-1)!)!.firstSeq, last_seq: lastClosed.seq, head: lastClosed.hash });
+    const r = verifyAuditSegments(readAuditDirectory(s.dir));
+    assert.equal([r.ok, r.retained_from], [true, undefined]);
+  }
+});
+
 test.after(() => rmSync(root, { recursive: true, force: true }));
 test.run();
