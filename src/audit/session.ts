@@ -62,6 +62,9 @@ export function openAuditSession(o: AuditSessionOptions): AuditSession | undefin
     (retentionMs !== undefined && !o.file
       ? nodeAuditSegments(dirOf(o.path), { maxAgeMs: segmentMaxAgeMs(settings.retentionSeconds!, o.runtime), maxBytes: o.runtime?.segment_max_bytes ?? 64 * 1024 * 1024, retentionMs })
       : undefined);
+  if (segments && retentionMs !== undefined) {
+    settings.notes.push(`audit retention ${settings.retentionSeconds} s: segment files of ${segments.maxAgeMs / 1000} s in ${dirOf(o.path)}, closed segments older than the retention deleted (verify the directory)`);
+  }
   const mirror = openAuditSink(settings, { dir: dirOf(o.path), runtime: o.runtime, deps: o.sinkDeps, warn });
   if (mirror.note) settings.notes.push(mirror.note);
   let log: AuditLog;

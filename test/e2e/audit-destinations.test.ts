@@ -61,6 +61,7 @@ test('claw run with audit {destination: sqlite, retention: 1d}: old segments pru
     await claw.end();
   }
   assert.match(claw.stderr(), /audit destination sqlite: records also mirrored into/);
+  assert.match(claw.stderr(), /audit retention 86400 s: segment files of 21600 s in /);
 
   // The segments closed 48 h and 25 h ago are gone; the one closed at start (begun 25 h ago) and the active file remain.
   const files = readdirSync(auditDir).filter((f) => f.endsWith('.jsonl')).sort();
