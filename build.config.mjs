@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import { bundleCold } from './scripts/build/cold.mjs';
 
-export const BUDGET_BYTES = 470 * 1024;
+export const BUDGET_BYTES = 347 * 1024;
 
 // Slim mqtt.js for a Node/Bun TCP/TLS client (measured in docs/size-budget.md; loaded lazily by
 // src/transports/mqtt/load.ts, which imports the client class alone, so ws/socks/browser transports never enter).

@@ -5,26 +5,22 @@ import type { CliEnv } from './env.ts';
 
 import { validateCommand } from './validate.ts';
 import { runCommand } from './run.ts';
-import { chatCommand } from './chat.ts';
-import { builtinWorkerCommand } from './builtin-worker.ts';
-import { doctorCommand } from './doctor.ts';
-import { protocolCommand } from './protocol.ts';
-import { auditCommand } from './audit.ts';
-import { sendCommand } from './send.ts';
-import { pairCommand } from './pair.ts';
 
-// Imported eagerly on purpose: loading commands with import() measured worse (BENCH.md "Tried and
-// rejected": esbuild wraps each lazily imported module in an init function, +7 KB, +0.7 MB RSS).
-const COMMANDS: Record<string, (env: CliEnv, argv: string[]) => Promise<number>> = {
-  run: runCommand,
-  chat: chatCommand,
-  validate: validateCommand,
-  doctor: doctorCommand,
-  protocol: protocolCommand,
-  audit: auditCommand,
-  send: sendCommand,
-  pair: pairCommand,
-  __builtin: builtinWorkerCommand,
+type Command = (env: CliEnv, argv: string[]) => Promise<number>;
+
+// `run` and `validate` are imported eagerly (the start-up path); every other command with import(), so its
+// code is stored compressed by the build and parsed only when that command runs (BENCH.md "Round 4: lazy
+// modules"; before the cold build this measured worse: "Tried and rejected").
+const COMMANDS: Record<string, () => Command | Promise<Command>> = {
+  run: () => runCommand,
+  validate: () => validateCommand,
+  chat: async () => (await import('./chat.ts')).chatCommand,
+  doctor: async () => (await import('./doctor.ts')).doctorCommand,
+  protocol: async () => (await import('./protocol.ts')).protocolCommand,
+  audit: async () => (await import('./audit.ts')).auditCommand,
+  send: async () => (await import('./send.ts')).sendCommand,
+  pair: async () => (await import('./pair.ts')).pairCommand,
+  __builtin: async () => (await import('./builtin-worker.ts')).builtinWorkerCommand,
 };
 
 export async function main(env: CliEnv): Promise<number> {
@@ -37,12 +33,13 @@ export async function main(env: CliEnv): Promise<number> {
     env.stdout.write(`claw-edge ${env.version} (CKP 0.3.0, 0.2.0)\n`);
     return 0;
   }
-  const run = COMMANDS[cmd];
-  if (!run) {
+  const load = Object.hasOwn(COMMANDS, cmd) ? COMMANDS[cmd] : undefined;
+  if (!load) {
     env.stderr.write(`claw: unknown command "${cmd}"\n\n${MAIN_HELP}`);
     return 2;
   }
   try {
+    const run = await load();
     return await run(env, rest);
   } catch (e) {
     if (e instanceof ClawError && e.code === 'usage') {
