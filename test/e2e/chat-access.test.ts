@@ -6,24 +6,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startFakeLlm, openaiJson, type FakeLlm } from '../helpers/fake-llm-server.ts';
-import { makeAgent, removeAgents, chat, readWs, auditRecords, openaiProvider, msg, call, type Agent } from './chat-helpers.ts';
+import { openaiJson, type FakeLlm } from '../helpers/fake-llm-server.ts';
+import { makeAgent, chat, readWs, auditRecords, openaiProvider, msg, call, type Agent, useFakeLlm } from './chat-helpers.ts';
 
 let llm: FakeLlm;
-test.before(async () => {
-  llm = await startFakeLlm();
-});
-test.after(async () => {
-  await llm.close();
-  removeAgents();
-});
-test.before.each(async () => {
-  if (llm.pending > 0) {
-    await llm.close();
-    llm = await startFakeLlm();
-  }
-  llm.requests.length = 0;
-});
+useFakeLlm(test, (l) => (llm = l), () => llm);
 
 /** The test agent with its cli Channel's access_control replaced. */
 function withAccess(access: Record<string, unknown>): Agent {

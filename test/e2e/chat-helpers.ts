@@ -8,6 +8,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLAW } from './helpers/claw-process.ts';
+import type { Test } from 'uvu';
+import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm-server.ts';
 
 export const ECHO_SCHEMA = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false };
 export const WRITE_SCHEMA = {
@@ -209,3 +211,22 @@ export function openaiProvider(url: string, over: Record<string, unknown> = {}):
 
 export const msg = (content: string) => JSON.stringify({ message: { content } });
 export const call = (tool: string, args: Record<string, unknown>) => JSON.stringify({ tool_call: { tool, args } });
+
+/**
+ * One fake LLM server per suite (test/helpers/fake-llm-server.ts), restarted before a test when a failed one
+ * left scripted steps behind (so one failure cannot fail the next test too); agents removed after the suite.
+ */
+export function useFakeLlm(suite: Test, set: (l: FakeLlm) => void, get: () => FakeLlm): void {
+  suite.before(async () => set(await startFakeLlm()));
+  suite.after(async () => {
+    await get().close();
+    removeAgents();
+  });
+  suite.before.each(async () => {
+    if (get().pending > 0) {
+      await get().close();
+      set(await startFakeLlm());
+    }
+    get().requests.length = 0;
+  });
+}

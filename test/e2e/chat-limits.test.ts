@@ -8,26 +8,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startFakeLlm, openaiJson, deadUrl, type FakeLlm } from '../helpers/fake-llm-server.ts';
-import { makeAgent, removeAgents, chat, openaiProvider, msg } from './chat-helpers.ts';
+import { openaiJson, deadUrl, type FakeLlm } from '../helpers/fake-llm-server.ts';
+import { makeAgent, chat, openaiProvider, msg, useFakeLlm } from './chat-helpers.ts';
 import { estimateText, MESSAGE_OVERHEAD_TOKENS } from '../../src/provider/tokens.ts';
 import { OUTPUT_RESERVE_TOKENS } from '../../src/provider/limits.ts';
 
 let llm: FakeLlm;
-test.before(async () => {
-  llm = await startFakeLlm();
-});
-test.after(async () => {
-  await llm.close();
-  removeAgents();
-});
-test.before.each(async () => {
-  if (llm.pending > 0) {
-    await llm.close();
-    llm = await startFakeLlm();
-  }
-  llm.requests.length = 0;
-});
+useFakeLlm(test, (l) => (llm = l), () => llm);
 
 const today = () => new Date().toISOString().slice(0, 10);
 

@@ -4,8 +4,8 @@
 // with `claw audit verify`) and the telemetry file (events, and no prompt or response text).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startFakeLlm, deadUrl, openaiJson, openaiSse, anthropicBodyText, anthropicSse, type FakeLlm } from '../helpers/fake-llm-server.ts';
-import { makeAgent, removeAgents, chat, chatTty, auditRecords, auditKinds, telemetryEvents, readWs, openaiProvider, msg, call, type Agent } from './chat-helpers.ts';
+import { deadUrl, openaiJson, openaiSse, anthropicBodyText, anthropicSse, type FakeLlm } from '../helpers/fake-llm-server.ts';
+import { makeAgent, chat, chatTty, auditRecords, auditKinds, telemetryEvents, readWs, openaiProvider, msg, call, type Agent, useFakeLlm } from './chat-helpers.ts';
 
 /** The fixed part of every correction (src/femtoclaw/correction.ts), and the tool list of the test agent. */
 const SHAPE =
@@ -14,21 +14,7 @@ const TOOLS = ' Available tools: echo, file-write, careful-write, forbidden-writ
 const GAVE_UP = 'Sorry, I could not produce a valid answer. Please rephrase or try again.';
 
 let llm: FakeLlm;
-test.before(async () => {
-  llm = await startFakeLlm();
-});
-test.after(async () => {
-  await llm.close();
-  removeAgents();
-});
-test.before.each(async () => {
-  // A failed test may leave scripted steps behind: start over so it cannot fail the next one too.
-  if (llm.pending > 0) {
-    await llm.close();
-    llm = await startFakeLlm();
-  }
-  llm.requests.length = 0;
-});
+useFakeLlm(test, (l) => (llm = l), () => llm);
 
 /** The messages of request i, without the system prompt (checked once, below). */
 function convo(i: number): { role: string; content: string }[] {

@@ -5,25 +5,12 @@
 // `claw run` + claw.tool.call (no agent module: the composite builds its own provider chain).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startFakeLlm, openaiJson, type FakeLlm } from '../helpers/fake-llm-server.ts';
-import { makeAgent, removeAgents, chat, auditRecords, telemetryEvents, readWs, openaiProvider, msg, call } from './chat-helpers.ts';
+import { openaiJson, type FakeLlm } from '../helpers/fake-llm-server.ts';
+import { makeAgent, chat, auditRecords, telemetryEvents, readWs, openaiProvider, msg, call, useFakeLlm } from './chat-helpers.ts';
 import { initParams, startClaw } from './helpers/claw-process.ts';
 
 let llm: FakeLlm;
-test.before(async () => {
-  llm = await startFakeLlm();
-});
-test.after(async () => {
-  await llm.close();
-  removeAgents();
-});
-test.before.each(async () => {
-  if (llm.pending > 0) {
-    await llm.close();
-    llm = await startFakeLlm();
-  }
-  llm.requests.length = 0;
-});
+useFakeLlm(test, (l) => (llm = l), () => llm);
 
 const NOTE = { type: 'object', properties: { note: { type: 'string' } }, required: ['note'], additionalProperties: false };
 const COMPOSITE = { name: 'take-note', description: 'Saves a note (a composite of the note-taker skill)', input_schema: { type: 'object' }, composite: true, skill_ref: 'note-taker' };
