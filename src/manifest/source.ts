@@ -46,7 +46,9 @@ export function parseSource(file: string, bytes: Uint8Array): ParseResult {
     let locator: Locate | undefined;
     const locate: Locate = (segments) => {
       if (!locator) {
-        const r = parseYaml(text);
+        // JSON allows tabs as whitespace where YAML refuses them as indentation; in valid JSON a tab can only be
+        // whitespace (never inside a string), so reading it with spaces instead changes no value and no offset.
+        const r = parseYaml(text.includes('\t') ? text.replaceAll('\t', ' ') : text);
         locator = r.ok ? r.locate : () => undefined;
       }
       return locator(segments);

@@ -968,6 +968,10 @@ export class Parser {
     const base = parent < 0 ? 0 : parent;
     let indent = explicit ? base + explicit : -1; // -1: not detected yet (0 is a valid indentation at the top level)
     const lines: string[] = [];
+    /** Spaces of each whitespace-only line (-1 for a content line): see the trailing-line rule below. */
+    const spacesOnly: number[] = [];
+    /** Leading spaces of the first content line. */
+    let firstK = -1;
     let maxBlank = 0;
     let maxBlankAt = 0;
     // Line by line: `i` at the break ending the previous line.
@@ -984,6 +988,7 @@ export class Parser {
           maxBlankAt = j;
         }
         lines.push(indent !== -1 && k > indent ? this.s.slice(lineStart + indent, j) : '');
+        spacesOnly.push(k);
         this.i = j;
         this.ls = lineStart;
         continue;
@@ -1009,6 +1014,8 @@ export class Parser {
       let e = j;
       while (!this.isEol(e)) e++;
       lines.push(this.s.slice(lineStart + indent, e));
+      spacesOnly.push(-1);
+      if (firstK === -1) firstK = k;
       this.i = e;
       this.ls = lineStart;
     }
@@ -1019,9 +1026,12 @@ export class Parser {
       for (let x = 0; x < l.length; x++) if (l.charCodeAt(x) !== SP) onlySpaces = false;
     }
     if (onlySpaces) for (let b = 0; b < lines.length; b++) lines[b] = '';
-    // Trailing blank lines belong to chomping, not to the content.
+    // Trailing blank lines belong to chomping, not to the content. With an indentation indicator, `yaml`
+    // also counts a trailing spaces-only line as blank when it is no deeper than the first content line
+    // (it measures trailing lines against that line, not the indicator); read the same way here.
     let last = lines.length - 1;
-    while (last >= 0 && lines[last] === '') last--;
+    while (last >= 0 && (lines[last] === '' || (explicit && spacesOnly[last]! >= 0 && spacesOnly[last]! <= firstK))) last--;
+    if (explicit) for (let b = last + 1; b < lines.length; b++) lines[b] = '';
     let text = '';
     if (folded) {
       let prevMore = true;

@@ -215,4 +215,22 @@ test('hostile inputs: one error or a value, never a throw or a hang', () => {
   assert.ok(Date.now() - t < 20_000, `${Date.now() - t} ms`);
 });
 
+test('block scalar with an indentation indicator: trailing spaces-only lines read as yaml reads them', () => {
+  // Measured against the `yaml` package: no deeper than the first content line → blank; deeper → content.
+  assert.equal(val('x: |1\n    a\n    \n'), { x: '   a\n' });
+  assert.equal(val('x: |1\n    a\n     \n'), { x: '   a\n    \n' });
+  assert.equal(val('x: |1\n    a\n   \n    b\n'), { x: '   a\n  \n   b\n' });
+  assert.equal(val('x: >1\n    x :x\n  '), { x: '   x :x\n' });
+  assert.equal(val('x: |\n  a\n   \n'), { x: 'a\n \n' });
+});
+
+test('JSON text with tabs before the value still has positions', () => {
+  const r = parseSource('m.json', new TextEncoder().encode('\t{"a":\t[1]}'));
+  assert.ok(r.ok);
+  if (r.ok) {
+    assert.equal(r.source.locate([]), { line: 1, col: 2 });
+    assert.equal(r.source.locate(['a', 0]), { line: 1, col: 9 });
+  }
+});
+
 test.run();
