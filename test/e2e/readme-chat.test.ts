@@ -49,6 +49,11 @@ function chat(lines: string[], withoutBwrap = false): Promise<{ code: number | n
   });
 }
 
+/** The example's files as a fresh clone has them (a local run may have left its .claw-data directory there). */
+function copyExample(to: string): void {
+  for (const f of readdirSync(EXAMPLE, { withFileTypes: true })) if (f.isFile()) copyFileSync(join(EXAMPLE, f.name), join(to, f.name));
+}
+
 const logs = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
 
 test('README: hello, echo something, note shop: buy milk (approved) — offline rules, tools, sql.js memory', async () => {
@@ -58,7 +63,7 @@ test('README: hello, echo something, note shop: buy milk (approved) — offline 
   }
   dir = mkdtempSync(join(tmpdir(), 'claw-readme-'));
   dirs.push(dir);
-  for (const f of readdirSync(EXAMPLE)) copyFileSync(join(EXAMPLE, f), join(dir, f));
+  copyExample(dir);
   assert.not.ok(existsSync(join(dir, '.claw-data')));
 
   const r = await chat(['hello', 'echo something', 'note shop: buy milk', 'y']);
@@ -94,7 +99,7 @@ test('README: the same first command on a machine without bubblewrap', async () 
   }
   dir = mkdtempSync(join(tmpdir(), 'claw-readme-nobwrap-'));
   dirs.push(dir);
-  for (const f of readdirSync(EXAMPLE)) copyFileSync(join(EXAMPLE, f), join(dir, f));
+  copyExample(dir);
   const r = await chat(['echo something', 'note shop: buy milk', 'y'], true);
   assert.is(r.code, 0, r.stderr);
   assert.is(r.stdout, 'Done: something\nDone: wrote 8 bytes to shop.txt\n');
