@@ -284,8 +284,12 @@ function contract(m: Maker): void {
     assert.equal(a, ['e1', 'e2']);
     assert.equal(await s.store([{ content: 'once' }, { content: 'twice' }], { requestId: 'r-1' }), ['e1', 'e2']);
     assert.is(s.count(), 2);
+    // A retry whose metadata lists its keys in another order is the same request (canonical fingerprint).
+    const m1 = await s.store([{ content: 'meta', metadata: { a: 1, b: { c: 2, d: 3 } } }], { requestId: 'r-m' });
+    assert.equal(await s.store([{ content: 'meta', metadata: { b: { d: 3, c: 2 }, a: 1 } }], { requestId: 'r-m' }), m1);
+    assert.is(s.count(), 3);
     await rejects(s.store([{ content: 'other' }], { requestId: 'r-1' }), 'memory.request_id_conflict');
-    assert.equal(await s.store([{ content: 'once' }, { content: 'twice' }], { requestId: 'r-2' }), ['e3', 'e4']);
+    assert.equal(await s.store([{ content: 'once' }, { content: 'twice' }], { requestId: 'r-2' }), ['e4', 'e5']);
     // The same request id in another store is another request.
     const o = openMemoryStore(spec({ name: 'other', type: 'conversation' }), deps(db, {}, 'o'));
     assert.equal(await o.store([{ content: 'once' }], { requestId: 'r-1' }), ['o1']);

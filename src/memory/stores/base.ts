@@ -10,6 +10,7 @@
 // Every write passes ids and timestamps as parameters and runs in one db.transaction(), so the sql.js journal
 // replays it to the same state.
 import { nodeCrypto } from '../../node/lazy.ts';
+import { canonicalJson } from '../../protocol/canonical-json.ts';
 import type { Row, SqliteDatabase, SqlValue } from '../sqlite/types.ts';
 import {
   MemoryParamsError,
@@ -210,8 +211,9 @@ export abstract class BaseStore implements ClawMemoryStore {
     };
   }
 
+  /** Canonical (sorted keys): a retry whose objects list their keys in another order is the same request. */
   private fingerprint(entries: EntryIn[], scope: string): string {
-    return nodeCrypto().createHash('sha256').update(JSON.stringify([scope, entries])).digest('hex');
+    return nodeCrypto().createHash('sha256').update(canonicalJson([scope, entries])).digest('hex');
   }
 
   private priorRequest(requestId: string, fingerprint: string): string[] | undefined {
