@@ -43,6 +43,15 @@ export function openFsBus(o: FsBusOptions): PeerBus {
   let transport: Transport | undefined;
   let last: Presence | undefined;
 
+  /** One presence file, if it is readable and names the identity its file name says. */
+  const readOne = (swarm: string, n: string): PresenceFile | undefined => {
+    try {
+      const p = JSON.parse(readFileSync(`${registry(swarm)}/${n}`, 'utf8')) as PresenceFile;
+      if (typeof p.identity === 'string' && NAME.test(p.identity) && `${p.identity}.json` === n) return p;
+    } catch {}
+    return undefined;
+  };
+
   const read = (swarm: string): PresenceFile[] => {
     let names: string[];
     try {
@@ -53,10 +62,8 @@ export function openFsBus(o: FsBusOptions): PeerBus {
     const out: PresenceFile[] = [];
     for (const n of names) {
       if (!n.endsWith('.json')) continue;
-      try {
-        const p = JSON.parse(readFileSync(`${registry(swarm)}/${n}`, 'utf8')) as PresenceFile;
-        if (typeof p.identity === 'string' && NAME.test(p.identity) && `${p.identity}.json` === n) out.push(p);
-      } catch {}
+      const p = readOne(swarm, n);
+      if (p) out.push(p);
     }
     return out;
   };
@@ -95,8 +102,9 @@ export function openFsBus(o: FsBusOptions): PeerBus {
 
   const reachable = (to: string) => {
     if (!NAME.test(to)) throw new BusError('unreachable', `peer name "${to}" is not addressable`);
-    const p = last && seen(last.swarm).find((x) => x.identity === to);
-    if (p?.status === 'unavailable') throw new BusError('unreachable', `peer ${to} is unavailable`);
+    // Only the one peer's presence file: a request must not list and parse the whole registry.
+    const p = last && to !== o.self ? readOne(last.swarm, `${to}.json`) : undefined;
+    if (p && !(alive(p) && (p.status === 'ready' || p.status === 'busy'))) throw new BusError('unreachable', `peer ${to} is unavailable`);
   };
 
   return {
