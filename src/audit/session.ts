@@ -2,6 +2,7 @@
 // recorders the runtime needs (the gate auditor for tool calls, recordVerdict for model outputs).
 // A composition root calls openAuditSession at STARTING and close() at STOPPING; undefined means
 // audit is off (no Policy `audit` and not an agent loop). docs/audit.md "Wiring".
+import { dirnameOf } from '../manifest/reader.ts';
 import { AuditLog, type AuditFile, type AuditSegments, type FsyncPolicy } from './log.ts';
 import { openAuditFile } from './node-file.ts';
 import { nodeAuditSegments } from './node-segments.ts';
@@ -60,12 +61,12 @@ export function openAuditSession(o: AuditSessionOptions): AuditSession | undefin
   const segments =
     o.segments ??
     (retentionMs !== undefined && !o.file
-      ? nodeAuditSegments(dirOf(o.path), { maxAgeMs: segmentMaxAgeMs(settings.retentionSeconds!, o.runtime), maxBytes: o.runtime?.segment_max_bytes ?? 64 * 1024 * 1024, retentionMs })
+      ? nodeAuditSegments(dirnameOf(o.path), { maxAgeMs: segmentMaxAgeMs(settings.retentionSeconds!, o.runtime), maxBytes: o.runtime?.segment_max_bytes ?? 64 * 1024 * 1024, retentionMs })
       : undefined);
   if (segments && retentionMs !== undefined) {
-    settings.notes.push(`audit retention ${settings.retentionSeconds} s: segment files of ${segments.maxAgeMs / 1000} s in ${dirOf(o.path)}, closed segments older than the retention deleted (verify the directory)`);
+    settings.notes.push(`audit retention ${settings.retentionSeconds} s: segment files of ${segments.maxAgeMs / 1000} s in ${dirnameOf(o.path)}, closed segments older than the retention deleted (verify the directory)`);
   }
-  const mirror = openAuditSink(settings, { dir: dirOf(o.path), runtime: o.runtime, deps: o.sinkDeps, warn });
+  const mirror = openAuditSink(settings, { dir: dirnameOf(o.path), runtime: o.runtime, deps: o.sinkDeps, warn });
   if (mirror.note) settings.notes.push(mirror.note);
   let log: AuditLog;
   try {
@@ -85,9 +86,4 @@ export function openAuditSession(o: AuditSessionOptions): AuditSession | undefin
       await mirror.sink?.close().catch(() => {});
     },
   };
-}
-
-function dirOf(path: string): string {
-  const i = path.lastIndexOf('/');
-  return i <= 0 ? (i === 0 ? '/' : '.') : path.slice(0, i);
 }

@@ -115,7 +115,8 @@ export function webhookSink(o: WebhookSinkOptions): WebhookSink {
   };
 }
 
-function originOf(url: string): string {
+/** Scheme, host and port only: a webhook URL may carry a token in its path or query, never logged. */
+export function originOf(url: string): string {
   try {
     return new URL(url).origin;
   } catch {

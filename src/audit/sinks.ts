@@ -2,6 +2,7 @@
 // file, which stays the source of truth for every destination (it is what `claw audit verify`
 // checks). Where a copy goes comes from claw.runtime.yaml `audit:` (./config.ts) — the Policy schema
 // has no endpoint field. docs/audit.md "Destinations".
+import { originOf } from './sink-webhook.ts';
 import type { AuditSink } from './log.ts';
 import type { AuditSettings } from './settings.ts';
 import type { AuditRuntimeConfig } from './config.ts';
@@ -50,20 +51,12 @@ export function openAuditSink(
         fetch: o.deps?.fetch,
         warn: o.warn,
       });
-      return { sink, note: `audit destination webhook: records also POSTed in batches to ${safeOrigin(w.url)} (best effort: a full queue or a failed batch drops the copy, counted); the hash-chained file stays the record` };
+      return { sink, note: `audit destination webhook: records also POSTed in batches to ${originOf(w.url)} (best effort: a full queue or a failed batch drops the copy, counted); the hash-chained file stays the record` };
     }
     case 'syslog': {
       const y = rt.syslog ?? {};
       const sink = syslogSink({ host: y.host, port: y.port, facility: y.facility, appName: y.app_name, warn: o.warn });
       return { sink, note: `audit destination syslog: records also sent as RFC 5424 over UDP to ${y.host ?? '127.0.0.1'}:${y.port ?? 514} (Node cannot write to the /dev/log datagram socket); the hash-chained file stays the record` };
     }
-  }
-}
-
-function safeOrigin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return '(invalid URL)';
   }
 }
