@@ -16,6 +16,9 @@ export interface TurnAgent {
 export interface ConversationKey {
   conversation: string;
   tools: boolean;
+  /** Whose conversation: tags its stored turns and picks a per-channel store partition. */
+  channel?: string;
+  user?: string;
 }
 
 interface Slot {
@@ -45,7 +48,7 @@ export function perConversationAgent(make: (k: ConversationKey) => TurnAgent, o:
       return slots.size;
     },
     turn(text: string, signal: AbortSignal, opts?: ChannelTurnOptions) {
-      const s = slotOf(opts ? { conversation: opts.conversation, tools: opts.tools } : (o.fallback ?? { conversation: 'default', tools: true }));
+      const s = slotOf(opts ? { conversation: opts.conversation, tools: opts.tools, channel: opts.channel, user: opts.user } : (o.fallback ?? { conversation: 'default', tools: true }));
       s.busy++;
       const run = s.tail.then(() => {
         signal.throwIfAborted();

@@ -95,7 +95,6 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
     transports: [channel],
     agentLoop: true,
     historyTags: { channel: 'cli', user },
-    conversation: `cli:${user}`,
   });
   let stopReason = 'end of input';
   // A signal ends the chat now: the turn in progress is aborted (a model that does not answer could

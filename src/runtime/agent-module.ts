@@ -16,7 +16,7 @@ import type { ResolvedManifest } from '../manifest/resolved.ts';
 import { dirnameOf, joinPath } from '../manifest/reader.ts';
 import { createProviderClient } from '../provider/index.ts';
 import { createAgentService } from '../agent/service.ts';
-import { NO_AGENT_TOOLS, perConversationAgent, type TurnAgent } from '../channels/agent-adapter.ts';
+import { NO_AGENT_TOOLS, perConversationAgent, type ConversationKey, type TurnAgent } from '../channels/agent-adapter.ts';
 import type { ChannelAgent } from '../channels/types.ts';
 import { MemoryHistory, historyScope } from '../agent/history.ts';
 import type { ToolsModule } from './tools-module.ts';
@@ -38,8 +38,6 @@ export interface AgentModuleDeps {
   workspaceDir: string;
   /** Tags stored with each conversation entry of the default agent (e.g. the channel and user). */
   historyTags?: Record<string, unknown>;
-  /** The default agent's conversation id (`claw chat`: cli:<user>). */
-  conversation?: string;
   /**
    * The session's provider chain, when the runtime shares one with composite tools (docs/agent.md
    * "Composite tools"), so requests_per_minute windows count both; else the module builds its own.
@@ -48,18 +46,14 @@ export interface AgentModuleDeps {
 }
 
 export interface AgentModule extends KernelModule {
-  /** This session's default agent (the one `claw chat` talks to), once STARTING has assembled it. */
-  agent(): TurnAgent | undefined;
   /** One agent per channel conversation, tools off for viewers (docs/channels.md). */
   channelAgent(): ChannelAgent | undefined;
 }
 
 export function agentModule(d: AgentModuleDeps): AgentModule {
-  let service: TurnAgent | undefined;
   let channels: ChannelAgent | undefined;
   return {
     name: 'agent',
-    agent: () => service,
     channelAgent: () => channels,
     async start(s, core: AgentCore) {
       const m = s.manifest;
@@ -82,8 +76,9 @@ export function agentModule(d: AgentModuleDeps): AgentModule {
       const contextFiles = await readContextFiles(m, d.log);
       // One agent per conversation: its own history (resumed from the store on its first turn), and no tools
       // for a channel user who may not use them.
-      const make = (k: { conversation: string; tools: boolean }): TurnAgent => {
-        const tags: Record<string, unknown> = { ...d.historyTags, conversation: k.conversation };
+      const make = (k: ConversationKey): TurnAgent => {
+        // The turn's own channel and user win over the session-wide tags: a queue user's turns are theirs.
+        const tags: Record<string, unknown> = { ...d.historyTags, ...(k.channel ? { channel: k.channel } : {}), ...(k.user ? { user: k.user } : {}), conversation: k.conversation };
         const history = new MemoryHistory(store, tags, historyScope(m, typeof tags.channel === 'string' ? tags.channel : 'cli'));
         const svc = createAgentService({
           manifest: m,
@@ -108,12 +103,10 @@ export function agentModule(d: AgentModuleDeps): AgentModule {
           },
         };
       };
-      service = make({ conversation: d.conversation ?? 'default', tools: true });
       channels = perConversationAgent(make);
       d.log.info('agent ready', { agent: m.identity.name, tools: tools.list().length, skills: m.skills.length, conversation_store: store?.name, audit: audit !== undefined });
     },
     async stop() {
-      service = undefined;
       channels = undefined;
     },
   };

@@ -86,7 +86,7 @@ export function lazySwarm(load: () => Promise<KernelModule>): LazyModule<KernelM
 /** The FemtoClaw agent loop: only constructed when it runs here, so every session needs it. */
 export function lazyAgent(load: () => Promise<AgentModule>): AgentModule & LazyModule<AgentModule> {
   const base = lazyModule({ name: 'agent', needed: () => true, load });
-  return Object.assign(base, { agent: () => base.impl()?.agent(), channelAgent: () => base.impl()?.channelAgent() });
+  return Object.assign(base, { channelAgent: () => base.impl()?.channelAgent() });
 }
 
 /** Queue channels: only constructed when claw.runtime.yaml binds some, so every session needs them. */

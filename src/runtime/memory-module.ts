@@ -6,7 +6,6 @@ import * as v from 'valibot';
 import { ClawError, ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import { issuesData } from '../protocol/wire.ts';
 import { memoryCompactParams, memoryQueryParams, memoryStoreParams } from '../memory/wire.ts';
-import { manifestLevel } from '../kernel/conformance.ts';
 import type { KernelModule, Session } from '../kernel/agent.ts';
 import type { MethodSpec } from '../kernel/methods/index.ts';
 import type { Logger } from '../kernel/ports.ts';

@@ -48,8 +48,6 @@ export interface RuntimeDeps {
   agentLoop?: boolean;
   /** Tags stored with each conversation entry the default agent records (channel, user). */
   historyTags?: Record<string, unknown>;
-  /** The default agent's conversation id (`claw chat`: cli:<user>). */
-  conversation?: string;
 }
 
 export interface Runtime {
@@ -134,7 +132,7 @@ export function startRuntime(d: RuntimeDeps): Runtime {
   });
   const agentModuleOf = agentLoop
     ? lazyAgent(async () =>
-        (await import('./agent-module.ts')).agentModule({ config: d.config, clock: d.clock, log: d.log, redactor: d.redactor, secrets: d.secrets, ledgerStore, tools, memory, workspaceDir: joinPath(dataDir, 'workspace'), historyTags: d.historyTags, conversation: d.conversation, provider: providerFor }),
+        (await import('./agent-module.ts')).agentModule({ config: d.config, clock: d.clock, log: d.log, redactor: d.redactor, secrets: d.secrets, ledgerStore, tools, memory, workspaceDir: joinPath(dataDir, 'workspace'), historyTags: d.historyTags, provider: providerFor }),
       )
     : undefined;
   // Queue channels (docs/channels.md): bound in claw.runtime.yaml `channels:`, they feed the agent loop above.

@@ -32,9 +32,9 @@ test('one agent per conversation and tools setting; a viewer gets its own tool-l
   void a.turn('3', s, opts('vic', false));
   await tick();
   assert.equal(f.made, [
-    { conversation: 'c:alice', tools: true },
-    { conversation: 'c:bob', tools: true },
-    { conversation: 'c:vic', tools: false },
+    { conversation: 'c:alice', tools: true, channel: 'c', user: 'alice' },
+    { conversation: 'c:bob', tools: true, channel: 'c', user: 'bob' },
+    { conversation: 'c:vic', tools: false, channel: 'c', user: 'vic' },
   ]);
   assert.equal(f.log, ['c:alice/true:1', 'c:bob/true:2', 'c:vic/false:3'], 'different conversations run in parallel');
   assert.is(a.channelTurns, true);
