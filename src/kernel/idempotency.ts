@@ -8,21 +8,7 @@ import type { Clock } from './ports.ts';
 
 export const DEFAULT_DEDUP_WINDOW_MS = 5 * 60 * 1000;
 const MAX_ENTRIES = 10_000;
-
-interface Entry {
-  /** Its key in the Map (the settled queue holds entries, not [id, entry] pairs: one object less per call). */
-  id: string;
-  /** Computed only when a duplicate arrives (or for persistence): most ids are never repeated. */
-  fingerprint: string | (() => string);
-  /** The first call's outcome: a promise, or the value / error of a call that completed synchronously. */
-  outcome: Outcome<unknown>;
-  /** When the outcome settled (the window counts from there); undefined while the call runs. */
-  settledAt?: number;
-}
-
-type Outcome<T> = { promise: Promise<T> } | { value: T } | { error: unknown };
-
-const fp = (f: string | (() => string)) => (typeof f === 'function' ? f() : f);
+const FIRST_CAPACITY = 64;
 
 /** A settled outcome as persisted: a result, or the protocol error the caller got. */
 export interface DedupRecord {
@@ -40,17 +26,48 @@ export interface DedupStore {
   prune(before: number): void;
 }
 
-export class DedupCache {
-  private readonly entries = new Map<string, Entry>();
-  /** Settled entries in the order they settled (by settledAt), so eviction looks at the head only. */
-  private settledQueue: (Entry | undefined)[] = [];
+/** How a settled outcome is kept in the ring. */
+const enum Kind {
+  Value = 0,
+  Error = 1,
+  /** The first call answered with a promise: duplicates get that same promise. */
+  Promise = 2,
+}
+/** Flag on a kind: the slot's source is a persisted fingerprint string (restored after a restart), not an `S`. */
+const RESTORED = 4;
+
+interface Running<S> {
+  source: S;
+  promise: Promise<unknown>;
+}
+
+/**
+ * `S` is what identifies a call (its "fingerprint source"): kept as it is, and turned into a string
+ * by `fingerprintOf` only when a request id repeats or an outcome is persisted — most ids never
+ * repeat, and a canonical form of the arguments per call cost 3% of a pipelined burst.
+ */
+export class DedupCache<S = string | (() => string)> {
+  /** Request id → ring slot of its settled outcome. */
+  private readonly index = new Map<string, number>();
+  /** Calls whose outcome is still a promise: never evicted (a retry must wait for them); usually empty. */
+  private readonly running = new Map<string, Running<S>>();
+  // The settled outcomes in the order they settled, as a ring of parallel arrays: no object per call
+  // is kept for the window, which is what a pipelined burst paid for in GC (BENCH.md "Tool calls").
+  private ids: (string | undefined)[] = [];
+  private sources: (S | string | undefined)[] = [];
+  private values: unknown[] = [];
+  private kinds = new Uint8Array(0);
+  private settledAt = new Float64Array(0);
   private head = 0;
+  private count = 0;
   private lastPrune = 0;
+
   constructor(
     private readonly clock: Clock,
     private readonly windowMs = DEFAULT_DEDUP_WINDOW_MS,
     /** The persistent store when there is one (looked up per call: the memory database opens at STARTING). */
     private readonly persistent: () => DedupStore | undefined = () => undefined,
+    private readonly fingerprintOf: (source: S) => string = plainFingerprint as (source: S) => string,
   ) {}
 
   /**
@@ -60,33 +77,32 @@ export class DedupCache {
    * Work that completes synchronously (value or throw) is answered synchronously: `outcome` is then
    * the value itself, and a remembered synchronous failure is thrown again from run().
    */
-  run<T>(
-    requestId: string,
-    fingerprint: string | (() => string),
-    work: () => T | Promise<T>,
-  ): { outcome: T | Promise<T>; reused: boolean } | { conflict: true } {
+  run<T>(requestId: string, source: S, work: () => T | Promise<T>): { outcome: T | Promise<T>; reused: boolean } | { conflict: true } {
     const now = this.clock.monotonic();
     this.evict(now);
-    const hit = this.entries.get(requestId);
-    if (hit) {
-      if (fp(hit.fingerprint) !== fp(fingerprint)) return { conflict: true };
-      return { outcome: unwrap(hit.outcome as Outcome<T>), reused: true };
+    const slot = this.index.get(requestId);
+    if (slot !== undefined) {
+      const first = this.kinds[slot]! & RESTORED ? (this.sources[slot] as string) : this.fingerprintOf(this.sources[slot] as S);
+      if (first !== this.fingerprintOf(source)) return { conflict: true };
+      return { outcome: this.outcomeAt<T>(slot), reused: true };
+    }
+    if (this.running.size > 0) {
+      const r = this.running.get(requestId);
+      if (r) {
+        if (this.fingerprintOf(r.source) !== this.fingerprintOf(source)) return { conflict: true };
+        return { outcome: r.promise as Promise<T>, reused: true };
+      }
     }
     const store = this.storeNow();
     const saved = store && this.safe(() => store.get(requestId));
     if (saved && saved.settledAt >= this.clock.now() - this.windowMs) {
-      if (saved.fingerprint !== fp(fingerprint)) return { conflict: true };
+      if (saved.fingerprint !== this.fingerprintOf(source)) return { conflict: true };
       const o = saved.outcome;
-      const outcome: Outcome<T> = 'ok' in o ? { value: o.ok as T } : { error: new ProtocolError(o.error.code, o.error.message, o.error.data) };
-      const restored: Entry = { id: requestId, fingerprint: saved.fingerprint, outcome, settledAt: now };
-      this.entries.set(requestId, restored);
-      this.settledQueue.push(restored);
-      return { outcome: unwrap(outcome), reused: true };
+      const ok = 'ok' in o;
+      const kind = (ok ? Kind.Value : Kind.Error) | RESTORED;
+      const s = this.push(requestId, saved.fingerprint, ok ? o.ok : new ProtocolError(o.error.code, o.error.message, o.error.data), kind, now);
+      return { outcome: this.outcomeAt<T>(s), reused: true };
     }
-    // No closure, no store record and no second clock read per call unless they are needed: a
-    // pipelined burst of synchronous calls spends its time here otherwise (BENCH.md "Round 3").
-    const entry: Entry = { id: requestId, fingerprint, outcome: PENDING };
-    this.entries.set(requestId, entry);
     if (store && this.clock.now() - this.lastPrune > this.windowMs) {
       this.lastPrune = this.clock.now();
       this.safe(() => store.prune(this.lastPrune - this.windowMs));
@@ -95,30 +111,94 @@ export class DedupCache {
     try {
       result = work();
     } catch (e) {
-      entry.outcome = { error: e };
-      this.settle(requestId, entry, store, failureRecord(e), this.clock.monotonic());
+      // Settled in the same synchronous run that started it: `now` is its settle time.
+      this.settle(requestId, source, e, Kind.Error, now, store);
       throw e;
     }
     if (result instanceof Promise) {
-      entry.outcome = { promise: result };
+      this.running.set(requestId, { source, promise: result });
       // Observed by the caller; this also keeps rejections handled.
       result.then(
-        (v) => this.settle(requestId, entry, store, { ok: v === undefined ? null : v }, this.clock.monotonic()),
-        (e) => this.settle(requestId, entry, store, failureRecord(e), this.clock.monotonic()),
+        (v) => this.settleRunning(requestId, result as Promise<T>, v, Kind.Value),
+        (e) => this.settleRunning(requestId, result as Promise<T>, e, Kind.Error),
       );
     } else {
-      entry.outcome = { value: result };
-      // Settled in the same synchronous run that started it: `now` is its settle time.
-      this.settle(requestId, entry, store, store ? { ok: result === undefined ? null : result } : undefined, now);
+      this.settle(requestId, source, result, Kind.Value, now, store);
     }
     return { outcome: result, reused: false };
   }
 
+  /** A promise settled: duplicates from now on get the same promise, kept for the window from here. */
+  private settleRunning(requestId: string, promise: Promise<unknown>, v: unknown, kind: Kind): void {
+    const r = this.running.get(requestId);
+    if (!r || r.promise !== promise) return;
+    this.running.delete(requestId);
+    const at = this.clock.monotonic();
+    this.evict(at);
+    this.push(requestId, r.source, promise, Kind.Promise, at);
+    this.persist(requestId, r.source, kind === Kind.Value ? { ok: v === undefined ? null : v } : failureRecord(v), this.storeNow());
+  }
+
+  private settle(requestId: string, source: S, v: unknown, kind: Kind, at: number, store: DedupStore | undefined): void {
+    this.push(requestId, source, v, kind, at);
+    if (store) this.persist(requestId, source, kind === Kind.Value ? { ok: v === undefined ? null : v } : failureRecord(v), store);
+  }
+
   /** Only protocol errors are persisted: an internal failure is not an answer worth replaying after a restart. */
-  private settle(requestId: string, entry: Entry, store: DedupStore | undefined, o: DedupRecord['outcome'] | undefined, at: number): void {
-    entry.settledAt = at;
-    this.settledQueue.push(entry);
-    if (store && o) this.safe(() => store.put(requestId, { fingerprint: fp(entry.fingerprint), outcome: o, settledAt: this.clock.now() }));
+  private persist(requestId: string, source: S, o: DedupRecord['outcome'] | undefined, store: DedupStore | undefined): void {
+    if (store && o) this.safe(() => store.put(requestId, { fingerprint: this.fingerprintOf(source), outcome: o, settledAt: this.clock.now() }));
+  }
+
+  private outcomeAt<T>(slot: number): T | Promise<T> {
+    const v = this.values[slot];
+    if ((this.kinds[slot]! & ~RESTORED) === Kind.Error) throw v;
+    return v as T | Promise<T>;
+  }
+
+  /** Appends a settled outcome at the tail of the ring (the oldest goes first when it is full). */
+  private push(requestId: string, source: S | string, v: unknown, kind: number, at: number): number {
+    if (this.count === this.kinds.length) {
+      if (this.count >= MAX_ENTRIES) this.dropHead();
+      else this.grow();
+    }
+    const cap = this.kinds.length;
+    const s = (this.head + this.count) % cap;
+    this.ids[s] = requestId;
+    this.sources[s] = source;
+    this.values[s] = v;
+    this.kinds[s] = kind;
+    this.settledAt[s] = at;
+    this.count++;
+    this.index.set(requestId, s);
+    return s;
+  }
+
+  private grow(): void {
+    const cap = this.kinds.length;
+    const next = Math.min(MAX_ENTRIES, Math.max(FIRST_CAPACITY, cap * 2));
+    const order = (a: ArrayLike<unknown>) => Array.from({ length: this.count }, (_, i) => a[(this.head + i) % cap]);
+    const ids = order(this.ids) as (string | undefined)[];
+    const sources = order(this.sources) as (S | string | undefined)[];
+    const values = order(this.values);
+    const kinds = new Uint8Array(next);
+    const settledAt = new Float64Array(next);
+    for (let i = 0; i < this.count; i++) {
+      kinds[i] = this.kinds[(this.head + i) % cap]!;
+      settledAt[i] = this.settledAt[(this.head + i) % cap]!;
+      this.index.set(ids[i]!, i);
+    }
+    ids.length = sources.length = values.length = next;
+    Object.assign(this, { ids, sources, values, kinds, settledAt, head: 0 });
+  }
+
+  private dropHead(): void {
+    const h = this.head;
+    const id = this.ids[h]!;
+    if (this.index.get(id) === h) this.index.delete(id);
+    // Not kept alive until the slot is reused.
+    this.ids[h] = this.sources[h] = this.values[h] = undefined;
+    this.head = (h + 1) % this.kinds.length;
+    this.count--;
   }
 
   private storeNow(): DedupStore | undefined {
@@ -139,38 +219,16 @@ export class DedupCache {
   }
 
   /**
-   * Drop settled outcomes older than the window (oldest first, in insertion order). A call still
-   * running is never dropped: a retry of it must wait for it, however long its approval takes.
-   * Over MAX_ENTRIES, the oldest settled ones go first regardless of age.
+   * Drop settled outcomes older than the window, oldest first. A call still running is never
+   * dropped: a retry of it must wait for it, however long its approval takes.
    */
   private evict(now: number): void {
-    // Walks the settled queue, not the Map: iterating a Map from its start also steps over every
-    // slot deleted since its last rehash, and over every call still running — per call, that was
-    // 15% of a pipelined burst's CPU (BENCH.md "Tool calls").
-    const q: (Entry | undefined)[] = this.settledQueue;
-    while (this.head < q.length) {
-      const e = q[this.head]!;
-      if (this.entries.get(e.id) === e) {
-        if (now - e.settledAt! < this.windowMs && this.entries.size <= MAX_ENTRIES) break;
-        this.entries.delete(e.id);
-      }
-      q[this.head++] = undefined; // an evicted entry is not kept alive until the next compaction
-    }
-    if (this.head > 1024 && this.head * 2 > q.length) {
-      this.settledQueue = q.slice(this.head);
-      this.head = 0;
-    }
+    while (this.count > 0 && now - this.settledAt[this.head]! >= this.windowMs) this.dropHead();
   }
 }
 
-/** The outcome of an entry whose work has not returned yet (shared: replaced before anyone reads it). */
-const PENDING: Outcome<unknown> = { value: undefined };
+/** The default source: a fingerprint string, or a function that makes one. */
+const plainFingerprint = (s: string | (() => string)): string => (typeof s === 'function' ? s() : s);
 
 const failureRecord = (e: unknown): DedupRecord['outcome'] | undefined =>
   e instanceof ProtocolError ? { error: { code: e.code, message: e.message, data: e.data } } : undefined;
-
-function unwrap<T>(o: Outcome<T>): T | Promise<T> {
-  if ('promise' in o) return o.promise;
-  if ('value' in o) return o.value;
-  throw o.error;
-}

@@ -4,7 +4,7 @@
 import * as v from 'valibot';
 import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import { issuesData } from '../protocol/wire.ts';
-import { approvalParams, fastToolCallParams, toolCallParams } from '../protocol/wire-tools.ts';
+import { approvalParams, fastToolCallParams, toolCallParams, type ToolCallParams } from '../protocol/wire-tools.ts';
 import { canonicalJson } from '../protocol/canonical-json.ts';
 import { ApprovalBroker } from '../kernel/approvals.ts';
 import { DedupCache, DEFAULT_DEDUP_WINDOW_MS, type DedupStore } from '../kernel/idempotency.ts';
@@ -74,7 +74,7 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
   const approvals = new ApprovalBroker(d.clock);
   const ledger = new TokenLedger(d.ledgerStore, d.clock);
   const rateLimiter = new RateLimiter();
-  let dedup: DedupCache;
+  let dedup: DedupCache<ToolCallParams>;
   let tools = new Map<string, RegisteredTool>();
   let session: Session | undefined;
   let env: ToolEnvironment | undefined;
@@ -186,9 +186,8 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
       const policies = t.policies;
       if (policies instanceof Error) throw policies;
       const override = context.policy ? lookup(m, 'Policy', context.policy) : undefined;
-      // Only a duplicate request_id ever compares fingerprints: computed then, from these values.
-      const fingerprint = () => canonicalJson({ name, args, sandbox: context.sandbox, policy: context.policy });
-      const r = dedup.run(context.request_id, fingerprint, () =>
+      // The params are the fingerprint's source: made canonical only when the request_id repeats.
+      const r = dedup.run(context.request_id, p, () =>
         execute(
           {
             tool: t.reg.bound,
@@ -273,7 +272,7 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
       prepared = new Map();
       audit = d.openAudit?.(s.manifest);
       deps = { ...pipelineDeps(s.manifest), observe: audit?.auditor.observe };
-      dedup = new DedupCache(d.clock, d.config.idempotency?.window_ms ?? DEFAULT_DEDUP_WINDOW_MS, d.dedupStore);
+      dedup = new DedupCache(d.clock, d.config.idempotency?.window_ms ?? DEFAULT_DEDUP_WINDOW_MS, d.dedupStore, callFingerprint);
       // Below Level 2 the tool methods answer -32601 (spec §11): nothing to bind or check.
       if (s.level < 2) return;
       const m = s.manifest;
@@ -333,6 +332,11 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
 }
 
 /** A tool result's text for telemetry, bounded (telemetry carries results only as a summary). */
+/** What makes two claw.tool.call the same call for a repeated request_id (runtime profile §5). */
+function callFingerprint(p: ToolCallParams): string {
+  return canonicalJson({ name: p.name, args: p.arguments, sandbox: p.context.sandbox, policy: p.context.policy });
+}
+
 function resultText(r: ToolResult): string {
   const text = r.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
   return text.length > 512 ? `${text.slice(0, 512)}…` : text;

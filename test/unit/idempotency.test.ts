@@ -82,4 +82,49 @@ test('an entry still in flight (waiting for approval) is evicted when the window
   assert.is(runs, 1, 'concurrent duplicates wait for the first (docs/tools.md)');
 });
 
+test('synchronous outcomes: the ring keeps settle order while it grows, and drops the oldest beyond 10,000', () => {
+  const clock = new FakeClock();
+  const c = new DedupCache(clock, 1000);
+  for (let i = 0; i < 10_050; i++) {
+    c.run(`s${i}`, 'fp', () => i);
+    if (i === 99) clock.advance(10); // s0..s99 settled 10 ms before the rest
+  }
+  assert.is((c.run('s50', 'fp', () => -1) as any).outcome, 50, 'the 51st is still answered from the cache');
+  assert.is((c.run('s49', 'fp', () => -1) as any).reused, false, 'the 50 oldest went when the ring was full');
+  assert.is((c.run('s50', 'fp', () => -1) as any).reused, false, 'a new entry in a full ring pushes the oldest out');
+  assert.is((c.run('s10049', 'fp', () => -1) as any).outcome, 10049);
+  clock.advance(991); // s0..s99 are now 1001 ms old, the rest 991 ms
+  assert.is((c.run('s99', 'fp', () => -1) as any).reused, false, 'past the window');
+  assert.is((c.run('s100', 'fp', () => -1) as any).outcome, 100, 'still inside the window');
+});
+
+test('a remembered synchronous failure is thrown again; a settled promise is handed out again', async () => {
+  const c = new DedupCache(new FakeClock());
+  const err = new Error('no');
+  assert.throws(() => c.run('t', 'fp', () => {
+    throw err;
+  }));
+  try {
+    c.run('t', 'fp', () => 'ran');
+    assert.unreachable();
+  } catch (e) {
+    assert.is(e, err);
+  }
+  const first = c.run('p', 'fp', async () => 'v') as any;
+  await first.outcome;
+  const again = c.run('p', 'fp', async () => 'other') as any;
+  assert.is(again.reused, true);
+  assert.is(again.outcome, first.outcome, 'the same promise');
+});
+
+test('the fingerprint is made from its source only when a request id repeats', () => {
+  let made = 0;
+  const c = new DedupCache<{ name: string }>(new FakeClock(), 1000, undefined, (s) => (made++, s.name));
+  for (let i = 0; i < 100; i++) c.run(`id${i}`, { name: 'a' }, () => i);
+  assert.is(made, 0);
+  assert.is((c.run('id7', { name: 'a' }, () => -1) as any).outcome, 7);
+  assert.equal(c.run('id8', { name: 'b' }, () => -1), { conflict: true });
+  assert.is(made, 4);
+});
+
 test.run();
