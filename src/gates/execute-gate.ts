@@ -65,7 +65,8 @@ export function executeGateNow(call: ToolCall, deps: GateDeps, redactText: (s: s
   } catch (err) {
     return outputChecks(call, deps, capOutput(failed(call, deps, err, false, timeoutMs), limits.max_output_bytes), redactText, redactValue);
   }
-  if (!(run instanceof Promise)) return outputChecks(call, deps, capOutput(succeeded(call, run, false, timeoutMs), limits.max_output_bytes), redactText, redactValue);
+  // Answered synchronously: no timeout or session end can have come in between (nothing else ran).
+  if (!(run instanceof Promise)) return outputChecks(call, deps, capOutput(run, limits.max_output_bytes), redactText, redactValue);
 
   const pending = run;
   return new Promise<ToolResult>((resolve, reject) => {
@@ -189,13 +190,20 @@ function outputChecks(call: ToolCall, deps: GateDeps, r: ToolResult, redactText:
     result = s.result;
   }
   // Whatever the policies say, a secret value this runtime resolved never leaves it (runtime profile §7).
-  // A text block that redaction leaves unchanged is kept as it is (no copy per call).
+  // A text block that redaction leaves unchanged is kept as it is, and a result none of whose blocks
+  // changed is returned as it is (no copy per call).
+  let changed = result !== r;
   const content = result.content.map((b) => {
-    if (b.type !== 'text') return redactValue(b) as typeof b;
+    if (b.type !== 'text') {
+      changed = true;
+      return redactValue(b) as typeof b;
+    }
     const text = redactText(b.text);
-    return text === b.text && onlyTypeAndText(b) ? b : { type: 'text' as const, text };
+    if (text === b.text && onlyTypeAndText(b)) return b;
+    changed = true;
+    return { type: 'text' as const, text };
   });
-  return { ...r, content };
+  return changed ? { ...r, content } : r;
 }
 
 /** A text block with no other keys: the copy outputChecks would make is equal to it. */

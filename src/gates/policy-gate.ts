@@ -14,7 +14,7 @@ const DEFAULT_APPROVAL_TIMEOUT_S = 300;
 export function policyGate(call: ToolCall, deps: GateDeps, state: GateState): void {
   const tool = call.tool.name;
   const all: NamedPolicy[] = call.overridePolicy ? [...call.policies, call.overridePolicy] : call.policies;
-  for (const p of all) inputChecks(call, p, deps);
+  for (const p of all) if (p.spec.input_validation || p.spec.prompt_injection || p.spec.secret_scanning) inputChecks(call, p, deps);
 
   const pc: PolicyCall = { tool, category: call.tool.category, annotations: call.tool.annotations, skill: call.skill, args: call.args };
   let decision: Decision = evaluatePolicy(call.policies, pc);

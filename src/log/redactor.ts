@@ -8,14 +8,20 @@ export const MIN_REDACTABLE_LENGTH = 4;
 export class Redactor {
   private readonly values = new Set<string>();
 
-  private ordered: string[] = [];
+  /** Longest first, each with its JSON-escaped form (how it appears inside a JSON string), or undefined when equal. */
+  private ordered: [string, string | undefined][] = [];
 
   add(secret: string): void {
     // Very short values would mask ordinary text everywhere; they are still never logged on purpose.
     if (secret.length < MIN_REDACTABLE_LENGTH || this.values.has(secret)) return;
     this.values.add(secret);
     // Longest first, so a secret that contains another leaves no tail behind.
-    this.ordered = [...this.values].sort((a, b) => b.length - a.length);
+    this.ordered = [...this.values]
+      .sort((a, b) => b.length - a.length)
+      .map((s) => {
+        const json = JSON.stringify(s).slice(1, -1);
+        return [s, json === s ? undefined : json];
+      });
   }
 
   /** Secret values known so far (for output scanning). */
@@ -36,10 +42,9 @@ export class Redactor {
 
   redact(text: string): string {
     let out = text;
-    for (const s of this.ordered) {
+    for (const [s, json] of this.ordered) {
       if (out.includes(s)) out = out.split(s).join(REDACTED);
-      const json = JSON.stringify(s).slice(1, -1); // the value as it appears inside a JSON string
-      if (json !== s && out.includes(json)) out = out.split(json).join(REDACTED);
+      if (json !== undefined && out.includes(json)) out = out.split(json).join(REDACTED);
     }
     return out;
   }

@@ -121,9 +121,10 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
    * object the gates see (docs/audit.md "Wiring").
    */
   const execute = (call: ToolCall, check: PreparedTool['reg']['check'], origin: CallOrigin): ToolResult | Promise<ToolResult> => {
-    const go = () => runGatesNow(call, check, deps!);
     const t = telemetry;
-    if (t === NO_TELEMETRY) return audit ? audit.auditor.run(call, origin, go) : go();
+    if (t === NO_TELEMETRY && !audit) return runGatesNow(call, check, deps!);
+    const go = () => runGatesNow(call, check, deps!);
+    if (t === NO_TELEMETRY) return audit!.auditor.run(call, origin, go);
     // §5.11 tool_calls: name, duration, status, error code (arguments and result subject to `redaction`).
     const started = d.clock.monotonic();
     const report = (result: ToolResult | undefined, err?: unknown) => {
