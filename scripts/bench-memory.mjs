@@ -13,7 +13,11 @@
 //   5. wasm               (sql.js) cold open in a fresh process: wasm read beside the bundle vs embedded as
 //                         base64 in the JS (the alternative to shipping sql-wasm.wasm), and the size of each
 //
-// Usage: node scripts/bench-memory.mjs [--quick] [--json] [--adapter=sqljs|native|all] [--skip-wasm]
+//   6. long fills          one fresh database per store type / call size, filled to 20k–100k entries: bytes per
+//                         entry at the end, min/max, and averaged log-uniformly over where the store stops
+//
+// Usage: node scripts/bench-memory.mjs [--quick] [--json] [--adapter=sqljs|native|all] [--skip-wasm] [--fill-only] [--large]
+//   --fill-only  only part 6 (the long fills); --large adds a row of ~1 KB entries
 //   --quick    10k only, fewer calls (smoke run)
 //   --skip-wasm  no beside-vs-embedded comparison (for alternated before/after runs of the stores)
 //   all (default): sql.js under this Node, then native (node:sqlite) under .build/runtimes Node 22 if installed
@@ -39,7 +43,7 @@ const WORKER = `
 import { openDatabase } from './src/memory/sqlite/open.ts';
 import { openMemoryStore } from './src/memory/stores/index.ts';
 import { readFileSync } from 'node:fs';
-const [adapter, dir, quick] = process.argv.slice(2);
+const [adapter, dir, quick, fillOnly, large] = process.argv.slice(2);
 const wchar = () => Number(/wchar: (\\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))[1]);
 const rss = () => Number(/VmRSS:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]) * 1024;
 // A synthetic language: 20,000 pseudo-words; documents draw them Zipf-distributed (s = 1, like natural text),
@@ -58,6 +62,7 @@ const entry = (i) => ({ content: Array.from({ length: 16 }, zipf).join(' ') + ' 
 const payload = (e) => Buffer.byteLength(e.content) + Buffer.byteLength(JSON.stringify(e.metadata));
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
 const r = { adapter, node: process.version };
+if (fillOnly !== '1') {
 const db = await openDatabase({ path: dir + '/bench.db', adapter });
 r.fts = db.capabilities.fts;
 const conv = openMemoryStore({ name: 'conv', type: 'conversation' }, { db });
@@ -103,6 +108,77 @@ const t1 = performance.now();
 const re = await openDatabase({ path: dir + '/bench.db', adapter });
 r.reopen_ms = Math.round(performance.now() - t1);
 re.close();
+}
+// 6. Long fills, one fresh database per row: bytes per entry as a function of where the store stops. With
+// whole-image snapshots the cumulative bytes per entry saw-tooth (low just before a snapshot, high just after), so
+// one end point proves nothing: report the final figure, the min/max over the run, and the average over stop
+// points drawn log-uniformly (weight 1/n) — over the whole run from n0, and over the last complete snapshot
+// cycle (from just after one snapshot to just after the next), which is the steady-state average.
+const fills = quick === '1'
+  ? [['conversation', 'conversation', 20000, 100, false], ['semantic', 'semantic', 20000, 1000, false]]
+  : [
+      ['conversation, 100 per call', 'conversation', 100000, 100, false],
+      ['semantic, 1000 per call', 'semantic', 100000, 1000, false],
+      ['conversation, single writes', 'conversation', 20000, 1, false],
+      ['conversation, single writes + request_id', 'conversation', 20000, 1, true],
+      ['semantic, single writes + request_id', 'semantic', 20000, 1, true],
+      ['key-value, 100 per call (distinct keys)', 'key-value', 50000, 100, false],
+      ['checkpoint, 100 per call (100 tasks)', 'checkpoint', 50000, 100, false],
+      ...(large === '1' ? [['conversation, 1 KB entries, 100 per call', 'conversation', 20000, 100, false, 1000]] : []),
+    ];
+r.fills = [];
+for (const [label, type, total, per, withRid, size] of fills) {
+  const fdb = await openDatabase({ path: dir + '/fill-' + r.fills.length + '.db', adapter });
+  const st = openMemoryStore({ name: type === 'semantic' ? 'sem' : 'conv', type, ...(type === 'semantic' ? { search: { strategy: 'fts-only' } } : {}) }, { db: fdb });
+  const mk = (i) => {
+    const e = entry(i);
+    if (size) { while (e.content.length < size) e.content += ' ' + zipf(); }
+    if (type === 'key-value') e.key = 'k' + i;
+    if (type === 'checkpoint') e.key = 'task-' + (i % 100);
+    return e;
+  };
+  const pl = (e) => payload(e) + (e.key ? Buffer.byteLength(e.key) : 0);
+  const pts = []; let n = 0, p = 0, snaps = 0; const base = wchar();
+  const f0 = performance.now();
+  while (n < total) {
+    const es = Array.from({ length: per }, (_, k) => mk(n + k));
+    for (const e of es) p += pl(e);
+    await st.store(es, withRid ? { requestId: 'req-' + n + '-' + Math.floor(rnd() * 1e9).toString(16) } : {});
+    n += per;
+    const s = fdb.durable ? fdb.durable.stats.snapshots : 0;
+    pts.push({ n, w: wchar() - base, p, snap: s > snaps });
+    snaps = s;
+  }
+  const fill_s = (performance.now() - f0) / 1000;
+  const x = (q) => q.w / q.p;
+  // log-uniform average of the bytes/payload ratio over stop points in [a, b] (trapezoid on ln n)
+  const logAvg = (sel) => { let acc = 0, span = 0; for (let k = 1; k < sel.length; k++) { const d = Math.log(sel[k].n / sel[k - 1].n); acc += d * (x(sel[k]) + x(sel[k - 1])) / 2; span += d; } return span > 0 ? acc / span : x(sel[sel.length - 1]); };
+  const n0 = Math.min(total / 10, 10000);
+  const from = pts.filter((q) => q.n >= n0);
+  const snapIdx = pts.map((q, k) => (q.snap ? k : -1)).filter((k) => k >= 0);
+  const cycle = snapIdx.length >= 2 ? pts.slice(snapIdx[snapIdx.length - 2], snapIdx[snapIdx.length - 1] + 1) : undefined;
+  const last = pts[pts.length - 1];
+  const row = {
+    label, entries: total, per_call: per, payload_per_entry: Math.round(last.p / total),
+    final_bytes_per_entry: Math.round(last.w / total), final_x: +x(last).toFixed(2),
+    min_x: +Math.min(...from.map(x)).toFixed(2), max_x: +Math.max(...from.map(x)).toFixed(2),
+    avg_x_log_from: n0, avg_x: +logAvg(from).toFixed(2),
+    cycle_avg_x: cycle ? +logAvg(cycle).toFixed(2) : undefined, cycle_entries: cycle ? [cycle[0].n, cycle[cycle.length - 1].n] : undefined,
+    entries_per_s: Math.round(total / fill_s),
+  };
+  if (fdb.durable) {
+    const s = fdb.durable.stats;
+    Object.assign(row, { journal_per_entry: Math.round(s.journalBytesWritten / total), snapshot_per_entry: Math.round(s.snapshotBytesWritten / total), snapshots: s.snapshots, last_snapshot_kb: Math.round(s.lastSnapshotSize / 1024), journal_kb_at_end: Math.round(s.journalSize / 1024) });
+  }
+  await st.close(); fdb.close();
+  const t2 = performance.now();
+  const re2 = await openDatabase({ path: dir + '/fill-' + r.fills.length + '.db', adapter });
+  row.reopen_ms = Math.round(performance.now() - t2);
+  if (re2.durable) row.records_replayed = re2.durable.recovery.recordsReplayed;
+  re2.close();
+  r.fills.push(row);
+  process.stderr.write('  ' + JSON.stringify(row) + String.fromCharCode(10));
+}
 console.log(JSON.stringify(r));
 `;
 
@@ -135,7 +211,7 @@ async function bundleWorker() {
 function runWorker(node, file, adapter) {
   const dir = mkdtempSync(join(tmpdir(), 'claw-bench-memory-'));
   try {
-    const r = spawnSync(node, ['--no-warnings', file, adapter, dir, quick ? '1' : '0'], { cwd: root, encoding: 'utf8', timeout: 30 * 60_000 });
+    const r = spawnSync(node, ['--no-warnings', file, adapter, dir, quick ? '1' : '0', args.has('fill-only') ? '1' : '0', args.has('large') ? '1' : '0'], { cwd: root, encoding: 'utf8', timeout: 30 * 60_000, stdio: ['ignore', 'pipe', 'inherit'] });
     if (r.status !== 0) throw new Error(`${adapter} worker failed: ${r.stderr}`);
     return JSON.parse(r.stdout.trim().split('\n').pop());
   } finally {
@@ -203,7 +279,7 @@ else {
   console.log(`load average ${results.load}${quick ? ' (quick)' : ''}`);
   console.log('| adapter | node | fts | single store entries/s (ms/call) | batched (100/call) entries/s | bytes/entry single · batched · semantic fill (× payload) | query p50 / p99 ms | RSS MB | reopen ms |');
   console.log('|---|---|---|---|---|---|---|---|---|');
-  for (const a of results.adapters) {
+  for (const a of results.adapters.filter((x) => x.single)) {
     const q = a.query.map((x) => `${x.entries / 1000}k: ${x.p50_ms} / ${x.p99_ms}`).join('; ');
     console.log(
       `| ${a.adapter} | ${a.node} | ${a.fts} | ${a.single.entries_per_s} (${a.single.ms_per_call}) | ${a.batched.entries_per_s} | ${a.single.bytes_per_entry} (${a.single.x_payload}×) · ${a.batched.bytes_per_entry} (${a.batched.x_payload}×) · ${a.semantic_fill.bytes_per_entry} (${a.semantic_fill.x_payload}×) | ${q} | ${a.rss_mb} | ${a.reopen_ms} |`,
@@ -213,6 +289,14 @@ else {
     if (a.semantic_fill.journal_bytes_per_entry !== undefined)
       console.log(`  ${a.adapter} semantic fill: journal ${a.semantic_fill.journal_bytes_per_entry} B/entry, snapshots ${a.semantic_fill.snapshot_bytes_per_entry} B/entry (${a.semantic_fill.snapshots} snapshots)`);
   }
+  console.log('\nLong fills (one fresh database each): bytes written per entry as a multiple of the payload');
+  console.log('| adapter | fill | payload B | final × | min–max × (from n0) | log-uniform avg × from n0 | avg × over last snapshot cycle | journal · snapshot B/entry | snapshots | entries/s | reopen ms (records replayed) |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const a of results.adapters)
+    for (const f of a.fills ?? [])
+      console.log(
+        `| ${a.adapter} | ${f.label}, ${f.entries / 1000}k | ${f.payload_per_entry} | ${f.final_x} (${f.final_bytes_per_entry} B) | ${f.min_x}–${f.max_x} | ${f.avg_x} (n0 ${f.avg_x_log_from}) | ${f.cycle_avg_x ?? '—'}${f.cycle_entries ? ` (${f.cycle_entries.join('–')})` : ''} | ${f.journal_per_entry ?? '—'} · ${f.snapshot_per_entry ?? '—'} | ${f.snapshots ?? '—'} | ${f.entries_per_s} | ${f.reopen_ms} (${f.records_replayed ?? '—'}) |`,
+      );
   if (results.wasm) {
     const w = results.wasm;
     console.log(`wasm ${w.wasm_bytes} B. beside: JS ${w.beside.js_bytes} B, open ${w.beside.open_ms} ms, process ${w.beside.process_ms} ms. embedded: JS ${w.embedded.js_bytes} B, open ${w.embedded.open_ms} ms, process ${w.embedded.process_ms} ms. A start that never opens memory: ${w.start_without_memory.plain_ms} ms plain, ${w.start_without_memory.with_embedded_string_ms} ms carrying the base64 string`);

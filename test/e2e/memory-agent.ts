@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { initParams, startClaw, type ClawRun } from './helpers/claw-process.ts';
 
 export const IDENTITY = 'full-agent';
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** Entry ids of a database made by this runtime: the entry's seq in decimal (src/memory/stores/schema.ts). */
+export const ENTRY_ID = /^[1-9][0-9]*$/;
 export const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /** TV-L3-01's manifest; `stores` replaces its one `context` conversation store (YAML list items, 8 spaces). */

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { CLAW, ROOT, initParams } from './helpers/claw-process.ts';
 import { stderrRecords } from './helpers/e2e-util.ts';
-import { agentDir, UUID } from './memory-agent.ts';
+import { agentDir, ENTRY_ID } from './memory-agent.ts';
 
 const RUNTIMES: [string, string, 'sqljs' | 'native'][] = [
   ['node (this one)', process.execPath, Number(process.versions.node.split('.')[0]) >= 23 ? 'native' : 'sqljs'],
@@ -41,7 +41,7 @@ for (const [name, bin, adapter] of RUNTIMES) {
     dirs.push(a.dir);
     const s = session(bin, a.dir, a.manifest, [storeLine(1, 'Project deadline is March 15'), queryLine(2)]);
     const id = s.replies.get(1).result.ids[0];
-    assert.match(id, UUID);
+    assert.match(id, ENTRY_ID);
     assert.equal(
       s.replies.get(2).result.entries.map((e: any) => [e.id, e.content, e.score]),
       [[id, 'Project deadline is March 15', 9.99999000001e-7]],

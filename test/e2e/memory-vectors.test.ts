@@ -6,7 +6,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:
 import { dirname, join } from 'node:path';
 import { CLAW, initParams, startClaw, type ClawRun } from './helpers/claw-process.ts';
 import { assertCleanStreams, stderrRecords } from './helpers/e2e-util.ts';
-import { agentDir, all, ISO, query, rid, startAgent, store, UUID } from './memory-agent.ts';
+import { agentDir, all, ISO, query, rid, startAgent, store, ENTRY_ID } from './memory-agent.ts';
 
 const dirs: string[] = [];
 const live: ClawRun[] = [];
@@ -39,7 +39,7 @@ test('TV-L3-03 store → query finds it, TV-L3-08 compact counts (exact replies)
   assert.equal(Object.keys(stored.result), ['stored', 'ids']);
   assert.is(stored.result.stored, 1);
   assert.is(stored.result.ids.length, 1);
-  assert.match(stored.result.ids[0], UUID);
+  assert.match(stored.result.ids[0], ENTRY_ID);
   c.send({ jsonrpc: '2.0', id: 31, method: 'claw.memory.query', params: { store: 'context', query: { type: 'semantic', text: 'deadline' } } });
   const found = await c.waitFor((m) => m.id === 31);
   const ts = found.result.entries[0]?.timestamp;

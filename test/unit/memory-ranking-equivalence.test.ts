@@ -38,7 +38,10 @@ const ftsName = (store: string) => `claw_memory_fts_${Buffer.from(store, 'utf8')
 function reference(db: SqliteDatabase, store: string, text: string, limit: number): { id: string; score: number }[] {
   const fts = ftsName(store);
   const expr = matchExpression(text)!;
-  const ids = new Map(db.prepare('SELECT seq, id FROM claw_memory_entries WHERE store = ?').all(store).map((r) => [Number(r.seq), String(r.id)]));
+  const ids = new Map(db
+      .prepare('SELECT seq, coalesce(id, seq) AS id FROM claw_memory_entries WHERE sid = (SELECT sid FROM claw_memory_stores WHERE name = ?)')
+      .all(store)
+      .map((r) => [Number(r.seq), String(r.id)]));
   const ranked =
     db.capabilities.fts === 'fts5'
       ? db

@@ -10,10 +10,11 @@
 //                                       crc32(image) (u32 LE) | crc32(trailer bytes 0..27) (u32 LE)
 //                             (`head -c -32 <file> > plain.db` gives a plain SQLite file)
 //   <file>.prev               the snapshot before it (same format), the fallback when <file> is corrupt
-//   <file>.claw-journal       journal: 24-byte header "CLAWJNL1" | base snapshot id (8) | version u32 LE (1) |
+//   <file>.claw-journal       journal: 24-byte header "CLAWJNL1" | base snapshot id (8) | version u32 LE (2) |
 //                             crc32(header bytes 0..19) u32 LE; then records:
-//                             length u32 LE | crc32(length bytes ‖ payload) u32 LE | payload (UTF-8 JSON)
-//                             payload = [[sql | sqlIndex, params?], ...] — one record per write transaction;
+//                             length u32 LE | crc32(length bytes ‖ payload) u32 LE | payload
+//                             payload = the statements [sql | sqlIndex, params?]… of one write transaction,
+//                             binary in version 2 (format.ts encodeRecordV2), JSON in version 1 (still read);
 //                             a SQL text is written once per journal and then referred to by its index;
 //                             no params = exec(). The base id ties the journal to the snapshot it continues
 //                             (zeros = the empty database).
@@ -37,14 +38,17 @@ import {
   EMPTY_ID,
   HEADER,
   TRAILER,
+  JOURNAL_VERSION,
   encodeJournalHeader,
+  encodeRecordV1,
+  encodeRecordV2,
   encodeSnapshot,
-  encodeValue,
   hex,
   parseJournal,
   readSnapshot,
   snapshotId,
   type Entry,
+  type JournalVersion,
   type ParsedJournal,
   type Snapshot,
 } from './format.ts';
@@ -140,6 +144,8 @@ class DurableLog implements WriteLog, DurableControl {
   fd = -1;
   /** SQL texts already written to the current journal → index. */
   private sqlIndex = new Map<string, number>();
+  /** Payload format of the journal being appended to: a v1 journal continued after an upgrade stays v1. */
+  private version: JournalVersion = JOURNAL_VERSION;
   private lastAppend?: { mark: number; newSql: string[] };
   /** Set when the on-disk state no longer matches what appends would assume; writes refuse until reopen. */
   private broken?: ClawError;
@@ -180,7 +186,7 @@ class DurableLog implements WriteLog, DurableControl {
       }
       return s.params === undefined ? [ref] : [ref, s.params];
     });
-    const payload = new TextEncoder().encode(JSON.stringify(entries, encodeValue));
+    const payload = this.version === 1 ? encodeRecordV1(entries) : encodeRecordV2(entries);
     const rec = new Uint8Array(8 + payload.length);
     const dv = new DataView(rec.buffer);
     dv.setUint32(0, payload.length, true);
@@ -292,15 +298,16 @@ class DurableLog implements WriteLog, DurableControl {
     fs.renameSync(tmp, files.journal);
     fsyncDir(fs, dirname(this.path));
     this.stats.journalBytesWritten += HEADER;
-    this.openJournal(HEADER, new Map());
+    this.openJournal(HEADER, new Map(), JOURNAL_VERSION);
   }
 
-  openJournal(size: number, sqlIndex: Map<string, number>): void {
+  openJournal(size: number, sqlIndex: Map<string, number>, version: JournalVersion): void {
     if (this.fd >= 0) this.fs.closeSync(this.fd);
     this.fd = -1; // if the open below fails, close() must not close the old descriptor a second time
     this.fd = this.fs.openSync(this.files.journal, 'r+');
     this.stats.journalSize = size;
     this.sqlIndex = sqlIndex;
+    this.version = version;
   }
 
   closeFiles(): void {
@@ -425,7 +432,7 @@ class DurableLog implements WriteLog, DurableControl {
       // Continue the journal: rebuild its SQL index from the records replayed.
       const index = new Map<string, number>();
       for (const rec of journal.records) for (const [ref] of rec) if (typeof ref === 'string') index.set(ref, index.size);
-      this.openJournal(journal.goodEnd, index);
+      this.openJournal(journal.goodEnd, index, journal.version);
     } else {
       // No journal yet, or one already folded into <file> (crash after the snapshot rename).
       this.startJournal(base?.id ?? EMPTY_ID, staleJournal);

@@ -78,12 +78,20 @@ export function snapshotId(fs: DurableFs, path: string): string | null {
   }
 }
 
-export function encodeJournalHeader(baseId: string): Uint8Array {
+/**
+ * Journal payload versions. 1: UTF-8 JSON `[[sql | sqlIndex, params?], ...]` (still read, and still appended to
+ * a v1 journal that is continued after an upgrade). 2 (new journals): the same statements in binary — see
+ * `encodeRecordV2` — half the framing bytes per entry (BENCH.md "Memory").
+ */
+export type JournalVersion = 1 | 2;
+export const JOURNAL_VERSION: JournalVersion = 2;
+
+export function encodeJournalHeader(baseId: string, version: JournalVersion = JOURNAL_VERSION): Uint8Array {
   const h = new Uint8Array(HEADER);
   const dv = new DataView(h.buffer);
   for (let i = 0; i < 8; i++) h[i] = JNL_MAGIC.charCodeAt(i);
   h.set(unhex(baseId), 8);
-  dv.setUint32(16, 1, true);
+  dv.setUint32(16, version, true);
   dv.setUint32(20, crc32(h.subarray(0, 20)), true);
   return h;
 }
@@ -110,6 +118,7 @@ export type Entry = [string | number] | [string | number, BindParams];
 
 export interface ParsedJournal {
   baseId: string;
+  version: JournalVersion;
   records: Entry[][];
   /** Offset just past the last good record. */
   goodEnd: number;
@@ -123,6 +132,8 @@ export function parseJournal(buf: Uint8Array, path: string): ParsedJournal {
     throw new ClawError('sqlite.journal_corrupt', `corrupt journal header in ${path}`);
   }
   const baseId = hex(buf.subarray(8, 16));
+  const version = dv.getUint32(16, true);
+  if (version !== 1 && version !== 2) throw new ClawError('sqlite.journal_version', `journal ${path} has format version ${version}; this runtime reads 1 and 2`);
   const records: Entry[][] = [];
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let off = HEADER;
@@ -133,12 +144,203 @@ export function parseJournal(buf: Uint8Array, path: string): ParsedJournal {
     if (crc32(payload, crc32(buf.subarray(off, off + 4))) !== dv.getUint32(off + 4, true)) break;
     let rec: Entry[];
     try {
-      rec = JSON.parse(decoder.decode(payload), decodeValue) as Entry[];
+      rec = version === 1 ? (JSON.parse(decoder.decode(payload), decodeValue) as Entry[]) : decodeRecordV2(payload, decoder);
     } catch {
       break;
     }
     records.push(rec);
     off += 8 + len;
   }
-  return { baseId, records, goodEnd: off, size: buf.length };
+  return { baseId, version, records, goodEnd: off, size: buf.length };
+}
+
+/** v1 payload: the statements as JSON (blobs and bigints tagged). */
+export function encodeRecordV1(entries: Entry[]): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(entries, encodeValue));
+}
+
+// ---- v2: binary statements ----
+// A record's payload is a sequence of statements, each:
+//   ref      varint: even 2·i = the journal's i-th SQL text; 8·n + 1 = a new SQL text of n UTF-8 bytes follows
+//            (it becomes the next index)
+//   mode     varint: 0 = exec (no params); 1 = positional; 2 = named, then positional
+//   named    (mode 2) varint count, then count × (name as a string value, value)
+//   values   (modes 1, 2) varint count, then count × value
+// A value starts with a varint h; its low 3 bits are the type: 0 null; 1 integer (zigzag varint follows,
+// |v| < 2^52); 2 float64 LE (8 bytes follow); 3 string, 4 blob, 5 bigint (decimal) — of h >> 3 bytes.
+// Where JSON spends ~40 bytes on quotes, escapes and digits per entry row, this spends one byte per value.
+type Utf8Decoder = { decode(b: Uint8Array): string };
+const T_NULL = 0, T_INT = 1, T_FLOAT = 2, T_STR = 3, T_BLOB = 4, T_BIGINT = 5;
+
+class Writer {
+  buf = new Uint8Array(256);
+  len = 0;
+  private readonly enc = new TextEncoder();
+  private room(n: number): void {
+    if (this.len + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.len + n) size *= 2;
+    const b = new Uint8Array(size);
+    b.set(this.buf.subarray(0, this.len));
+    this.buf = b;
+  }
+  varint(v: number): void {
+    this.room(8);
+    while (v >= 0x80) {
+      this.buf[this.len++] = (v % 0x80) | 0x80;
+      v = Math.floor(v / 0x80);
+    }
+    this.buf[this.len++] = v;
+  }
+  bytes(b: Uint8Array): void {
+    this.room(b.length);
+    this.buf.set(b, this.len);
+    this.len += b.length;
+  }
+  sized(type: number, b: Uint8Array): void {
+    this.varint(b.length * 8 + type);
+    this.bytes(b);
+  }
+  string(type: number, s: string): void {
+    // UTF-8 is at most 3 bytes per UTF-16 unit: reserve, encode in place, then write the header before it.
+    const max = s.length * 3;
+    const head = max * 8 + type < 0x80 ? 1 : max * 8 + type < 0x4000 ? 2 : max * 8 + type < 0x200000 ? 3 : 5;
+    this.room(head + max);
+    const { written } = this.enc.encodeInto(s, this.buf.subarray(this.len + head));
+    const h = written * 8 + type;
+    const need = h < 0x80 ? 1 : h < 0x4000 ? 2 : h < 0x200000 ? 3 : h < 0x10000000 ? 4 : 5;
+    if (need !== head) this.buf.copyWithin(this.len + need, this.len + head, this.len + head + written);
+    this.varint(h);
+    this.len += written;
+  }
+  value(v: unknown): void {
+    if (v === null || v === undefined) this.varint(T_NULL);
+    else if (typeof v === 'number') {
+      if (Number.isInteger(v) && Math.abs(v) < 2 ** 52 && !Object.is(v, -0)) {
+        this.varint(T_INT);
+        this.varint(v >= 0 ? v * 2 : -v * 2 - 1);
+      } else {
+        this.varint(T_FLOAT);
+        this.room(8);
+        new DataView(this.buf.buffer, this.buf.byteOffset + this.len, 8).setFloat64(0, v, true);
+        this.len += 8;
+      }
+    } else if (typeof v === 'string') this.string(T_STR, v);
+    else if (v instanceof Uint8Array) this.sized(T_BLOB, v);
+    else if (typeof v === 'bigint') this.string(T_BIGINT, v.toString());
+    else if (typeof v === 'boolean') this.value(v ? 1 : 0);
+    else throw new ClawError('sqlite.params', `cannot journal a parameter of type ${typeof v}`);
+  }
+}
+
+export function encodeRecordV2(entries: Entry[]): Uint8Array {
+  const w = new Writer();
+  for (const [ref, params] of entries) {
+    if (typeof ref === 'number') w.varint(ref * 2);
+    else w.string(1, ref); // 8·n + 1: odd, so never an index
+    if (params === undefined) {
+      w.varint(0);
+      continue;
+    }
+    const named = params.length > 0 && typeof params[0] === 'object' && params[0] !== null && !(params[0] instanceof Uint8Array) && !Array.isArray(params[0]);
+    const positional = named ? params.slice(1) : params;
+    if (named) {
+      const o = Object.entries(params[0] as Record<string, unknown>);
+      w.varint(2);
+      w.varint(o.length);
+      for (const [k, v] of o) {
+        w.value(k);
+        w.value(v);
+      }
+    } else w.varint(1);
+    w.varint(positional.length);
+    for (const v of positional) w.value(v);
+  }
+  return w.buf.slice(0, w.len);
+}
+
+class Reader {
+  off = 0;
+  constructor(
+    private readonly b: Uint8Array,
+    private readonly dec: Utf8Decoder,
+  ) {}
+  text(n: number): string {
+    return this.dec.decode(this.take(n));
+  }
+  get done(): boolean {
+    return this.off >= this.b.length;
+  }
+  varint(): number {
+    let v = 0;
+    let mul = 1;
+    for (;;) {
+      if (this.off >= this.b.length || mul > 2 ** 49) throw new Error('bad varint');
+      const x = this.b[this.off++];
+      v += (x & 0x7f) * mul;
+      if (x < 0x80) return v;
+      mul *= 0x80;
+    }
+  }
+  take(n: number): Uint8Array {
+    if (this.off + n > this.b.length) throw new Error('short value');
+    const out = this.b.subarray(this.off, this.off + n);
+    this.off += n;
+    return out;
+  }
+  value(): unknown {
+    const h = this.varint();
+    const type = h % 8;
+    const n = Math.floor(h / 8);
+    switch (type) {
+      case T_NULL:
+        return null;
+      case T_INT: {
+        const z = this.varint();
+        return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+      }
+      case T_FLOAT: {
+        const b = this.take(8);
+        return new DataView(b.buffer, b.byteOffset, 8).getFloat64(0, true);
+      }
+      case T_STR:
+        return this.dec.decode(this.take(n));
+      case T_BLOB:
+        return this.take(n).slice();
+      case T_BIGINT:
+        return BigInt(this.dec.decode(this.take(n)));
+      default:
+        throw new Error(`bad value type ${type}`);
+    }
+  }
+}
+
+export function decodeRecordV2(payload: Uint8Array, dec: Utf8Decoder): Entry[] {
+  const r = new Reader(payload, dec);
+  const out: Entry[] = [];
+  while (!r.done) {
+    const h = r.varint();
+    // The SQL ref: an even number is an index; an odd one is a string header (len << 3 | 1), whose text follows.
+    if (h % 8 !== 1 && h % 2 === 1) throw new Error('bad SQL ref');
+    const ref: string | number = h % 2 === 0 ? h / 2 : r.text(Math.floor(h / 8));
+    const mode = r.varint();
+    if (mode === 0) {
+      out.push([ref]);
+      continue;
+    }
+    if (mode !== 1 && mode !== 2) throw new Error(`bad params mode ${mode}`);
+    const params: unknown[] = [];
+    if (mode === 2) {
+      const named: Record<string, unknown> = {};
+      for (let n = r.varint(); n > 0; n--) {
+        const k = r.value();
+        if (typeof k !== 'string') throw new Error('bad parameter name');
+        named[k] = r.value();
+      }
+      params.push(named);
+    }
+    for (let n = r.varint(); n > 0; n--) params.push(r.value());
+    out.push([ref, params as BindParams]);
+  }
+  return out;
 }

@@ -2,15 +2,17 @@
 // strategies, reading rows back. Subclasses (conversation.ts, key-value.ts, semantic.ts) add their query and
 // their per-entry rules.
 //
-// Tables (one set per database, shared by all stores in it; `store` is the store name):
-//   claw_memory_entries(seq, store, id, scope, key, content, metadata, ts)   seq: insertion order
-//   claw_memory_requests(store, request_id, fingerprint, ids, ts)             idempotency, survives reopen
-//   claw_memory_vectors(seq, store, vec)                                      semantic: float32 embeddings
+// Tables (one set per database, shared by all stores in it; schema.ts has the layout and why):
+//   claw_memory_stores(sid, name)                                             a number per store name
+//   claw_memory_entries(seq, sid, id, scope, key, content, metadata, ts)     seq: insertion order; id NULL = seq
+//   claw_memory_requests(sid, request_id, fingerprint, ids, ts)               idempotency, survives reopen
+//   claw_memory_vectors(seq, sid, vec)                                        semantic: float32 embeddings
 //   claw_memory_fts_<hex(store)>                                              semantic: FTS5/FTS4 (rowid = seq)
 // Every write passes ids and timestamps as parameters and runs in one db.transaction(), so the sql.js journal
 // replays it to the same state.
 import { nodeCrypto } from '../../node/lazy.ts';
 import { canonicalJson } from '../../protocol/canonical-json.ts';
+import { ensureSchema, storeId } from './schema.ts';
 import type { Row, SqliteDatabase, SqlValue } from '../sqlite/types.ts';
 import {
   MemoryParamsError,
@@ -30,24 +32,13 @@ import {
 
 /** Request ids are remembered this long (runtime profile §5: at least 5 minutes). */
 export const REQUEST_TTL_MS = 7 * 24 * 3600 * 1000;
+/** Expired request ids are deleted at most this often per store (a scan of the table, journaled like any write). */
+export const REQUEST_PRUNE_INTERVAL_MS = 3600 * 1000;
 export const DEFAULT_DIGEST_SIZE = 10;
 /** Fallback digests keep at most this many characters of each merged entry. */
 export const DIGEST_LINE_CHARS = 280;
 
-export const SCHEMA = `
-CREATE TABLE IF NOT EXISTS claw_memory_entries(
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  store TEXT NOT NULL, id TEXT NOT NULL, scope TEXT NOT NULL DEFAULT '', key TEXT,
-  content TEXT NOT NULL, metadata TEXT, ts TEXT NOT NULL,
-  UNIQUE(store, id));
-CREATE INDEX IF NOT EXISTS claw_memory_entries_order ON claw_memory_entries(store, scope, seq);
-CREATE INDEX IF NOT EXISTS claw_memory_entries_ts ON claw_memory_entries(store, scope, ts, seq);
-CREATE INDEX IF NOT EXISTS claw_memory_entries_key ON claw_memory_entries(store, scope, key) WHERE key IS NOT NULL;
-CREATE TABLE IF NOT EXISTS claw_memory_requests(
-  store TEXT NOT NULL, request_id TEXT NOT NULL, fingerprint TEXT NOT NULL, ids TEXT NOT NULL, ts TEXT NOT NULL,
-  PRIMARY KEY(store, request_id));
-CREATE TABLE IF NOT EXISTS claw_memory_vectors(seq INTEGER PRIMARY KEY, store TEXT NOT NULL, vec BLOB NOT NULL);
-`;
+export { SCHEMA } from './schema.ts';
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 /** Manifest duration ("90d", "12h", "30m", "45s") → milliseconds. */
@@ -88,15 +79,21 @@ export function toOut(r: EntryRow, score?: number): EntryOut {
   return out;
 }
 
+/** Unix ms (schema 2) → the ISO text the API speaks. */
+export const isoOf = (ms: SqlValue): string => new Date(Number(ms)).toISOString();
+/** The API's ISO text → Unix ms as stored. */
+export const msOf = (iso: string): number => Date.parse(iso);
+
 function asRow(r: Row): EntryRow {
   return {
     seq: Number(r.seq),
-    id: String(r.id),
+    // Derived ids are the seq in decimal (schema.ts); stored ones are older UUIDs, digests, injected ids.
+    id: r.id === null ? String(r.seq) : String(r.id),
     scope: String(r.scope),
     key: r.key === null ? null : String(r.key),
     content: String(r.content),
     metadata: r.metadata === null ? null : String(r.metadata),
-    ts: String(r.ts),
+    ts: isoOf(r.ts),
   };
 }
 
@@ -105,7 +102,11 @@ export abstract class BaseStore implements ClawMemoryStore {
   readonly name: string;
   protected readonly db: SqliteDatabase;
   protected readonly now: () => string;
-  protected readonly newId: () => string;
+  /** Injected id generator (tests): ids are then stored. Default: derived from seq, nothing stored. */
+  protected readonly newId?: () => string;
+  /** This store's number in claw_memory_stores. */
+  protected readonly sid: number;
+  private lastPrune = -Infinity;
   protected closed = false;
 
   constructor(
@@ -115,8 +116,9 @@ export abstract class BaseStore implements ClawMemoryStore {
     this.name = spec.name;
     this.db = deps.db;
     this.now = deps.now ?? (() => new Date().toISOString());
-    this.newId = deps.newId ?? (() => nodeCrypto().randomUUID());
-    this.db.exec(SCHEMA);
+    this.newId = deps.newId;
+    ensureSchema(this.db);
+    this.sid = storeId(this.db, this.name);
   }
 
   // ---- hooks -----------------------------------------------------------------------------------------------
@@ -157,7 +159,7 @@ export abstract class BaseStore implements ClawMemoryStore {
     const now = isoTime(this.now());
     const norm = entries.map((e, i) => this.normalise(e, i, now));
     const requestId = ctx.requestId;
-    const fingerprint = requestId === undefined ? '' : this.fingerprint(entries, scope);
+    const fingerprint = requestId === undefined ? new Uint8Array(0) : this.fingerprint(entries, scope);
     if (requestId !== undefined) {
       const prior = this.priorRequest(requestId, fingerprint);
       if (prior) return prior;
@@ -170,24 +172,28 @@ export abstract class BaseStore implements ClawMemoryStore {
         const prior = this.priorRequest(requestId, fingerprint);
         if (prior) return prior;
       }
-      const ins = this.db.prepare(
-        'INSERT INTO claw_memory_entries(store, id, scope, key, content, metadata, ts) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      );
+      // Two statements, so the journal carries no id column when ids are derived (the common case).
+      const ins = this.newId
+        ? this.db.prepare('INSERT INTO claw_memory_entries(sid, scope, key, content, metadata, ts, id) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        : this.db.prepare('INSERT INTO claw_memory_entries(sid, scope, key, content, metadata, ts) VALUES (?, ?, ?, ?, ?, ?)');
       const ids: string[] = [];
       norm.forEach((e, i) => {
         this.beforeInsert(e, scope);
-        const id = this.newId();
-        const seq = Number(ins.run(this.name, id, scope, e.key, e.content, e.metadata, e.ts).lastInsertRowid);
+        const id = this.newId?.();
+        const values: SqlValue[] = [this.sid, scope, e.key, e.content, e.metadata, msOf(e.ts)];
+        const seq = Number(ins.run(...(id === undefined ? values : [...values, id])).lastInsertRowid);
         this.afterInsert(seq, e, prepared, i);
-        ids.push(id);
+        ids.push(id ?? String(seq));
       });
       if (requestId !== undefined) {
+        const nowMs = msOf(now);
         this.db
-          .prepare('INSERT INTO claw_memory_requests(store, request_id, fingerprint, ids, ts) VALUES (?, ?, ?, ?, ?)')
-          .run(this.name, requestId, fingerprint, JSON.stringify(ids), now);
-        this.db
-          .prepare('DELETE FROM claw_memory_requests WHERE store = ? AND ts < ?')
-          .run(this.name, new Date(Date.parse(now) - REQUEST_TTL_MS).toISOString());
+          .prepare('INSERT INTO claw_memory_requests(sid, request_id, fingerprint, ids, ts) VALUES (?, ?, ?, ?, ?)')
+          .run(this.sid, requestId, fingerprint, JSON.stringify(ids), nowMs);
+        if (nowMs - this.lastPrune >= REQUEST_PRUNE_INTERVAL_MS || nowMs < this.lastPrune) {
+          this.db.prepare('DELETE FROM claw_memory_requests WHERE sid = ? AND ts < ?').run(this.sid, nowMs - REQUEST_TTL_MS);
+          this.lastPrune = nowMs;
+        }
       }
       this.enforceRetention(scope, now);
       return ids;
@@ -212,16 +218,22 @@ export abstract class BaseStore implements ClawMemoryStore {
   }
 
   /** Canonical (sorted keys): a retry whose objects list their keys in another order is the same request. */
-  private fingerprint(entries: EntryIn[], scope: string): string {
-    return nodeCrypto().createHash('sha256').update(canonicalJson([scope, entries])).digest('hex');
+  /** The first 16 bytes of the SHA-256 of the canonical request (schema 2); rows of schema 1 hold all 32 in hex. */
+  private fingerprint(entries: EntryIn[], scope: string): Uint8Array {
+    return new Uint8Array(nodeCrypto().createHash('sha256').update(canonicalJson([scope, entries])).digest().subarray(0, 16));
   }
 
-  private priorRequest(requestId: string, fingerprint: string): string[] | undefined {
+  private priorRequest(requestId: string, fingerprint: Uint8Array): string[] | undefined {
     const r = this.db
-      .prepare('SELECT fingerprint, ids FROM claw_memory_requests WHERE store = ? AND request_id = ?')
-      .get(this.name, requestId);
+      .prepare('SELECT fingerprint, ids FROM claw_memory_requests WHERE sid = ? AND request_id = ?')
+      .get(this.sid, requestId);
     if (!r) return undefined;
-    if (r.fingerprint !== fingerprint)
+    const stored = r.fingerprint;
+    const same =
+      typeof stored === 'string'
+        ? stored.slice(0, 32) === Buffer.from(fingerprint).toString('hex')
+        : stored instanceof Uint8Array && Buffer.from(stored).equals(fingerprint);
+    if (!same)
       throw new MemoryParamsError('memory.request_id_conflict', `request_id '${requestId}' was already used with different entries`);
     return JSON.parse(String(r.ids)) as string[];
   }
@@ -230,13 +242,12 @@ export abstract class BaseStore implements ClawMemoryStore {
   protected enforceRetention(scope: string, now: string): void {
     const r = this.spec.retention;
     if (r?.max_age !== undefined) {
-      const cutoff = new Date(Date.parse(now) - parseDuration(r.max_age)).toISOString();
-      this.deleteSeqs(this.seqs('ts < ?', [cutoff], scope));
+      this.deleteSeqs(this.seqs('ts < ?', [msOf(now) - parseDuration(r.max_age)], scope));
     }
     if (r?.max_entries !== undefined) {
       const edge = this.db
-        .prepare('SELECT seq FROM claw_memory_entries WHERE store = ? AND scope = ? ORDER BY seq DESC LIMIT 1 OFFSET ?')
-        .get(this.name, scope, r.max_entries);
+        .prepare('SELECT seq FROM claw_memory_entries WHERE sid = ? AND scope = ? ORDER BY seq DESC LIMIT 1 OFFSET ?')
+        .get(this.sid, scope, r.max_entries);
       if (edge) this.deleteSeqs(this.seqs('seq <= ?', [Number(edge.seq)], scope));
     }
   }
@@ -278,7 +289,7 @@ export abstract class BaseStore implements ClawMemoryStore {
     // No scope value for a scoped store (claw.memory.compact has only `store`): every partition.
     const scopes =
       (this.spec.scope ?? 'global') !== 'global' && ctx.scope === undefined
-        ? this.db.prepare('SELECT DISTINCT scope FROM claw_memory_entries WHERE store = ? ORDER BY scope').all(this.name).map((r) => String(r.scope))
+        ? this.db.prepare('SELECT DISTINCT scope FROM claw_memory_entries WHERE sid = ? ORDER BY scope').all(this.sid).map((r) => String(r.scope))
         : [this.scopeOf(ctx)];
     const before = this.count();
     let used: 'summarizer' | 'fallback' | undefined;
@@ -337,7 +348,7 @@ export abstract class BaseStore implements ClawMemoryStore {
       this.assertOpen();
       this.db.transaction(() => {
         const ins = this.db.prepare(
-          'INSERT INTO claw_memory_entries(seq, store, id, scope, key, content, metadata, ts) VALUES (?, ?, ?, ?, NULL, ?, ?, ?)',
+          'INSERT INTO claw_memory_entries(seq, sid, id, scope, key, content, metadata, ts) VALUES (?, ?, ?, ?, NULL, ?, ?, ?)',
         );
         chunks.forEach((c, i) => {
           // Rows removed meanwhile (retention, another compaction) are not merged twice.
@@ -345,7 +356,8 @@ export abstract class BaseStore implements ClawMemoryStore {
           if (live.size === 0) return;
           this.deleteSeqs([...live]);
           // The digest takes the place (seq) of its oldest entry: insertion order is kept.
-          ins.run(c[0].seq, this.name, this.newId(), scope, digests[i].content, digests[i].metadata, digests[i].ts);
+          // A digest reuses its oldest entry's seq, so its id cannot be derived from it: a UUID is stored.
+          ins.run(c[0].seq, this.sid, this.newId?.() ?? nodeCrypto().randomUUID(), scope, digests[i].content, digests[i].metadata, msOf(digests[i].ts));
           this.afterInsert(c[0].seq, digests[i], prepared, i);
         });
       });
@@ -359,13 +371,13 @@ export abstract class BaseStore implements ClawMemoryStore {
   // ---- helpers ---------------------------------------------------------------------------------------------
 
   count(): number {
-    return Number(this.db.prepare('SELECT count(*) AS n FROM claw_memory_entries WHERE store = ?').get(this.name)!.n);
+    return Number(this.db.prepare('SELECT count(*) AS n FROM claw_memory_entries WHERE sid = ?').get(this.sid)!.n);
   }
 
   protected seqs(where: string, params: SqlValue[], scope: string): number[] {
     return this.db
-      .prepare(`SELECT seq FROM claw_memory_entries WHERE store = ? AND scope = ? AND (${where})`)
-      .all(this.name, scope, ...params)
+      .prepare(`SELECT seq FROM claw_memory_entries WHERE sid = ? AND scope = ? AND (${where})`)
+      .all(this.sid, scope, ...params)
       .map((r) => Number(r.seq));
   }
 
@@ -373,9 +385,9 @@ export abstract class BaseStore implements ClawMemoryStore {
     const lim = limit === undefined ? '' : ` LIMIT ${Math.floor(limit)}`;
     return this.db
       .prepare(
-        `SELECT seq, id, scope, key, content, metadata, ts FROM claw_memory_entries WHERE store = ? AND scope = ? AND (${where}) ORDER BY ${order}${lim}`,
+        `SELECT seq, id, scope, key, content, metadata, ts FROM claw_memory_entries WHERE sid = ? AND scope = ? AND (${where}) ORDER BY ${order}${lim}`,
       )
-      .all(this.name, scope, ...params)
+      .all(this.sid, scope, ...params)
       .map(asRow);
   }
 

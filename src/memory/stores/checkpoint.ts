@@ -5,7 +5,7 @@
 // Query `key`: the task's snapshots, newest first (`top_k: 1` = the one to resume from); `time-range`:
 // chronological, like a conversation. Compaction applies ttl and max_snapshots; `summarize` is refused
 // (a digest of task states is not a state one can resume from).
-import { BaseStore, isoTime, parseDuration, toOut, type Normalised } from './base.ts';
+import { BaseStore, isoTime, msOf, parseDuration, toOut, type Normalised } from './base.ts';
 import { timeBounds } from './conversation.ts';
 import { MemoryParamsError, type CompactOptions, type CompactResult, type EntryIn, type Query, type QueryResult, type StoreContext } from './types.ts';
 import type { SqlValue } from '../sqlite/types.ts';
@@ -28,9 +28,10 @@ export class CheckpointStore extends BaseStore {
     this.touched.add(e.key!);
   }
 
-  private ttlCutoff(now: string): string | undefined {
+  /** Unix ms (schema.ts: ts is stored as ms). */
+  private ttlCutoff(now: string): number | undefined {
     const ttl = this.spec.checkpoint?.ttl;
-    return ttl === undefined ? undefined : new Date(Date.parse(now) - parseDuration(ttl)).toISOString();
+    return ttl === undefined ? undefined : msOf(now) - parseDuration(ttl);
   }
 
   protected override enforceRetention(scope: string, now: string): void {
@@ -41,8 +42,8 @@ export class CheckpointStore extends BaseStore {
     if (max !== undefined) {
       for (const key of this.touched) {
         const edge = this.db
-          .prepare('SELECT seq FROM claw_memory_entries WHERE store = ? AND scope = ? AND key = ? ORDER BY seq DESC LIMIT 1 OFFSET ?')
-          .get(this.name, scope, key, max);
+          .prepare('SELECT seq FROM claw_memory_entries WHERE sid = ? AND scope = ? AND key = ? ORDER BY seq DESC LIMIT 1 OFFSET ?')
+          .get(this.sid, scope, key, max);
         if (edge) this.deleteSeqs(this.seqs('key = ? AND seq <= ?', [key, Number(edge.seq)], scope));
       }
     }
@@ -73,11 +74,11 @@ export class CheckpointStore extends BaseStore {
     const now = isoTime(this.now());
     const scopes =
       (this.spec.scope ?? 'global') !== 'global' && ctx.scope === undefined
-        ? this.db.prepare('SELECT DISTINCT scope FROM claw_memory_entries WHERE store = ?').all(this.name).map((r) => String(r.scope))
+        ? this.db.prepare('SELECT DISTINCT scope FROM claw_memory_entries WHERE sid = ?').all(this.sid).map((r) => String(r.scope))
         : [this.scopeOf(ctx)];
     this.db.transaction(() => {
       for (const scope of scopes) {
-        for (const r of this.db.prepare('SELECT DISTINCT key FROM claw_memory_entries WHERE store = ? AND scope = ?').all(this.name, scope))
+        for (const r of this.db.prepare('SELECT DISTINCT key FROM claw_memory_entries WHERE sid = ? AND scope = ?').all(this.sid, scope))
           this.touched.add(String(r.key));
         this.enforceRetention(scope, now);
       }

@@ -2,13 +2,13 @@
 // most recent k of the range, still returned oldest first), and `semantic` (seed TV-L3-03 queries a conversation
 // store that way): BM25 over the partition's entries in JS, the same formula and [0,1] score as semantic stores,
 // without an index — a conversation is bounded by its retention, and writes stay one row (no FTS rows to journal).
-import { BaseStore, isoTime, toOut } from './base.ts';
+import { BaseStore, isoTime, msOf, toOut } from './base.ts';
 import { bm25Js, normaliseBm25 } from './ranking.ts';
 import { DEFAULT_TOP_K } from './semantic.ts';
 import { MemoryParamsError, type Query, type QueryResult } from './types.ts';
 import type { SqlValue } from '../sqlite/types.ts';
 
-/** Both `query.time_range.{from,to}` (spec §9.3.4) and top-level `from`/`to` (the port); bounds inclusive, either may be open. */
+/** Both `query.time_range.{from,to}` (spec §9.3.4) and top-level `from`/`to` (the port); bounds inclusive, either may be open. Params in Unix ms, as `ts` is stored. */
 export function timeBounds(q: Query): { where: string; params: SqlValue[] } {
   const from = q.time_range?.from ?? q.from;
   const to = q.time_range?.to ?? q.to;
@@ -16,11 +16,11 @@ export function timeBounds(q: Query): { where: string; params: SqlValue[] } {
   const params: SqlValue[] = [];
   if (from !== undefined) {
     parts.push('ts >= ?');
-    params.push(isoTime(String(from), 'time_range.from'));
+    params.push(msOf(isoTime(String(from), 'time_range.from')));
   }
   if (to !== undefined) {
     parts.push('ts <= ?');
-    params.push(isoTime(String(to), 'time_range.to'));
+    params.push(msOf(isoTime(String(to), 'time_range.to')));
   }
   return { where: parts.join(' AND '), params };
 }

@@ -53,20 +53,21 @@ export class SemanticStore extends BaseStore {
     if (cap !== 'none') {
       // The index follows the entries by triggers, not by statements of ours: the sql.js journal then records one
       // INSERT per entry instead of two copies of its content (bytes written per entry, BENCH.md "Memory").
-      const lit = `'${this.name.replace(/'/g, "''")}'`;
-      const ai = `CREATE TRIGGER IF NOT EXISTS ${this.fts}_ai AFTER INSERT ON claw_memory_entries WHEN new.store = ${lit} BEGIN INSERT INTO ${this.fts}(rowid, content) VALUES (new.seq, new.content); END;`;
+      // The store's number, not its name: the trigger tests it on every insert and delete (schema.ts).
+      const lit = String(this.sid);
+      const ai = `CREATE TRIGGER IF NOT EXISTS ${this.fts}_ai AFTER INSERT ON claw_memory_entries WHEN new.sid = ${lit} BEGIN INSERT INTO ${this.fts}(rowid, content) VALUES (new.seq, new.content); END;`;
       if (cap === 'fts4' && this.externalContent()) {
         // External content: FTS4 reads the row's text to remove its tokens, so the index row goes BEFORE the entry.
         // (An `_ad` trigger from a downgrade-and-upgrade would delete twice and skew the index's row count: dropped.)
         this.db.exec(
           `${ai}
            DROP TRIGGER IF EXISTS ${this.fts}_ad;
-           CREATE TRIGGER IF NOT EXISTS ${this.fts}_bd BEFORE DELETE ON claw_memory_entries WHEN old.store = ${lit} BEGIN DELETE FROM ${this.fts} WHERE docid = old.seq; END;`,
+           CREATE TRIGGER IF NOT EXISTS ${this.fts}_bd BEFORE DELETE ON claw_memory_entries WHEN old.sid = ${lit} BEGIN DELETE FROM ${this.fts} WHERE docid = old.seq; END;`,
         );
       } else {
         this.db.exec(
           `${ai}
-           CREATE TRIGGER IF NOT EXISTS ${this.fts}_ad AFTER DELETE ON claw_memory_entries WHEN old.store = ${lit} BEGIN DELETE FROM ${this.fts} WHERE rowid = old.seq; END;`,
+           CREATE TRIGGER IF NOT EXISTS ${this.fts}_ad AFTER DELETE ON claw_memory_entries WHEN old.sid = ${lit} BEGIN DELETE FROM ${this.fts} WHERE rowid = old.seq; END;`,
         );
       }
     }
@@ -100,8 +101,8 @@ export class SemanticStore extends BaseStore {
     const vectors = prepared as number[][] | undefined;
     if (vectors)
       this.db
-        .prepare('INSERT OR REPLACE INTO claw_memory_vectors(seq, store, vec) VALUES (?, ?, ?)')
-        .run(seq, this.name, vectorToBlob(vectors[index]));
+        .prepare('INSERT OR REPLACE INTO claw_memory_vectors(seq, sid, vec) VALUES (?, ?, ?)')
+        .run(seq, this.sid, vectorToBlob(vectors[index]));
   }
 
   protected override onDelete(seqs: number[]): void {
@@ -216,9 +217,9 @@ export class SemanticStore extends BaseStore {
   private vectorRank(qv: number[], scope: string, limit: number): Ranked[] {
     return this.db
       .prepare(
-        'SELECT v.seq AS seq, v.vec AS vec FROM claw_memory_vectors v JOIN claw_memory_entries e ON e.seq = v.seq WHERE e.store = ? AND e.scope = ?',
+        'SELECT v.seq AS seq, v.vec AS vec FROM claw_memory_vectors v JOIN claw_memory_entries e ON e.seq = v.seq WHERE e.sid = ? AND e.scope = ?',
       )
-      .all(this.name, scope)
+      .all(this.sid, scope)
       .map((r) => ({ seq: Number(r.seq), score: (cosine(qv, blobToVector(r.vec as Uint8Array)) + 1) / 2 }))
       .sort(byScore)
       .slice(0, limit);
