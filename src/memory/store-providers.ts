@@ -14,7 +14,6 @@ import { resolveRef } from '../manifest/refs.ts';
 import { ClawError } from '../protocol/errors.ts';
 import type { ProviderDeps } from '../provider/deps.ts';
 import { createEmbeddingsClient, type EmbeddingsClient } from '../provider/embeddings.ts';
-import { MinuteWindow } from '../provider/limits.ts';
 import { providerSummarizer } from './summarizer-provider.ts';
 import type { Embedder, StoreDeps, StoreSpec } from './stores/types.ts';
 
@@ -36,23 +35,21 @@ export interface StoreProviderOptions {
 /** The embedder / summarizer for each store that needs one. */
 export function storeProviders(o: StoreProviderOptions): (spec: StoreSpec) => Pick<StoreDeps, 'embedder' | 'summarizer'> {
   let summarizer: StoreDeps['summarizer'];
-  // One requests_per_minute window per embedding provider, shared by the stores that use it.
-  const windows = new Map<string, MinuteWindow>();
-  const windowOf = (provider: string) => windows.get(provider) ?? windows.set(provider, new MinuteWindow()).get(provider)!;
   const summarizerOf = () => (summarizer ??= o.manifest.providers.length > 0 ? providerSummarizer(o.chat(), { signal: o.signal }) : undefined);
   return (spec) => {
     const out: Pick<StoreDeps, 'embedder' | 'summarizer'> = {};
-    if (spec.type === 'semantic' && spec.embedding && spec.search?.strategy !== 'fts-only') out.embedder = embedderFor(spec, o, windowOf);
+    if (spec.type === 'semantic' && spec.embedding && spec.search?.strategy !== 'fts-only') out.embedder = embedderFor(spec, o);
     if (spec.compaction?.strategy === 'summarize') out.summarizer = summarizerOf();
     return out;
   };
 }
 
-function embedderFor(spec: StoreSpec, o: StoreProviderOptions, windowOf: (provider: string) => MinuteWindow): Embedder {
+/** requests_per_minute: one window per provider, shared with chat through `o.deps` (provider/attempts.ts). */
+function embedderFor(spec: StoreSpec, o: StoreProviderOptions): Embedder {
   const e = spec.embedding!;
   const ref = e.provider_ref;
   const r = resolveRef(o.manifest, 'Provider', ref);
-  const client: EmbeddingsClient | undefined = r.ok ? createEmbeddingsClient(o.deps, r.primitive, { model: e.model, dimensions: e.dimensions, window: windowOf(r.primitive.name) }) : undefined;
+  const client: EmbeddingsClient | undefined = r.ok ? createEmbeddingsClient(o.deps, r.primitive, { model: e.model, dimensions: e.dimensions }) : undefined;
   let down: { reason: string; until: number } | undefined;
   const unavailable = (why: string) => new ClawError('memory.embedder_unavailable', `embedding provider "${ref}" did not answer (${why}); full-text search only`);
   return async (texts) => {

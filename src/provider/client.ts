@@ -7,16 +7,15 @@ import { anthropicBody, anthropicStream, messagesUrl, parseAnthropic, ANTHROPIC_
 import type { Completion } from './completion.ts';
 import { DEFAULT_TIMEOUT_MS, type ProviderDeps } from './deps.ts';
 import { ProviderFailure, malformed } from './failure.ts';
-import { postJson, readText, sleep, startAttempt } from './http.ts';
-import { MinuteWindow, acquire, plan } from './limits.ts';
+import { postJson, readText, startAttempt } from './http.ts';
+import { plan } from './limits.ts';
+import { charge, withRetries } from './attempts.ts';
 import { chatUrl, openaiBody, openaiStream, parseOpenai } from './openai.ts';
 import { answer, compileRules, rulesPath, type Rules } from './rules.ts';
-import { MAX_DELAY_MS, RETRY_DEFAULTS, backoffMs } from './retry.ts';
 import { SseParser } from './sse.ts';
 import { estimateText } from './tokens.ts';
 
 export class ProviderEndpoint {
-  private readonly window = new MinuteWindow();
   private rules?: Promise<Rules>;
   readonly name: string;
   readonly spec: ProviderSpec;
@@ -44,7 +43,6 @@ export class ProviderEndpoint {
       return done({ text, toolCallCount: 0 });
     }
     const d = this.deps;
-    const sleepFor = (ms: number) => (d.sleep ? d.sleep(ms, req.signal) : sleep(ms, req.signal, d.clock));
     const pl = await plan(this.name, this.spec.limits, req.messages, req.tools, d.ledger);
     if (pl.dropped) d.log?.debug('provider context trimmed', { provider: this.name, dropped: pl.dropped, estimate: pl.estimate });
     const headers = await this.authHeaders();
@@ -53,25 +51,13 @@ export class ProviderEndpoint {
     const shape = { model: this.spec.model, messages: pl.messages, tools: req.tools, maxTokens: pl.maxTokens, stream };
     const url = anthropic ? messagesUrl(this.spec.endpoint) : chatUrl(this.spec.endpoint);
     const body = anthropic ? anthropicBody(shape) : openaiBody(shape);
-    const maxAttempts = this.spec.retry?.max_attempts ?? RETRY_DEFAULTS.max_attempts;
-    for (let attempt = 0; ; attempt++) {
-      await acquire(this.name, this.window, this.spec.limits?.requests_per_minute, () => d.clock.monotonic(), sleepFor);
+    return withRetries(d, { name: this.name, spec: this.spec, signal: req.signal }, async (attempt) => {
       const started = d.clock.monotonic();
-      try {
-        const c = await this.once(url, headers, body, stream, anthropic, req, attempt + 1);
-        d.telemetry?.latency('provider.complete', d.clock.monotonic() - started);
-        await this.charge(c, pl.estimate);
-        return done(c);
-      } catch (e) {
-        if (!(e instanceof ProviderFailure) || !e.retryable || attempt + 1 >= maxAttempts) throw e;
-        // Retry-After is honoured exactly; one longer than the backoff ceiling ends this provider's
-        // turn so the fallback chain can answer now instead of the agent stalling.
-        if (e.retryAfterMs !== undefined && e.retryAfterMs > MAX_DELAY_MS) throw e;
-        const delay = e.retryAfterMs ?? backoffMs(this.spec.retry, attempt, d.random ?? Math.random);
-        d.log?.debug('provider retry', { provider: this.name, attempt: attempt + 1, reason: e.reason, status: e.status, delay_ms: delay });
-        await sleepFor(delay);
-      }
-    }
+      const c = await this.once(url, headers, body, stream, anthropic, req, attempt);
+      d.telemetry?.latency('provider.complete', d.clock.monotonic() - started);
+      await charge(d, this.name, usedTokens(c, pl.estimate));
+      return done(c);
+    });
   }
 
   private async once(url: string, headers: Record<string, string>, body: unknown, stream: boolean, anthropic: boolean, req: ProviderRequest, attempt: number): Promise<Completion> {
@@ -131,19 +117,6 @@ export class ProviderEndpoint {
     return h;
   }
 
-  /** Real usage when the API reported it; otherwise the estimate, so a budget still holds. */
-  private async charge(c: Completion, inputEstimate: number): Promise<void> {
-    const d = this.deps;
-    const tokens = c.usage
-      ? c.usage.input_tokens + c.usage.output_tokens
-      : inputEstimate + estimateText(c.text) + (c.toolCall ? estimateText(c.toolCall.name) + estimateText(c.toolCall.arguments) : 0);
-    try {
-      await d.ledger.record(this.name, tokens);
-    } catch (e) {
-      d.log?.warn('provider ledger write failed', { provider: this.name, error: (e as Error).message });
-    }
-  }
-
   private loadRules(): Promise<Rules> {
     return (this.rules ??= (async () => {
       const file = rulesPath(this.spec.endpoint, this.p.origin.file);
@@ -160,4 +133,11 @@ export class ProviderEndpoint {
       throw e;
     }));
   }
+}
+
+/** Real usage when the API reported it; otherwise the estimate, so a budget still holds. */
+function usedTokens(c: Completion, inputEstimate: number): number {
+  return c.usage
+    ? c.usage.input_tokens + c.usage.output_tokens
+    : inputEstimate + estimateText(c.text) + (c.toolCall ? estimateText(c.toolCall.name) + estimateText(c.toolCall.arguments) : 0);
 }

@@ -2,6 +2,7 @@
 import type { Clock, Logger } from '../kernel/ports.ts';
 import type { TokenLedger } from '../kernel/ledger.ts';
 import type { ResolvedManifest } from '../manifest/resolved.ts';
+import type { MinuteWindow } from './limits.ts';
 
 /** Default per-attempt timeout: to response headers, then between body/stream chunks. */
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -27,4 +28,9 @@ export interface ProviderDeps {
   /** Reads a custom provider's rules file; defaults to node:fs/promises readFile. */
   readFile?: (path: string) => Promise<Uint8Array>;
   timeoutMs?: number;
+  /**
+   * requests_per_minute windows by provider name (attempts.ts windowFor), filled on first use: every
+   * client built over the same deps object — chat, composite tools, embeddings — shares them.
+   */
+  windows?: Map<string, MinuteWindow>;
 }

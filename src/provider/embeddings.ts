@@ -1,7 +1,8 @@
 // Embeddings client for a Provider (issue 4: hybrid search in `semantic` memory stores). OpenAI-compatible
 // `POST {endpoint}/embeddings` (OpenAI, Ollama, llama.cpp server, vLLM all speak it): body `{ model, input }`,
-// reply `{ data: [{ index, embedding }], usage? }`. The HTTP attempt, timeout, error classification, retry timing,
-// requests_per_minute window and auth are the chat client's (http.ts, retry.ts, limits.ts, client.ts), not copies.
+// reply `{ data: [{ index, embedding }], usage? }`. The HTTP attempt, timeout, error classification, the attempt
+// loop (retries, requests_per_minute window shared with chat, ledger charge) and auth are the chat client's
+// (http.ts, attempts.ts, client.ts), not copies.
 // - `anthropic-native` has no embeddings API (Anthropic offers none) and `custom` (an offline rules file) has
 //   none either: embed() fails with reason 'config' saying so; the memory store then searches by full text.
 // - `dimensions` is checked on every vector, not sent: OpenAI accepts it only for text-embedding-3 models and
@@ -13,9 +14,9 @@ import type { ProviderSpec } from '../manifest/schema/index.ts';
 import { ProviderEndpoint } from './client.ts';
 import { DEFAULT_TIMEOUT_MS, type ProviderDeps } from './deps.ts';
 import { ProviderFailure, malformed } from './failure.ts';
-import { postJson, readText, sleep, startAttempt } from './http.ts';
-import { MinuteWindow, acquire } from './limits.ts';
-import { MAX_DELAY_MS, RETRY_DEFAULTS, backoffMs } from './retry.ts';
+import { postJson, readText, startAttempt } from './http.ts';
+import type { MinuteWindow } from './limits.ts';
+import { charge, withRetries } from './attempts.ts';
 import { estimateText } from './tokens.ts';
 
 /** Embedding requests fail over to full text quickly: a memory call should not wait minutes on a stalled server. */
@@ -26,7 +27,7 @@ export interface EmbeddingsOptions {
   model: string;
   /** The store's `embedding.dimensions`: every vector must have this length. */
   dimensions: number;
-  /** requests_per_minute window; share one per provider between clients (default: a window of this client's own). */
+  /** A requests_per_minute window of its own (default: the provider's, shared over `deps` with chat; attempts.ts). */
   window?: MinuteWindow;
 }
 
@@ -69,7 +70,6 @@ export function createEmbeddingsClient(deps: ProviderDeps, p: ResolvedPrimitive,
   const spec = p.spec as ProviderSpec;
   const name = p.name;
   const auth = new ProviderEndpoint(p, deps);
-  const window = o.window ?? new MinuteWindow();
   const unsupported =
     spec.protocol === 'anthropic-native'
       ? `${name}: protocol anthropic-native has no embeddings API (Anthropic offers none); use an openai-compatible provider (OpenAI, Ollama, llama.cpp) for embedding.provider_ref`
@@ -95,11 +95,9 @@ export function createEmbeddingsClient(deps: ProviderDeps, p: ResolvedPrimitive,
       const headers = await auth.authHeaders();
       const url = embeddingsUrl(spec.endpoint);
       const body = { model: o.model, input: texts };
-      const sleepFor = (ms: number) => (deps.sleep ? deps.sleep(ms, signal) : sleep(ms, signal, deps.clock));
       const timeoutMs = Math.min(deps.timeoutMs ?? DEFAULT_TIMEOUT_MS, EMBEDDINGS_TIMEOUT_MS);
-      const maxAttempts = spec.retry?.max_attempts ?? RETRY_DEFAULTS.max_attempts;
-      for (let attempt = 0; ; attempt++) {
-        await acquire(name, window, spec.limits?.requests_per_minute, () => deps.clock.monotonic(), sleepFor);
+      const retryDeps = o.window ? { ...deps, windows: new Map([[name, o.window]]) } : deps;
+      return withRetries(retryDeps, { name, spec, signal, operation: 'embeddings' }, async () => {
         const started = deps.clock.monotonic();
         const at = startAttempt(signal, timeoutMs, deps.clock);
         const io = { name, caller: signal, attempt: at, timeoutMs };
@@ -109,24 +107,16 @@ export function createEmbeddingsClient(deps: ProviderDeps, p: ResolvedPrimitive,
           await readText(res, io, (t) => void (text += t));
           const r = parseEmbeddings(text, texts.length, o.dimensions);
           deps.telemetry?.latency('provider.embeddings', deps.clock.monotonic() - started);
-          try {
-            await deps.ledger.record(name, r.tokens ?? estimate);
-          } catch (e) {
-            deps.log?.warn('provider ledger write failed', { provider: name, error: (e as Error).message });
-          }
+          await charge(deps, name, r.tokens ?? estimate);
           return r.vectors;
         } catch (e) {
           if (e instanceof ProviderFailure && e.reason === 'malformed' && !e.message.startsWith(`${name}: `))
             throw new ProviderFailure('malformed', `${name}: ${e.message}`, { cause: e });
-          if (!(e instanceof ProviderFailure) || !e.retryable || attempt + 1 >= maxAttempts) throw e;
-          if (e.retryAfterMs !== undefined && e.retryAfterMs > MAX_DELAY_MS) throw e;
-          const delay = e.retryAfterMs ?? backoffMs(spec.retry, attempt, deps.random ?? Math.random);
-          deps.log?.debug('provider retry', { provider: name, operation: 'embeddings', attempt: attempt + 1, reason: e.reason, status: e.status, delay_ms: delay });
-          await sleepFor(delay);
+          throw e;
         } finally {
           at.done();
         }
-      }
+      });
     },
   };
 }

@@ -9,6 +9,7 @@ import { TokenLedger } from '../../src/kernel/ledger.ts';
 import { createFileLedgerStore } from '../../src/node/ledger-file.ts';
 import { systemClock } from '../../src/node/clock.ts';
 import { createChain } from '../../src/provider/chain.ts';
+import { createEmbeddingsClient } from '../../src/provider/embeddings.ts';
 import { openaiJson, startFakeLlm, type FakeLlm } from '../helpers/fake-llm-server.ts';
 import { FakeClock } from './helpers/fakes.ts';
 import { assistant, prov, rejection, setup, signal, sys, user } from './provider-fixtures.ts';
@@ -146,6 +147,28 @@ test('requests_per_minute: the third request in a minute waits for the oldest to
   const e = await rejection(createChain(z.deps).complete({ messages: [user('x')], signal: signal() }));
   assert.is(e.code, -32021);
   assert.is(e.data.providers[0].limit, 'requests_per_minute');
+});
+
+test('requests_per_minute: chat and memory embeddings over the same deps share one window per provider', async () => {
+  const clock = new FakeClock();
+  const waits: number[] = [];
+  const { deps } = setup([prov('p', oa({ limits: { requests_per_minute: 2 } }))], {
+    clock,
+    sleep: async (ms) => {
+      waits.push(ms);
+      clock.advance(ms);
+    },
+  });
+  llm.embeddings = (input) => input.map(() => [1, 0]);
+  for (let i = 0; i < 2; i++) llm.queue({ json: openaiJson({ content: String(i), usage: [1, 1] }) });
+  const chain = createChain(deps);
+  const embed = createEmbeddingsClient(deps, deps.manifest.providers[0]!, { model: 'e', dimensions: 2 });
+  await chain.complete({ messages: [user('x')], signal: signal() });
+  clock.advance(20_000);
+  await embed.embed(['a'], signal());
+  assert.equal(waits, [], 'two requests fit in the minute');
+  await chain.complete({ messages: [user('x')], signal: signal() });
+  assert.equal(waits, [40_000], 'the third waits for the chat request to leave the window, embeddings counted');
 });
 
 test.run();
