@@ -6,6 +6,7 @@ import { ProtocolError } from '../protocol/errors.ts';
 import type { KernelModule } from '../kernel/agent.ts';
 import type { MethodSpec } from '../kernel/methods/index.ts';
 import type { Clock } from '../kernel/ports.ts';
+import { timed } from './timed.ts';
 
 export function withMethodTelemetry<M extends KernelModule>(module: M, category: 'memory_ops' | 'swarm_ops', clock: Clock): M {
   const methods: Record<string, MethodSpec> = {};
@@ -14,35 +15,20 @@ export function withMethodTelemetry<M extends KernelModule>(module: M, category:
     methods[name] = {
       ...spec,
       handler(params, ctx, agent) {
-        const started = clock.monotonic();
-        const report = (err?: unknown) => {
-          const duration_ms = Math.round((clock.monotonic() - started) * 1000) / 1000;
-          agent.telemetry.latency(event, duration_ms);
-          const store = (params as { store?: unknown } | undefined)?.store;
-          agent.telemetry.emit(category, event, {
-            ...(typeof store === 'string' ? { store } : {}),
-            duration_ms,
-            status: err ? 'error' : 'ok',
-            ...(err instanceof ProtocolError ? { code: err.code } : {}),
-          });
-        };
-        try {
-          const r = spec.handler(params, ctx, agent);
-          if (!(r instanceof Promise)) {
-            report();
-            return r;
-          }
-          return r.then(
-            (v) => (report(), v),
-            (e) => {
-              report(e);
-              throw e;
-            },
-          );
-        } catch (e) {
-          report(e);
-          throw e;
-        }
+        return timed(
+          clock,
+          () => spec.handler(params, ctx, agent),
+          (duration_ms, _v, err) => {
+            agent.telemetry.latency(event, duration_ms);
+            const store = (params as { store?: unknown } | undefined)?.store;
+            agent.telemetry.emit(category, event, {
+              ...(typeof store === 'string' ? { store } : {}),
+              duration_ms,
+              status: err ? 'error' : 'ok',
+              ...(err instanceof ProtocolError ? { code: err.code } : {}),
+            });
+          },
+        );
       },
     };
   }

@@ -18,6 +18,7 @@ import { bindTools, type RegisteredTool } from '../tools/registry.ts';
 import type { ToolEnvironment } from './tool-deps.ts';
 import { DEFAULT_GRACE_MS } from '../sandbox/spec-view.ts';
 import { sandboxOf } from './sandbox-of.ts';
+import { timed } from './timed.ts';
 import type { KernelModule, Session } from '../kernel/agent.ts';
 import { NO_TELEMETRY, type Clock, type Logger, type TelemetrySink } from '../kernel/ports.ts';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.ts';
@@ -126,38 +127,23 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
     const go = () => runGatesNow(call, check, deps!);
     if (t === NO_TELEMETRY) return audit!.auditor.run(call, origin, go);
     // §5.11 tool_calls: name, duration, status, error code (arguments and result subject to `redaction`).
-    const started = d.clock.monotonic();
-    const report = (result: ToolResult | undefined, err?: unknown) => {
-      const duration_ms = Math.round((d.clock.monotonic() - started) * 1000) / 1000;
-      t.latency(`tool:${call.tool.name}`, duration_ms);
-      t.emit('tool_calls', 'tool.call', {
-        tool: call.tool.name,
-        request_id: call.requestId,
-        origin,
-        duration_ms,
-        status: err ? 'error' : result?.isError ? 'tool_error' : 'ok',
-        ...(err instanceof ProtocolError ? { code: err.code } : {}),
-        arguments: call.args,
-        ...(result ? { result: resultText(result) } : {}),
-      });
-    };
-    try {
-      const r = audit ? audit.auditor.run(call, origin, go) : go();
-      if (!(r instanceof Promise)) {
-        report(r);
-        return r;
-      }
-      return r.then(
-        (x) => (report(x), x),
-        (e) => {
-          report(undefined, e);
-          throw e;
-        },
-      );
-    } catch (e) {
-      report(undefined, e);
-      throw e;
-    }
+    return timed(
+      d.clock,
+      () => (audit ? audit.auditor.run(call, origin, go) : go()),
+      (duration_ms, result, err) => {
+        t.latency(`tool:${call.tool.name}`, duration_ms);
+        t.emit('tool_calls', 'tool.call', {
+          tool: call.tool.name,
+          request_id: call.requestId,
+          origin,
+          duration_ms,
+          status: err ? 'error' : result?.isError ? 'tool_error' : 'ok',
+          ...(err instanceof ProtocolError ? { code: err.code } : {}),
+          arguments: call.args,
+          ...(result ? { result: resultText(result) } : {}),
+        });
+      },
+    );
   };
 
   const call: MethodSpec = {
