@@ -2,6 +2,8 @@
 // Not imported by anything but that build, which substitutes the compressed groups for the placeholder below.
 import { createRequire } from 'node:module';
 
+// The inline build: an array of base64 strings. The code-cache build (scripts/build/boot.mjs): a function that
+// reads group g's base64 text from the bundle file when it is first needed, so no payload is held in memory before.
 const payloads = __CLAW_COLD_PAYLOADS__;
 const loaded = [];
 let hot;
@@ -18,7 +20,7 @@ function group(g) {
   if (!hot) throw new Error('claw: cold code requested before the bundle finished loading');
   // node:zlib only now: a start-up that never touches cold code does not load it.
   req ??= createRequire(import.meta.url);
-  const code = req('node:zlib').brotliDecompressSync(Buffer.from(payloads[g], 'base64')).toString('utf8');
+  const code = req('node:zlib').brotliDecompressSync(Buffer.from(typeof payloads === 'function' ? payloads(g) : payloads[g], 'base64')).toString('utf8');
   // The cold code's require: hot module namespaces by registry slot, everything else (node built-ins the
   // CommonJS dependencies ask for) from a real require rooted at this bundle, as the banner's require is.
   const coldRequire = (id) => (id.startsWith('claw-hot:') ? hot[+id.slice(9)] : req(id));

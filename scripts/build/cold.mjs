@@ -42,7 +42,12 @@ async function usedPackageNames(pkgKey, coldFiles, inputs) {
   return [...names].filter((n) => real.has(n)).sort();
 }
 
-export async function bundleCold(base, { entry, outfile }) {
+/**
+ * `externalPayloads`: the hot code reads each group through a function `__claw_payload(g)` its host provides
+ * (the code-cache build, scripts/build/boot.mjs, keeps the payloads outside the compiled script) instead of an
+ * inline array. With `base.write === false` nothing is written and the result carries `hotCode` and `payloads`.
+ */
+export async function bundleCold(base, { entry, outfile, externalPayloads = false }) {
   const entryKey = key(resolvePath(entry));
   const { inputs } = await analyse({ ...base, entryPoints: [entry] });
   const { hot, edges, groups } = splitGraph(inputs, entryKey);
@@ -142,7 +147,7 @@ export async function bundleCold(base, { entry, outfile }) {
           lines.push(`import { __claw_register } from 'claw-cold:hub';`, `__claw_register([${registry.map((_, i) => `h${i}`).join(',')}]);`);
           return { contents: lines.join('\n'), loader: 'js', resolveDir: process.cwd() };
         }
-        if (args.path === 'claw-cold:hub') return { contents: HUB.replace('__CLAW_COLD_PAYLOADS__', JSON.stringify(payloads)), loader: 'js', resolveDir: process.cwd() };
+        if (args.path === 'claw-cold:hub') return { contents: HUB.replace('__CLAW_COLD_PAYLOADS__', externalPayloads ? '__claw_payload' : JSON.stringify(payloads)), loader: 'js', resolveDir: process.cwd() };
         const p = /^claw-cold:proxy:(\d+)$/.exec(args.path);
         if (p) return { contents: registry[+p[1]].proxy, loader: 'js', resolveDir: process.cwd() };
         return { errors: [{ text: `unknown ${args.path}` }] };
@@ -170,5 +175,13 @@ export async function bundleCold(base, { entry, outfile }) {
   const r = await build({ ...base, entryPoints: ['claw-cold:entry'], outfile, metafile: true, plugins: [hotPlugin] });
   const hotOut = Object.values(r.metafile.outputs)[0];
   const payloadBytes = payloads.reduce((s, p) => s + p.length, 0);
-  return { groups: groupInfo, registry: registry.map((x) => x.key), hotInputs: hotOut.inputs, hotBytes: hotOut.bytes - payloadBytes, payloadBytes };
+  const hotCode = r.outputFiles?.[0]?.text;
+  return {
+    groups: groupInfo,
+    registry: registry.map((x) => x.key),
+    hotInputs: hotOut.inputs,
+    hotBytes: externalPayloads ? hotOut.bytes : hotOut.bytes - payloadBytes,
+    payloadBytes,
+    ...(hotCode !== undefined ? { hotCode, payloads } : {}),
+  };
 }

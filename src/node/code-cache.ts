@@ -1,0 +1,192 @@
+// V8 code cache of the bundle's hot code (docs/startup.md). Used only by the boot loader (targets/boot.ts):
+// dist/claw.mjs compiles its hot code with vm.Script, handing V8 the bytecode a previous start produced, so the
+// functions that start-up runs are not parsed and compiled again.
+//
+// Why the data is stored twice: V8 checks a code cache's header (magic, V8 version, flags, source length,
+// payload length) but, in release builds, not its payload; a flipped byte inside it crashes the process
+// (measured on Node 20). A checksum would have to be computed before V8 sees the data, and on Node 20 every way
+// of doing that costs more than the cache saves at this size: a JavaScript loop over 300 KB takes ~3 ms before
+// it is optimised, node:zlib's crc32 ~2 ms and ~1.9 MB RSS just to load, node:v8 (to turn V8's own checksum
+// on) ~1.7 ms and 1.6 MB, a WebAssembly hash 0.6-3 MB RSS for the engine. Comparing the two copies is a memcmp
+// in 16 KB chunks (~0.1 ms, 16 KB of memory): any damage that does not hit both copies identically is caught.
+// Files are written atomically (temporary file + rename) and only loaded when this user owns them and nobody
+// else can write them, so a copy that is damaged twice alike has to be written on purpose by this user.
+//
+// File: "CLAWCC02" | u32 LE length n of the V8 data | u32 LE ~n | data | zero pad to 4 | data | zero pad to 4.
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+
+const MAGIC = 'CLAWCC02';
+const HEADER = 16;
+const MAX_BYTES = 16 * 1024 * 1024;
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 16777619;
+const CHUNK = 16 * 1024;
+/** Old cache files (other builds, other Node versions) beyond this many are removed when a new one is written. */
+const KEEP_FILES = 24;
+
+const pad4 = (n: number) => (n + 3) & ~3;
+
+/**
+ * Where caches live: $CLAW_CACHE_DIR, else $XDG_CACHE_HOME/claw-edge (absolute only, as the XDG spec says),
+ * else $HOME/.cache/claw-edge, else %LOCALAPPDATA%/claw-edge. `CLAW_CODE_CACHE=0` (or an empty
+ * CLAW_CACHE_DIR) turns the cache off.
+ */
+export function cacheDir(env: Record<string, string | undefined>, cwd: () => string = process.cwd): string | undefined {
+  if (env.CLAW_CODE_CACHE === '0') return undefined;
+  const own = env.CLAW_CACHE_DIR;
+  if (own !== undefined) return own === '' ? undefined : isAbsolute(own) ? own : `${cwd()}/${own}`;
+  if (env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME)) return `${env.XDG_CACHE_HOME}/claw-edge`;
+  if (env.HOME) return `${env.HOME}/.cache/claw-edge`;
+  if (env.LOCALAPPDATA) return `${env.LOCALAPPDATA}/claw-edge`;
+  return undefined;
+}
+
+const isAbsolute = (p: string) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\');
+
+/** FNV-1a over a short string's UTF-16 units, as 8 hex digits (the cache key's flag part). */
+export function hashText(text: string): string {
+  let h = FNV_OFFSET;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+export interface CacheKey {
+  buildId: string;
+  command: string;
+  nodeVersion: string;
+  arch: string;
+  /** Everything that changes V8's flags: process.execArgv and NODE_OPTIONS. */
+  flags: string;
+}
+
+/**
+ * One file per build, command, Node version, architecture and set of flags. V8 would reject a cache made
+ * under other flags anyway; keying by them keeps two configurations from overwriting each other's cache.
+ * Per command, because each command runs different code at start-up: a `claw --version` must not leave
+ * `claw run` a cache of the module top levels only.
+ */
+export function cacheFileName(k: CacheKey): string {
+  return `${k.buildId}-${k.command}-${k.nodeVersion}-${k.arch}-${hashText(k.flags)}.v8cache`;
+}
+
+/** The command word the cache is kept for (`run`, `validate`, ...), or undefined (flags, help, nothing). */
+export function cacheCommand(argv: readonly string[]): string | undefined {
+  const c = argv[2];
+  return c !== undefined && /^[a-z_]{1,16}$/.test(c) ? c : undefined;
+}
+
+/**
+ * Only a file this user owns and nobody else can write is loaded: its bytes become code. (No uid on Windows
+ * or where process.getuid is missing: the file's directory permissions are all there is.)
+ */
+function trusted(st: { uid: number; mode: number }): boolean {
+  if (typeof process.getuid !== 'function') return true;
+  return st.uid === process.getuid() && (st.mode & 0o022) === 0;
+}
+
+/** Reads exactly b.length bytes at `position`; false at end of file. */
+function readFully(fd: number, b: Uint8Array, position: number): boolean {
+  let n = 0;
+  while (n < b.length) {
+    const r = readSync(fd, b, n, b.length - n, position + n);
+    if (r === 0) return false;
+    n += r;
+  }
+  return true;
+}
+
+/** The verified V8 data of a cache file, or undefined (missing, foreign, truncated, damaged): never throws. */
+export function readCache(file: string): Uint8Array | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const st = fstatSync(fd);
+    if (!st.isFile() || !trusted(st) || st.size <= HEADER || st.size > MAX_BYTES) return undefined;
+    const head = Buffer.allocUnsafe(HEADER);
+    if (!readFully(fd, head, 0) || head.toString('latin1', 0, MAGIC.length) !== MAGIC) return undefined;
+    const len = head.readUInt32LE(8);
+    const span = pad4(len);
+    if (len === 0 || HEADER + 2 * span !== st.size || head.readUInt32LE(12) !== (~len >>> 0)) return undefined;
+    const data = Buffer.allocUnsafe(len);
+    if (!readFully(fd, data, HEADER)) return undefined;
+    // The second copy, chunk by chunk against the first.
+    const chunk = Buffer.allocUnsafe(Math.min(CHUNK, len));
+    for (let at = 0; at < len; at += chunk.length) {
+      const part = chunk.subarray(0, Math.min(chunk.length, len - at));
+      if (!readFully(fd, part, HEADER + span + at) || data.compare(part, 0, part.length, at, at + part.length) !== 0) return undefined;
+    }
+    return data;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** The bytes of a cache file for `data`. */
+export function encodeCache(data: Uint8Array): Uint8Array {
+  const span = pad4(data.length);
+  const out = new Uint8Array(HEADER + 2 * span);
+  for (let i = 0; i < MAGIC.length; i++) out[i] = MAGIC.charCodeAt(i);
+  const view = new DataView(out.buffer);
+  view.setUint32(8, data.length, true);
+  view.setUint32(12, ~data.length >>> 0, true);
+  out.set(data, HEADER);
+  out.set(data, HEADER + span);
+  return out;
+}
+
+/**
+ * Writes a cache file atomically (temporary file + rename, mode 0600, directory 0700), then trims old files.
+ * Returns whether it was written; never throws (a read-only or full disk only costs the next start its cache).
+ */
+export function writeCache(dir: string, name: string, data: Uint8Array): boolean {
+  const file = `${dir}/${name}`;
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(tmp, encodeCache(data), { mode: 0o600 });
+    renameSync(tmp, file);
+  } catch {
+    try {
+      unlinkSync(tmp);
+    } catch {}
+    return false;
+  }
+  trim(dir);
+  return true;
+}
+
+/** Keeps the newest KEEP_FILES cache files: every build and Node upgrade leaves files behind otherwise. */
+function trim(dir: string): void {
+  try {
+    const files = readdirSync(dir).filter((n) => n.endsWith('.v8cache'));
+    if (files.length <= KEEP_FILES) return;
+    const aged = files.map((n) => ({ n, t: statSync(`${dir}/${n}`).mtimeMs })).sort((a, b) => b.t - a.t);
+    for (const { n } of aged.slice(KEEP_FILES)) unlinkSync(`${dir}/${n}`);
+  } catch {}
+}
+
+/**
+ * Writes the cache once: `delayMs` after start-up (a long-running `claw run` that is later killed still leaves
+ * one), or at a clean exit (code 0) if that comes first, so a failed start never becomes the cache. `create`
+ * runs then, not now: V8 includes every function compiled so far (start-up, the first requests).
+ */
+export function saveLater(dir: string, name: string, create: () => Uint8Array, delayMs = 5000): void {
+  let done = false;
+  const save = () => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    process.removeListener('exit', onExit);
+    try {
+      writeCache(dir, name, create());
+    } catch {}
+  };
+  const onExit = (code: number) => {
+    if (code === 0) save();
+  };
+  const timer = setTimeout(save, delayMs);
+  timer.unref?.();
+  process.once('exit', onExit);
+}

@@ -1,0 +1,75 @@
+// Entry of dist/claw.mjs as the code-cache build ships it (docs/startup.md; scripts/build/boot.mjs assembles it).
+// The file is this small ES module followed by one comment that holds the runtime's hot code (targets/node.ts,
+// bundled as a function) and the compressed cold groups. Node parses a comment almost for free; this loader
+// reads the hot code back from the file and compiles it with vm.Script, handing V8 the code cache an earlier
+// start of the same build left in the cache directory, so the functions start-up runs are not compiled again.
+// Without a usable cache (first start, another Node or flags, Bun, CLAW_CODE_CACHE=0) it compiles normally and,
+// on Node, leaves one for the next start (src/node/code-cache.ts).
+import { createRequire } from 'node:module';
+import { Script } from 'node:vm';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { cacheCommand, cacheDir, cacheFileName, readCache, saveLater } from '../src/node/code-cache.ts';
+
+/** Written by scripts/build/boot.mjs: byte offsets into this file (it is ASCII, so bytes are characters). */
+declare const __CLAW_BOOT__: {
+  /** Build id: a hash of the hot code and the payloads; also the first word after each marker in the file. */
+  id: string;
+  /** Offsets of the id after the hot-code marker, of the hot code's start and end, and its line (0-based). */
+  hot: [mark: number, start: number, end: number, line: number];
+  /** Whether "*" + "/" was stored as "*" + NUL inside the comment (NUL never occurs in the code). */
+  esc: boolean;
+  /** Offset of the id after the cold marker; then [start, end) of each cold group's base64 text. */
+  coldMark: number;
+  cold: [start: number, end: number][];
+};
+
+const BOOT = __CLAW_BOOT__;
+const url = import.meta.url;
+const file = fileURLToPath(url);
+
+/** Bytes [start, end) of this file, after checking the build id found at `mark` (the file may have been replaced). */
+function region(mark: number, start: number, end: number): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const b = Buffer.allocUnsafe(end - mark);
+    let n = 0;
+    while (n < b.length) {
+      const r = readSync(fd, b, n, b.length - n, mark + n);
+      if (r === 0) break;
+      n += r;
+    }
+    if (n !== b.length || b.toString('latin1', 0, BOOT.id.length) !== BOOT.id) {
+      throw new Error(`claw: ${file} changed on disk since this process started (reinstalled?); restart claw`);
+    }
+    return b.subarray(start - mark);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Cold group g's base64 text, read when the hot code first needs that group (scripts/build/cold-hub.mjs). */
+const payload = (g: number): string => region(BOOT.coldMark, BOOT.cold[g][0], BOOT.cold[g][1]).toString('latin1');
+
+let source = region(BOOT.hot[0], BOOT.hot[1], BOOT.hot[2]).toString('latin1');
+if (BOOT.esc) source = source.replaceAll('*\0', '*/');
+
+// Bun keeps its own cache of compiled code and ignores V8 cached data: no files there.
+const command = process.versions.bun ? undefined : cacheCommand(process.argv);
+const dir = command ? cacheDir(process.env) : undefined;
+const name =
+  dir &&
+  cacheFileName({
+    buildId: BOOT.id,
+    command: command!,
+    nodeVersion: process.version,
+    arch: process.arch,
+    flags: `${process.execArgv.join('\0')}\0${process.env.NODE_OPTIONS ?? ''}`,
+  });
+const cachedData = name ? readCache(`${dir}/${name}`) : undefined;
+// filename + lineOffset: stack traces point into dist/claw.mjs at the right line, as with a plain ESM bundle.
+const script = new Script(source, { filename: url, lineOffset: BOOT.hot[3], ...(cachedData ? { cachedData } : {}) });
+if (name && (!cachedData || script.cachedDataRejected)) saveLater(dir!, name, () => script.createCachedData());
+const run = script.runInThisContext() as (require: NodeRequire, module: object, exports: object, url: string, payload: (g: number) => string) => void;
+const module = { exports: {} };
+run(createRequire(url), module, module.exports, url, payload);
