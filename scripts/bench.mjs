@@ -3,7 +3,10 @@
 // (scripts/bench/bare.mjs) doing the same stdio I/O. Both are started with process.execPath,
 // the same node flags, the same argv after the script, the same cwd and environment.
 //
-//   1. cold start   spawn → claw.initialize reply line (median, p90; ratio of medians)
+//   1. cold start   spawn → claw.initialize reply line (median, p90; ratio of medians). dist/claw.mjs keeps a
+//                   V8 code cache (docs/startup.md): every claw start here uses a private cache directory
+//                   that the warm-up run fills, so starts 2..N run with a warm cache; a third series,
+//                   "claw, cold cache", starts each time with an empty cache directory (a first start).
 //   2. RSS at READY VmRSS of the child right after its initialize reply (median; ratio)
 //   3. throughput   after initialize, N pipelined claw.status requests written at once →
 //                   time until all N replies arrived (req/s; ratio claw/bare, higher is better)
@@ -19,7 +22,7 @@
 //                examples/minimal/claw.json: the same agent as the default claw.yaml, as JSON
 // Requires a built dist/claw.mjs (`npm run build`). Node 18+, node: built-ins only.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir, cpus, arch, platform } from 'node:os';
+import { tmpdir, cpus, arch, platform, loadavg } from 'node:os';
 import { join, dirname, resolve, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
@@ -110,8 +113,10 @@ async function chooseManifest(tmp) {
 // ---------- benchmarks ----------
 /** Spawn `kind` (claw or bare) on the manifest and send initialize; { p, t: when the reply line arrived, msg }. */
 async function startAndInit(kind, ctx) {
-  const script = kind === 'claw' ? CLAW : BARE;
-  return spawnAndInit(kind, [...opt.nodeFlags, script, 'run', ctx.manifest.file], ctx.spawnOpts, ctx.initLine, 15000);
+  const script = kind === 'bare' ? BARE : CLAW;
+  // claw: the warm cache directory (filled by the warm-up run); claw-cold: a new empty one each start.
+  const env = kind === 'bare' ? ctx.spawnOpts.env : { ...ctx.spawnOpts.env, CLAW_CACHE_DIR: kind === 'claw' ? ctx.warmCache : join(ctx.tmp, `cold-${ctx.coldRuns++}`) };
+  return spawnAndInit(kind, [...opt.nodeFlags, script, 'run', ctx.manifest.file], { ...ctx.spawnOpts, env }, ctx.initLine, 15000);
 }
 
 async function coldStart(kind, ctx) {
@@ -184,18 +189,25 @@ async function main() {
       statusPayload: Buffer.from(status),
       // Identical for both: same cwd (the manifest's directory), same environment.
       spawnOpts: { cwd: dirname(manifest.file), env: { ...process.env } },
+      tmp,
+      warmCache: join(tmp, 'warm-cache'),
+      coldRuns: 0,
     };
 
     progress(`node ${process.version} ${platform()}-${arch()}, ${cpus().length} CPUs; manifest ${manifest.label}`);
-    progress(`warm-up (discarded)`);
+    progress(`warm-up (discarded; fills claw's code cache)`);
     await coldStart('claw', ctx);
     await coldStart('bare', ctx);
+    await coldStart('claw-cold', ctx);
 
-    progress(`cold start + RSS: ${opt.runs} runs each, alternating`);
-    const cold = { claw: [], bare: [] };
+    progress(`cold start + RSS: ${opt.runs} runs each, rotating claw (warm cache) / bare / claw (cold cache)`);
+    const cold = { claw: [], bare: [], 'claw-cold': [] };
+    const kinds = ['claw', 'bare', 'claw-cold'];
     for (let i = 0; i < opt.runs; i++) {
-      const order = i % 2 === 0 ? ['claw', 'bare'] : ['bare', 'claw'];
-      for (const k of order) cold[k].push(await coldStart(k, ctx));
+      for (let j = 0; j < kinds.length; j++) {
+        const k = kinds[(i + j) % kinds.length];
+        cold[k].push(await coldStart(k, ctx));
+      }
     }
 
     progress(`throughput: ${opt.tputRuns} runs each of ${opt.requests} pipelined claw.status`);
@@ -220,6 +232,7 @@ async function main() {
 
     const stat = (arr, key) => ({ median: median(arr.map((r) => r[key])), p90: quantile(arr.map((r) => r[key]), 0.9) });
     const s = {
+      coldCache: { ms: stat(cold['claw-cold'], 'ms'), rss: stat(cold['claw-cold'], 'rssKb'), cpu: stat(cold['claw-cold'], 'cpuMs') },
       cold: { claw: stat(cold.claw, 'ms'), bare: stat(cold.bare, 'ms') },
       cpu: { claw: stat(cold.claw, 'cpuMs'), bare: stat(cold.bare, 'cpuMs') },
       rss: { claw: stat(cold.claw, 'rssKb'), bare: stat(cold.bare, 'rssKb') },
@@ -232,7 +245,7 @@ async function main() {
       rss: s.rss.claw.median / s.rss.bare.median,
       throughput: s.tput.claw.median / s.tput.bare.median,
     };
-    const uncleanExits = [...cold.claw, ...cold.bare, ...tput.claw, ...tput.bare].filter((r) => !r.cleanExit).length;
+    const uncleanExits = [...cold.claw, ...cold.bare, ...cold['claw-cold'], ...tput.claw, ...tput.bare].filter((r) => !r.cleanExit).length;
     const ok = (r, t) => (r <= t ? 'ok' : 'MISS');
 
     const summary = {
@@ -243,7 +256,9 @@ async function main() {
       requests: opt.requests,
       tputRuns: opt.tputRuns,
       nodeFlags: opt.nodeFlags,
-      coldStartMs: { claw: round(s.cold.claw), bare: round(s.cold.bare), ratio: r3(ratio.coldStart), target: TARGETS.coldStart, ok: ratio.coldStart <= TARGETS.coldStart },
+      loadavg: loadavg().map((l) => Math.round(l * 100) / 100),
+      coldStartMs: { claw: round(s.cold.claw), bare: round(s.cold.bare), ratio: r3(ratio.coldStart), target: TARGETS.coldStart, ok: ratio.coldStart <= TARGETS.coldStart, codeCache: 'warm' },
+      coldStartColdCacheMs: { claw: round(s.coldCache.ms), ratio: r3(s.coldCache.ms.median / s.cold.bare.median), cpuRatio: r3(s.coldCache.cpu.median / s.cpu.bare.median), rssRatio: r3(s.coldCache.rss.median / s.rss.bare.median) },
       cpuToReadyMs: { claw: round(s.cpu.claw), bare: round(s.cpu.bare), ratio: r3(s.cpu.claw.median / s.cpu.bare.median) },
       rssKb: { claw: round(s.rss.claw), bare: round(s.rss.bare), ratio: r3(ratio.rss), target: TARGETS.rss, ok: ratio.rss <= TARGETS.rss },
       hwmKb: { claw: round(s.hwm.claw), bare: round(s.hwm.bare) },
@@ -258,6 +273,8 @@ async function main() {
         ['metric', 'claw', 'bare', 'claw/bare', 'target', ''],
         ['cold start median (ms)', f1(s.cold.claw.median), f1(s.cold.bare.median), `${f3(ratio.coldStart)}x`, `<= ${TARGETS.coldStart.toFixed(2)}x`, ok(ratio.coldStart, TARGETS.coldStart)],
         ['cold start p90 (ms)', f1(s.cold.claw.p90), f1(s.cold.bare.p90), `${f2(s.cold.claw.p90 / s.cold.bare.p90)}x`, '', ''],
+        ['  first start (empty code cache)', f1(s.coldCache.ms.median), f1(s.cold.bare.median), `${f3(s.coldCache.ms.median / s.cold.bare.median)}x`, '', 'info'],
+        ['  first start CPU / RSS vs bare', '', '', `${f3(s.coldCache.cpu.median / s.cpu.bare.median)}x / ${f3(s.coldCache.rss.median / s.rss.bare.median)}x`, '', 'info'],
         ['CPU time to READY median (ms)', f1(s.cpu.claw.median), f1(s.cpu.bare.median), `${f3(s.cpu.claw.median / s.cpu.bare.median)}x`, '', 'info'],
         ['RSS at READY median (MB)', mb(s.rss.claw.median), mb(s.rss.bare.median), `${f3(ratio.rss)}x`, `<= ${TARGETS.rss.toFixed(2)}x`, ok(ratio.rss, TARGETS.rss)],
         ['RSS at READY p90 (MB)', mb(s.rss.claw.p90), mb(s.rss.bare.p90), `${f2(s.rss.claw.p90 / s.rss.bare.p90)}x`, '', ''],
@@ -270,7 +287,7 @@ async function main() {
       }
       process.stdout.write(
         `claw-edge bench: ${relative(ROOT, CLAW)} vs scripts/bench/bare.mjs; node ${process.version}, ${platform()}-${arch()}, ${cpus().length} CPUs; manifest ${manifest.label}\n` +
-          `${opt.runs} cold starts each (alternating, after 1 warm-up), ${opt.tputRuns} throughput runs each of ${opt.requests} pipelined requests\n\n` +
+          `${opt.runs} cold starts each (rotating, after 1 warm-up; claw with a warm code cache, plus its first start with an empty one), ${opt.tputRuns} throughput runs each of ${opt.requests} pipelined requests; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n\n` +
           `${table(rows)}\n\n`,
       );
       if (uncleanExits > 0) process.stdout.write(`warning: ${uncleanExits} child(ren) did not exit cleanly with code 0 after stdin EOF\n\n`);
