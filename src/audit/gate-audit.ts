@@ -38,7 +38,11 @@ export function createGateAuditor(log: AuditAppender, s: Pick<AuditSettings, 'lo
     } else if (t.approval && (code === ErrorCode.ApprovalDenied || code === ErrorCode.ApprovalTimeout)) {
       if (s.logApprovals) log.append('approval.decided', { ...ids(c), rule_id: t.approval, decision: code === ErrorCode.ApprovalDenied ? 'denied' : 'timeout', message });
     } else {
-      log.append('authorization.decided', { ...ids(c), decision: 'deny', gate: gateOf(code, e, t), code, message });
+      // The refusal's data names what decided it: a policy rule (-32011 rule_id, policy) or a sandbox rule (-32010 rule).
+      const data = (e as { data?: { rule_id?: unknown; policy?: unknown; rule?: unknown } })?.data;
+      const rule = typeof data?.rule_id === 'string' ? data.rule_id : typeof data?.rule === 'string' ? data.rule : undefined;
+      const policy = typeof data?.policy === 'string' ? data.policy : undefined;
+      log.append('authorization.decided', { ...ids(c), decision: 'deny', gate: gateOf(code, e, t), code, message, ...(rule ? { rule_id: rule } : {}), ...(policy ? { policy } : {}) });
     }
   };
 

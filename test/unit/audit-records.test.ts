@@ -54,17 +54,19 @@ test('log_inputs / log_outputs off: only the arguments hash, no result', async (
 });
 
 test('refusals name their gate and nothing executes: schema, autonomy, policy', async () => {
-  const cases: [Parameters<typeof makeDeps>[0], Parameters<typeof makeCall>[0], string, number][] = [
-    [{}, { args: {} }, 'schema', ErrorCode.InvalidParams],
-    [{ autonomy: 'observer' }, {}, 'autonomy', ErrorCode.PolicyDenied],
-    [{}, { policies: [policy('p', { rules: [{ id: 'no', action: 'deny', scope: 'all' }] })] }, 'policy', ErrorCode.PolicyDenied],
+  const cases: [Parameters<typeof makeDeps>[0], Parameters<typeof makeCall>[0], string, number, string | undefined, string | undefined][] = [
+    [{}, { args: {} }, 'schema', ErrorCode.InvalidParams, undefined, undefined],
+    [{ autonomy: 'observer' }, {}, 'autonomy', ErrorCode.PolicyDenied, 'autonomy:observer', undefined],
+    [{}, { policies: [policy('p', { rules: [{ id: 'no', action: 'deny', scope: 'all' }] })] }, 'policy', ErrorCode.PolicyDenied, 'no', 'p'],
   ];
-  for (const [d, c, gate, code] of cases) {
+  for (const [d, c, gate, code, ruleId, pol] of cases) {
     const { log, impl, go } = setup(d);
     const r = await go(c);
     assert.is((r.error as ProtocolError).code, code);
     assert.equal(kinds(log.recs), ['capability.requested', 'authorization.decided:deny'], gate);
     assert.equal([log.recs[1].data.gate, log.recs[1].data.code], [gate, code]);
+    // The deciding rule is in the record, as for allow / require-approval / audit-only.
+    assert.equal([log.recs[1].data.rule_id, log.recs[1].data.policy], [ruleId, pol], gate);
     assert.is(impl.calls.length, 0);
   }
 });
