@@ -3,6 +3,7 @@
 // output. On a terminal it prompts; piped, it is line-oriented: stdout carries only replies, one per
 // message (docs/agent.md "claw chat"). Approvals are asked here: the next input line answers (y/yes approves).
 import { startRuntime } from '../runtime/start.ts';
+import { dirnameOf } from '../manifest/reader.ts';
 import { openSession } from '../kernel/methods/initialize.ts';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../kernel/version.ts';
 import { createFileLedgerStore } from '../node/ledger-file.ts';
@@ -90,6 +91,7 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
     clock: env.clock,
     reader: env.reader,
     cwd: env.cwd,
+    configDir: setup.configFile ? dirnameOf(setup.configFile) : undefined,
     secrets: setup.secrets,
     launchManifest,
     transports: [channel],

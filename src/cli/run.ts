@@ -50,6 +50,7 @@ export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
     clock: env.clock,
     reader: env.reader,
     cwd: env.cwd,
+    configDir: setup.configFile ? dirnameOf(setup.configFile) : undefined,
     secrets,
     launchManifest,
     transports: [stdio, ...extra],

@@ -65,10 +65,14 @@ export interface AgentCore {
   snapshot(): { state: LifecycleState; uptime_ms: number };
 }
 
-/** The methods of each capability group (spec §11 method table, §9.3.1 capability negotiation). */
+/**
+ * The methods of each capability group (spec §11 method table, §9.3.1 capability negotiation), plus
+ * this runtime's extension `claw.swarm.result` (docs/swarm.md), which belongs to the swarm group: it
+ * is answered exactly when the other swarm methods are.
+ */
 const GROUP_METHODS: Record<CapabilityGroup, string[]> = {
   tools: ['claw.tool.call', 'claw.tool.approve', 'claw.tool.deny'],
-  swarm: ['claw.swarm.delegate', 'claw.swarm.report', 'claw.swarm.broadcast', 'claw.swarm.discover'],
+  swarm: ['claw.swarm.delegate', 'claw.swarm.report', 'claw.swarm.broadcast', 'claw.swarm.discover', 'claw.swarm.result'],
   memory: ['claw.memory.query', 'claw.memory.store', 'claw.memory.compact'],
 };
 const METHOD_GROUP = new Map<string, CapabilityGroup>(

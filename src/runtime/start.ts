@@ -27,6 +27,8 @@ export interface RuntimeDeps {
   clock: Clock;
   reader: SourceReader;
   cwd: string;
+  /** Directory of claw.runtime.yaml: its relative paths (swarm.bus fs:dir) resolve against it, as data_dir's do. */
+  configDir?: string;
   secrets: SecretResolver;
   launchManifest?: ResolvedManifest;
   transports: Transport[];
@@ -146,7 +148,7 @@ export function startRuntime(d: RuntimeDeps): Runtime {
     : undefined;
   // Swarm (Level 3, docs/swarm.md): a peer's task runs through this agent's own dispatch (gates included).
   const swarm = lazySwarm(async () =>
-    (await import('./swarm-module.ts')).swarmModule({ config: d.config, log: d.log, clock: d.clock, cwd: d.cwd, secrets: d.secrets, notify, dispatch: async (method, params) => agent.dispatch(method, params, { transport: 'swarm' }) }),
+    (await import('./swarm-module.ts')).swarmModule({ config: d.config, log: d.log, clock: d.clock, cwd: d.configDir ?? d.cwd, secrets: d.secrets, notify, dispatch: async (method, params) => agent.dispatch(method, params, { transport: 'swarm' }) }),
   );
   const agent = new Agent({
     clock: d.clock,

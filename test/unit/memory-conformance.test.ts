@@ -14,7 +14,8 @@ const group = (name: string, level: 2 | 3, methods: string[]): KernelModule => (
 });
 const TOOLS = ['claw.tool.call', 'claw.tool.approve', 'claw.tool.deny'];
 const MEMORY = ['claw.memory.query', 'claw.memory.store', 'claw.memory.compact'];
-const SWARM = ['claw.swarm.delegate', 'claw.swarm.report', 'claw.swarm.broadcast', 'claw.swarm.discover'];
+// claw.swarm.result is this runtime's extension of the swarm group (docs/swarm.md).
+const SWARM = ['claw.swarm.delegate', 'claw.swarm.report', 'claw.swarm.broadcast', 'claw.swarm.discover', 'claw.swarm.result'];
 
 async function session(level: 1 | 2 | 3, modules: KernelModule[], capabilities: Record<string, unknown> = {}) {
   const agent = new Agent({
@@ -76,6 +77,13 @@ test('every group implemented: level-3, all groups; a non-empty request gets the
   assert.equal((await s.call('claw.swarm.discover')).result, { answered: 'claw.swarm.discover' });
   const only = await session(3, mods, { memory: {} });
   assert.equal(only.init.capabilities, { memory: {} });
+});
+
+test('swarm without memory: claw.swarm.result is answered with the rest of its group on a level-3 manifest', async () => {
+  const s = await session(3, [group('tools', 2, TOOLS), group('swarm', 3, SWARM)]);
+  assert.is(s.init.conformanceLevel, 'level-2');
+  assert.equal(s.init.capabilities, { tools: {}, swarm: {} });
+  assert.equal((await s.call('claw.swarm.result')).result, { answered: 'claw.swarm.result' });
 });
 
 test('no tools group: level-1 runtime; a level-3 manifest still gets memory by the per-group rule', async () => {
