@@ -125,7 +125,8 @@ test('max_tokens never exceeds 4096, however large the window', async () => {
   assert.is(llm.requests[0].body.max_tokens, 4096);
 });
 
-test('requests_per_minute: the third request in a minute waits for the oldest to leave the window; 0 refuses', async () => {
+/** A provider allowing 2 requests per minute, over a fake clock whose sleeps are recorded and skipped. */
+function twoPerMinute() {
   const clock = new FakeClock();
   const waits: number[] = [];
   const { deps } = setup([prov('p', oa({ limits: { requests_per_minute: 2 } }))], {
@@ -135,6 +136,11 @@ test('requests_per_minute: the third request in a minute waits for the oldest to
       clock.advance(ms);
     },
   });
+  return { clock, waits, deps };
+}
+
+test('requests_per_minute: the third request in a minute waits for the oldest to leave the window; 0 refuses', async () => {
+  const { clock, waits, deps } = twoPerMinute();
   for (let i = 0; i < 3; i++) llm.queue({ json: openaiJson({ content: String(i), usage: [1, 1] }) });
   const chain = createChain(deps);
   await chain.complete({ messages: [user('x')], signal: signal() });
@@ -150,15 +156,7 @@ test('requests_per_minute: the third request in a minute waits for the oldest to
 });
 
 test('requests_per_minute: chat and memory embeddings over the same deps share one window per provider', async () => {
-  const clock = new FakeClock();
-  const waits: number[] = [];
-  const { deps } = setup([prov('p', oa({ limits: { requests_per_minute: 2 } }))], {
-    clock,
-    sleep: async (ms) => {
-      waits.push(ms);
-      clock.advance(ms);
-    },
-  });
+  const { clock, waits, deps } = twoPerMinute();
   llm.embeddings = (input) => input.map(() => [1, 0]);
   for (let i = 0; i < 2; i++) llm.queue({ json: openaiJson({ content: String(i), usage: [1, 1] }) });
   const chain = createChain(deps);
