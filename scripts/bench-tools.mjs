@@ -83,12 +83,14 @@ function parseOptions(argv) {
   }
   return {
     ...o, // quick, json, mcp, probe
-    requests: num('requests', o.quick ? 5000 : 10000),
+    requests: num('requests', o.quick ? 5000 : 20000),
     tputRuns: num('tput-runs', o.quick ? 2 : 5),
     calls: num('calls', o.quick ? 50 : 200),
     warmup: num('warmup', o.quick ? 5 : 20),
     mcpCalls: num('mcp-calls', o.quick ? 50 : 200),
-    tputWarmup: values['tput-warmup'] === '0' ? 0 : num('tput-warmup', 1000),
+    // Steady state: both processes get the same warm-up, long enough for V8 to finish optimizing the
+    // request path (a long-running agent's state); --tput-warmup=1000 shows the warm-up phase instead.
+    tputWarmup: values['tput-warmup'] === '0' ? 0 : num('tput-warmup', o.quick ? 5000 : 20000),
     variants,
     timeoutS: num('timeout', o.quick ? 90 : 300),
     nodeFlags: (values['node-flags'] ?? '').split(/\s+/).filter(Boolean),
