@@ -41,7 +41,9 @@ export async function bundle({
   mkdirSync(dirname(outfile), { recursive: true });
   const options = {
     bundle: true,
-    minify,
+    // minify: false keeps identifiers (readable profiles) but still drops comments and whitespace: the code-cache
+    // build stores the hot code as ASCII, and comments carry non-ASCII characters.
+    ...(minify ? { minify: true } : { minifyWhitespace: true, minifySyntax: false, minifyIdentifiers: false }),
     platform: 'node',
     format: 'esm',
     target: ['node18'],

@@ -1,6 +1,8 @@
 // Runtime half of the cold-code build (scripts/build/cold.mjs), bundled into the hot part of claw.mjs.
 // Not imported by anything but that build, which substitutes the compressed groups for the placeholder below.
-import { createRequire } from 'node:module';
+// How to get a require rooted at the bundle: the inline build imports node:module; the code-cache build
+// (scripts/build/boot.mjs) substitutes the require its loader passes in, so node:module is not loaded at start.
+__CLAW_HUB_REQUIRE__
 
 // The inline build: an array of base64 strings. The code-cache build (scripts/build/boot.mjs): a function that
 // reads group g's base64 text from the bundle file when it is first needed, so no payload is held in memory before.
@@ -19,7 +21,7 @@ function group(g) {
   // The entry registers after its own evaluation; only a top-level await in hot code could get here first.
   if (!hot) throw new Error('claw: cold code requested before the bundle finished loading');
   // node:zlib only now: a start-up that never touches cold code does not load it.
-  req ??= createRequire(import.meta.url);
+  req ??= hubRequire();
   const code = req('node:zlib').brotliDecompressSync(Buffer.from(typeof payloads === 'function' ? payloads(g) : payloads[g], 'base64')).toString('utf8');
   // The cold code's require: hot module namespaces by registry slot, everything else (node built-ins the
   // CommonJS dependencies ask for) from a real require rooted at this bundle, as the banner's require is.

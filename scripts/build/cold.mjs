@@ -147,7 +147,13 @@ export async function bundleCold(base, { entry, outfile, externalPayloads = fals
           lines.push(`import { __claw_register } from 'claw-cold:hub';`, `__claw_register([${registry.map((_, i) => `h${i}`).join(',')}]);`);
           return { contents: lines.join('\n'), loader: 'js', resolveDir: process.cwd() };
         }
-        if (args.path === 'claw-cold:hub') return { contents: HUB.replace('__CLAW_COLD_PAYLOADS__', externalPayloads ? '__claw_payload' : JSON.stringify(payloads)), loader: 'js', resolveDir: process.cwd() };
+        if (args.path === 'claw-cold:hub') {
+          const hub = HUB.replace('__CLAW_COLD_PAYLOADS__', externalPayloads ? '__claw_payload' : JSON.stringify(payloads)).replace(
+            '__CLAW_HUB_REQUIRE__',
+            externalPayloads ? 'const hubRequire = () => require;' : "import { createRequire } from 'node:module';\nconst hubRequire = () => createRequire(import.meta.url);",
+          );
+          return { contents: hub, loader: 'js', resolveDir: process.cwd() };
+        }
         const p = /^claw-cold:proxy:(\d+)$/.exec(args.path);
         if (p) return { contents: registry[+p[1]].proxy, loader: 'js', resolveDir: process.cwd() };
         return { errors: [{ text: `unknown ${args.path}` }] };

@@ -13,7 +13,10 @@
 // else can write them, so a copy that is damaged twice alike has to be written on purpose by this user.
 //
 // File: "CLAWCC02" | u32 LE length n of the V8 data | u32 LE ~n | data | zero pad to 4 | data | zero pad to 4.
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { builtin } from './builtin.ts';
+
+// node:fs through builtin(), not an ESM import (see builtin.ts).
+const fs = () => builtin('node:fs');
 
 const MAGIC = 'CLAWCC02';
 const HEADER = 16;
@@ -88,7 +91,7 @@ function trusted(st: { uid: number; mode: number }): boolean {
 function readFully(fd: number, b: Uint8Array, position: number): boolean {
   let n = 0;
   while (n < b.length) {
-    const r = readSync(fd, b, n, b.length - n, position + n);
+    const r = fs().readSync(fd, b, n, b.length - n, position + n);
     if (r === 0) return false;
     n += r;
   }
@@ -99,8 +102,8 @@ function readFully(fd: number, b: Uint8Array, position: number): boolean {
 export function readCache(file: string): Uint8Array | undefined {
   let fd: number | undefined;
   try {
-    fd = openSync(file, 'r');
-    const st = fstatSync(fd);
+    fd = fs().openSync(file, 'r');
+    const st = fs().fstatSync(fd);
     if (!st.isFile() || !trusted(st) || st.size <= HEADER || st.size > MAX_BYTES) return undefined;
     const head = Buffer.allocUnsafe(HEADER);
     if (!readFully(fd, head, 0) || head.toString('latin1', 0, MAGIC.length) !== MAGIC) return undefined;
@@ -119,7 +122,7 @@ export function readCache(file: string): Uint8Array | undefined {
   } catch {
     return undefined;
   } finally {
-    if (fd !== undefined) closeSync(fd);
+    if (fd !== undefined) fs().closeSync(fd);
   }
 }
 
@@ -144,12 +147,12 @@ export function writeCache(dir: string, name: string, data: Uint8Array): boolean
   const file = `${dir}/${name}`;
   const tmp = `${file}.${process.pid}.tmp`;
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writeFileSync(tmp, encodeCache(data), { mode: 0o600 });
-    renameSync(tmp, file);
+    fs().mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs().writeFileSync(tmp, encodeCache(data), { mode: 0o600 });
+    fs().renameSync(tmp, file);
   } catch {
     try {
-      unlinkSync(tmp);
+      fs().unlinkSync(tmp);
     } catch {}
     return false;
   }
@@ -160,10 +163,10 @@ export function writeCache(dir: string, name: string, data: Uint8Array): boolean
 /** Keeps the newest KEEP_FILES cache files: every build and Node upgrade leaves files behind otherwise. */
 function trim(dir: string): void {
   try {
-    const files = readdirSync(dir).filter((n) => n.endsWith('.v8cache'));
+    const files = fs().readdirSync(dir).filter((n) => n.endsWith('.v8cache'));
     if (files.length <= KEEP_FILES) return;
-    const aged = files.map((n) => ({ n, t: statSync(`${dir}/${n}`).mtimeMs })).sort((a, b) => b.t - a.t);
-    for (const { n } of aged.slice(KEEP_FILES)) unlinkSync(`${dir}/${n}`);
+    const aged = files.map((n) => ({ n, t: fs().statSync(`${dir}/${n}`).mtimeMs })).sort((a, b) => b.t - a.t);
+    for (const { n } of aged.slice(KEEP_FILES)) fs().unlinkSync(`${dir}/${n}`);
   } catch {}
 }
 

@@ -1,5 +1,3 @@
-import { createRequire } from 'node:module';
-
 // Node built-ins that only some agents need, loaded on first use: an agent with no tools never pays
 // for node:child_process, node:http(s) or node:dns at start-up (BENCH.md: importing them cost ~1.1x
 // the bare start time and ~7% RSS). Each loader caches its promise.
@@ -15,6 +13,9 @@ export const dnsModule = () => (dns ??= import('node:dns'));
 
 // node:crypto is used synchronously (ids, hashes), so it is required on first use rather than
 // imported: importing it costs ~1.4 MB RSS at start-up (OpenSSL), in every agent (BENCH.md).
-let req: ReturnType<typeof createRequire> | undefined;
+// process.getBuiltinModule (Node >= 20.16, Bun) first; else the bundle's require (the code-cache build passes
+// one in, the plain ESM build defines one in its banner). No node:module here: loading it and calling
+// createRequire cost ~0.8 ms at every start (docs/startup.md).
 let cryptoModule: typeof import('node:crypto') | undefined;
-export const nodeCrypto = (): typeof import('node:crypto') => (cryptoModule ??= (req ??= createRequire(import.meta.url))('node:crypto'));
+export const nodeCrypto = (): typeof import('node:crypto') =>
+  (cryptoModule ??= (process.getBuiltinModule?.('node:crypto') as typeof import('node:crypto') | undefined) ?? (require('node:crypto') as typeof import('node:crypto')));
