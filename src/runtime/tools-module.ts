@@ -272,9 +272,12 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
       }
       // A level or feature this board cannot provide is refused now, never silently downgraded.
       const refusals = new Set<string>();
-      for (const t of tools.values()) {
+      const sandboxes = new Map<string, SandboxSpec>();
+      for (const [name, t] of tools) {
         const sb = sandboxOf(m, t.bound.sandboxRef);
-        const why = env.isolationProblem(sb, t.bound.impl);
+        sandboxes.set(name, sb);
+        // Through the session's cache: the first call of each tool reuses this answer.
+        const why = deps!.isolationProblem(sb, t.bound.impl);
         if (why) refusals.add(`tool ${t.bound.name}: ${why}`);
         // Allowed downgrades and what enforces what: said once per tool at STARTING, never silent.
         else for (const note of env.isolationNotes(sb, t.bound.impl)) d.log.info('sandbox', { tool: t.bound.name, sandbox_level: sb.level, note });
@@ -294,7 +297,7 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
         } catch (e) {
           policies = e as Error; // answered per call, as before (the loader's cross-checks should make this unreachable)
         }
-        prepared.set(name, { reg, sandbox: sandboxOf(m, reg.bound.sandboxRef), policies });
+        prepared.set(name, { reg, sandbox: sandboxes.get(name)!, policies });
       }
       // Composite tools call back into the gate path below (docs/agent.md "Composite tools").
       composites?.attach({ tools: agentTools, telemetry: core.telemetry, recordVerdict: audit ? (raw, v, c) => audit?.recordVerdict(raw, v, c) : undefined });
@@ -318,12 +321,12 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
   };
 }
 
-/** A tool result's text for telemetry, bounded (telemetry carries results only as a summary). */
 /** What makes two claw.tool.call the same call for a repeated request_id (runtime profile §5). */
 function callFingerprint(p: ToolCallParams): string {
   return canonicalJson({ name: p.name, args: p.arguments, sandbox: p.context.sandbox, policy: p.context.policy });
 }
 
+/** A tool result's text for telemetry, bounded (telemetry carries results only as a summary). */
 function resultText(r: ToolResult): string {
   const text = r.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
   return text.length > 512 ? `${text.slice(0, 512)}…` : text;
