@@ -1,15 +1,20 @@
 // SourceReader over node:fs (and fetch for http registries).
-import { readFile, readdir } from 'node:fs/promises';
+// Synchronous reads behind the async interface: what this reads (manifests, primitive files, the runtime
+// configuration, mostly at start-up) is small, and fs/promises' readFile goes to the thread pool four times
+// (open, fstat, read, close), each a turn of the event loop: ~1 ms of wall time per file on the start path,
+// twice before the first reply (claw.runtime.yaml lookup, the manifest). Errors are the same (ENOENT, EISDIR
+// ...), as rejections. docs/startup.md.
+import { readFileSync, readdirSync } from 'node:fs';
 import type { SourceReader } from '../manifest/reader.ts';
 
 export function createFsReader(): SourceReader {
   return {
     async read(path) {
-      return new Uint8Array(await readFile(path));
+      return new Uint8Array(readFileSync(path));
     },
     async list(dir) {
       try {
-        const entries = await readdir(dir, { withFileTypes: true });
+        const entries = readdirSync(dir, { withFileTypes: true });
         return entries.map((e) => ({ name: e.name, dir: e.isDirectory() }));
       } catch {
         return [];
