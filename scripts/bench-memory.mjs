@@ -60,6 +60,10 @@ const queryWord = () => VOCAB[50 + Math.floor(rnd() * 4950)];
 // ~100-byte entries: 16 words + a number, metadata {source}.
 const entry = (i) => ({ content: Array.from({ length: 16 }, zipf).join(' ') + ' #' + i, metadata: { source: 'bench' } });
 const payload = (e) => Buffer.byteLength(e.content) + Buffer.byteLength(JSON.stringify(e.metadata));
+// One turn of the event loop after each call, as a server gets between requests (they arrive by I/O): without it
+// a loop of awaited calls runs on microtasks only, and the threadpool's deflate of an automatic sql.js snapshot
+// could never deliver (the snapshot would never be written, and its bytes never counted).
+const turn = () => new Promise((r) => setImmediate(r));
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
 const r = { adapter, node: process.version };
 if (fillOnly !== '1') {
@@ -70,19 +74,19 @@ const sem = openMemoryStore({ name: 'sem', type: 'semantic', search: { strategy:
 // 1. throughput + 4. bytes (conversation: one row per entry; semantic: + its FTS rows)
 const single = quick === '1' ? 300 : 1000;
 let pay = 0, w0 = wchar(), t0 = performance.now();
-for (let i = 0; i < single; i++) { const e = entry(i); pay += payload(e); await conv.store([e]); }
+for (let i = 0; i < single; i++) { const e = entry(i); pay += payload(e); await conv.store([e]); await turn(); }
 let ms = performance.now() - t0;
 r.single = { calls: single, entries_per_s: Math.round(single / (ms / 1000)), ms_per_call: +(ms / single).toFixed(3), bytes_per_entry: Math.round((wchar() - w0) / single), x_payload: +((wchar() - w0) / pay).toFixed(2) };
 const batches = quick === '1' ? 20 : 100;
 pay = 0; w0 = wchar(); t0 = performance.now();
-for (let b = 0; b < batches; b++) { const es = Array.from({ length: 100 }, (_, k) => entry(b * 100 + k)); for (const e of es) pay += payload(e); await conv.store(es); }
+for (let b = 0; b < batches; b++) { const es = Array.from({ length: 100 }, (_, k) => entry(b * 100 + k)); for (const e of es) pay += payload(e); await conv.store(es); await turn(); }
 ms = performance.now() - t0;
 r.batched = { calls: batches, entries_per_s: Math.round((batches * 100) / (ms / 1000)), bytes_per_entry: Math.round((wchar() - w0) / (batches * 100)), x_payload: +((wchar() - w0) / pay).toFixed(2) };
 // 2. query latency at 10k and 100k semantic entries (filled in batches of 1000) + 3. RSS + 4. bytes for the fill
 r.query = [];
 let have = 0; pay = 0; w0 = wchar(); const j0 = db.durable ? { ...db.durable.stats } : undefined;
 for (const target of quick === '1' ? [10000] : [10000, 100000]) {
-  while (have < target) { const es = Array.from({ length: 1000 }, (_, k) => entry(have + k)); for (const e of es) pay += payload(e); await sem.store(es); have += 1000; }
+  while (have < target) { const es = Array.from({ length: 1000 }, (_, k) => entry(have + k)); for (const e of es) pay += payload(e); await sem.store(es); await turn(); have += 1000; }
   const n = quick === '1' ? 100 : 300;
   for (let i = 0; i < 20; i++) await sem.query({ type: 'semantic', text: queryWord() + ' ' + queryWord(), top_k: 10 });
   const lat = [];
@@ -144,11 +148,13 @@ for (const [label, type, total, per, withRid, size] of fills) {
     const es = Array.from({ length: per }, (_, k) => mk(n + k));
     for (const e of es) p += pl(e);
     await st.store(es, withRid ? { requestId: 'req-' + n + '-' + Math.floor(rnd() * 1e9).toString(16) } : {});
+    await turn();
     n += per;
     const s = fdb.durable ? fdb.durable.stats.snapshots : 0;
     pts.push({ n, w: wchar() - base, p, snap: s > snaps });
     snaps = s;
   }
+  if (fdb.durable) { await fdb.durable.settled(); pts[pts.length - 1].w = wchar() - base; } // a snapshot still compressing counts
   const fill_s = (performance.now() - f0) / 1000;
   const x = (q) => q.w / q.p;
   // log-uniform average of the bytes/payload ratio over stop points in [a, b] (trapezoid on ln n)

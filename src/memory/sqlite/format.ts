@@ -1,13 +1,20 @@
 // On-disk formats of the durable sql.js store (layout and reasoning in durable.ts and README.md):
-// snapshot = SQLite image + 32-byte trailer; journal = 24-byte header + length/CRC-framed JSON records.
+// snapshot = zlib-deflated SQLite image + 48-byte trailer (format 2; format 1, the plain image + 32-byte trailer,
+// is still read); journal = 24-byte header + length/CRC-framed records (binary, or JSON in format 1).
+import { inflateSync } from 'node:zlib';
 import { ClawError } from '../../protocol/errors.ts';
 import { crc32 } from './crc32.ts';
 import type { BindParams } from './types.ts';
 import type { DurableFs } from './durable.ts';
 
 const SNAP_MAGIC = 'CLAWSNP1';
+const SNAP2_MAGIC = 'CLAWSNP2';
 const JNL_MAGIC = 'CLAWJNL1';
 export const TRAILER = 32;
+export const TRAILER2 = 48;
+/** Snapshot body encodings of format 2. */
+export const BODY_PLAIN = 0;
+export const BODY_ZLIB = 1;
 export const HEADER = 24;
 export const EMPTY_ID = '0000000000000000';
 const SQLITE_MAGIC = 'SQLite format 3\0';
@@ -30,10 +37,34 @@ export function encodeSnapshot(image: Uint8Array, id: string): Uint8Array {
   return out;
 }
 
+/**
+ * Format 2: body (the image, zlib-deflated when `method` is BODY_ZLIB) + 48-byte trailer
+ * "CLAWSNP2" | id (8) | body length u64 LE | image length u64 LE | crc32(image) u32 LE | method u32 LE |
+ * crc32(trailer bytes 0..43) u32 LE. The CRC is over the image, so a body that inflates to other bytes is caught.
+ */
+export function encodeSnapshot2(body: Uint8Array, image: { length: number; crc: number }, id: string, method: number): Uint8Array {
+  const out = new Uint8Array(body.length + TRAILER2);
+  out.set(body, 0);
+  const t = out.subarray(body.length);
+  const dv = new DataView(t.buffer, t.byteOffset, TRAILER2);
+  for (let i = 0; i < 8; i++) t[i] = SNAP2_MAGIC.charCodeAt(i);
+  t.set(unhex(id), 8);
+  dv.setUint32(16, body.length % 2 ** 32, true);
+  dv.setUint32(20, Math.floor(body.length / 2 ** 32), true);
+  dv.setUint32(24, image.length % 2 ** 32, true);
+  dv.setUint32(28, Math.floor(image.length / 2 ** 32), true);
+  dv.setUint32(32, image.crc, true);
+  dv.setUint32(36, method, true);
+  dv.setUint32(44, crc32(t.subarray(0, 44)), true);
+  return out;
+}
+
 export interface Snapshot {
   image: Uint8Array;
   /** null for a plain SQLite file without our trailer (e.g. written by the native adapter). */
   id: string | null;
+  /** Bytes of the file (body + trailer). */
+  fileSize: number;
 }
 
 /** Reads and verifies a snapshot; throws 'sqlite.snapshot_missing' or 'sqlite.snapshot_corrupt' naming the file. */
@@ -46,6 +77,28 @@ export function readSnapshot(fs: DurableFs, path: string): Snapshot {
     throw new ClawError('sqlite.snapshot_unreadable', `cannot read snapshot ${path}: ${(e as Error).message}`, { cause: e });
   }
   const corrupt = (why: string) => new ClawError('sqlite.snapshot_corrupt', `corrupt snapshot ${path}: ${why}`);
+  if (buf.length >= TRAILER2 && ascii(buf, buf.length - TRAILER2, buf.length - TRAILER2 + 8) === SNAP2_MAGIC) {
+    const t = buf.subarray(buf.length - TRAILER2);
+    const dv = new DataView(t.buffer, t.byteOffset, TRAILER2);
+    if (dv.getUint32(44, true) !== crc32(t.subarray(0, 44))) throw corrupt('trailer checksum mismatch');
+    const bodyLen = dv.getUint32(16, true) + dv.getUint32(20, true) * 2 ** 32;
+    const imageLen = dv.getUint32(24, true) + dv.getUint32(28, true) * 2 ** 32;
+    if (bodyLen !== buf.length - TRAILER2) throw corrupt(`body length ${buf.length - TRAILER2}, trailer says ${bodyLen}`);
+    const method = dv.getUint32(36, true);
+    const body = buf.subarray(0, bodyLen);
+    let image: Uint8Array;
+    if (method === BODY_PLAIN) image = body;
+    else if (method === BODY_ZLIB) {
+      try {
+        image = inflateSync(body);
+      } catch (e) {
+        throw corrupt(`body does not inflate (${(e as Error).message})`);
+      }
+    } else throw corrupt(`unknown body encoding ${method}`);
+    if (image.length !== imageLen) throw corrupt(`image length ${image.length}, trailer says ${imageLen}`);
+    if (dv.getUint32(32, true) !== crc32(image)) throw corrupt('image checksum mismatch');
+    return { image, id: hex(t.subarray(8, 16)), fileSize: buf.length };
+  }
   if (buf.length >= TRAILER && ascii(buf, buf.length - TRAILER, buf.length - TRAILER + 8) === SNAP_MAGIC) {
     const t = buf.subarray(buf.length - TRAILER);
     const dv = new DataView(t.buffer, t.byteOffset, TRAILER);
@@ -54,7 +107,7 @@ export function readSnapshot(fs: DurableFs, path: string): Snapshot {
     if (len !== buf.length - TRAILER) throw corrupt(`image length ${buf.length - TRAILER}, trailer says ${len}`);
     const image = buf.subarray(0, len);
     if (dv.getUint32(24, true) !== crc32(image)) throw corrupt('image checksum mismatch');
-    return { image, id: hex(t.subarray(8, 16)) };
+    return { image, id: hex(t.subarray(8, 16)), fileSize: buf.length };
   }
   if (buf.length === 0) throw corrupt('empty file');
   if (buf.length >= 100 && ascii(buf, 0, 16) === SQLITE_MAGIC) {
@@ -63,7 +116,7 @@ export function readSnapshot(fs: DurableFs, path: string): Snapshot {
     const pageSize = dv.getUint16(16) === 1 ? 65536 : dv.getUint16(16);
     const pages = dv.getUint32(28);
     const headerSizeValid = pages > 0 && dv.getUint32(92) === dv.getUint32(24);
-    if (pageSize >= 512 && buf.length % pageSize === 0 && (!headerSizeValid || pages * pageSize === buf.length)) return { image: buf, id: null };
+    if (pageSize >= 512 && buf.length % pageSize === 0 && (!headerSizeValid || pages * pageSize === buf.length)) return { image: buf, id: null, fileSize: buf.length };
     throw corrupt('no snapshot trailer and not a whole SQLite file (truncated?)');
   }
   throw corrupt('no snapshot trailer and not a SQLite file');
