@@ -273,6 +273,7 @@ export class Parser {
       if (this.ind > parent) return this.blockNodeAtLineStart(this.ind, props, parent);
       if (ctx === 'map-value' && this.ind === parent && this.isSeqEntry(this.i)) return this.blockSeq(this.ind, props);
       if (props && ctx !== 'seq-item') this.noTabLine(emptyAt, this.i);
+      else this.tabAfterEmpty(emptyAt, parent, ctx);
       return this.empty(props, emptyAt);
     }
     const c = this.c();
@@ -333,6 +334,42 @@ export class Parser {
         if (this.isEol(e)) this.fail('tabs are not allowed as indentation', j);
       } else if (c !== SP && c !== CR) blank = false;
     }
+  }
+
+  /**
+   * An empty value (`key:` or `-` with nothing after it) followed by blank lines that start with a tab:
+   * `yaml` reads such a tab as the empty node's indentation and refuses it (found by the differential
+   * test, test/unit/fast-yaml.test.ts) in two cases, matched here exactly:
+   * - the document ends on that tab line without a line break (`x:\n\t`, `- \n\t`);
+   * - after `key:`, the line right after it is a tab line and the next content is a sibling key at the
+   *   mapping's indentation or a `---` marker, with no comment line indented under the key in between
+   *   (`x:\n\t\nb: 2`). A sequence entry, a line back at an outer indentation, `...` or the end of the
+   *   document after a line break are accepted, as `yaml` accepts them.
+   * `from` is the end of the indicator's line, `this.i` the next content (or the end).
+   */
+  private tabAfterEmpty(from: number, parent: number, ctx: Ctx): void {
+    const s = this.s;
+    const first = s.indexOf('\n', from) + 1;
+    if (first === 0) return;
+    const tabLine = (at: number) => {
+      if (s.charCodeAt(at) !== TAB) return false;
+      let e = at;
+      while (this.c(e) === TAB || this.c(e) === SP) e++;
+      return this.isEol(e) || e >= this.n;
+    };
+    if (this.i >= this.n) {
+      const last = s.lastIndexOf('\n') + 1;
+      if (last >= first && last < this.n && tabLine(last)) this.fail('tabs are not allowed as indentation', last);
+      return;
+    }
+    if (ctx !== 'map-value' || !tabLine(first)) return;
+    for (let j = s.indexOf('\n', first) + 1; j > 0 && j < this.ls; j = s.indexOf('\n', j) + 1) {
+      let k = j;
+      while (s.charCodeAt(k) === SP || s.charCodeAt(k) === TAB) k++;
+      if (s.charCodeAt(k) === HASH && k - j > parent) return;
+    }
+    const marker = this.ind === -1 && s.charCodeAt(this.i) === DASH;
+    if (this.ind === parent || marker) this.fail('tabs are not allowed as indentation', first);
   }
 
   private mergeProps(a: Props | undefined, b: Props | undefined): Props | undefined {
