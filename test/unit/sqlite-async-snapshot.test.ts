@@ -61,7 +61,7 @@ test('writes made while the image compresses go to the new journal; the file app
 });
 
 test('killed while compressing: the reopen replays <file> + .prev journal + journal and finishes that snapshot', async () => {
-  const path = fresh();
+  let path = fresh();
   const c = clock();
   const db = await open(path, { now: c.now });
   insert(db, 1, 10);
@@ -70,8 +70,14 @@ test('killed while compressing: the reopen replays <file> + .prev journal + jour
   c.tick();
   insert(db, 11, 15);
   const begun = journalBase(`${path}.claw-journal`);
-  db.close(); // the "kill": the compressed body is never written
-  assert.is(readSnapshot(fs as unknown as DurableFs, path).id, before);
+  // The "kill": the files as they are now, before the compressed body is written, copied to open elsewhere.
+  const killed = join(fs.mkdtempSync(join(work, 'killed-')), 'memory.db');
+  for (const f of fs.readdirSync(join(path, '..'))) fs.copyFileSync(join(path, '..', f), join(killed, '..', f));
+  assert.is(readSnapshot(fs as unknown as DurableFs, killed).id, before);
+  // A close (a stop) does not leave that state: it writes the pending snapshot before closing.
+  db.close();
+  assert.is(readSnapshot(fs as unknown as DurableFs, path).id, begun);
+  path = killed;
   const re = await open(path, { maxSnapshotAgeMs: 0 });
   assert.equal(ids(re), range(1, 15));
   assert.is(readSnapshot(fs as unknown as DurableFs, path).id, begun, 'the interrupted snapshot was written on open');

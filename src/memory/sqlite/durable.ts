@@ -5,10 +5,11 @@
 // state that opens to exactly the acknowledged transactions.
 //
 // File layout for a database at <file> (all beside each other):
-//   <file>                    current snapshot: SQLite image + 32-byte trailer
-//                             trailer = "CLAWSNP1" | id (8 random bytes) | image length (u64 LE) |
-//                                       crc32(image) (u32 LE) | crc32(trailer bytes 0..27) (u32 LE)
-//                             (`head -c -32 <file> > plain.db` gives a plain SQLite file)
+//   <file>                    current snapshot, format 2: the SQLite image deflated (zlib, level 1) + 48-byte
+//                             trailer "CLAWSNP2" | id (8 random bytes) | body length u64 LE | image length u64 LE |
+//                             crc32(image) u32 LE | body encoding u32 LE (1 = zlib) | crc32(trailer 0..43) u32 LE
+//                             (format 1, still read: the plain image + 32-byte "CLAWSNP1" trailer). Deflated, an
+//                             image is 2.5–3× smaller: fewer bytes per snapshot on the SD card (BENCH.md "Memory").
 //   <file>.prev               the snapshot before it (same format), the fallback when <file> is corrupt
 //   <file>.claw-journal       journal: 24-byte header "CLAWJNL1" | base snapshot id (8) | version u32 LE (2) |
 //                             crc32(header bytes 0..19) u32 LE; then records:
@@ -18,14 +19,19 @@
 //                             a SQL text is written once per journal and then referred to by its index;
 //                             no params = exec(). The base id ties the journal to the snapshot it continues
 //                             (zeros = the empty database).
-//   <file>.claw-journal.prev  the journal that turned <file>.prev into <file> (lets a fallback to .prev lose nothing)
+//   <file>.claw-journal.prev  the journal before it: it turned <file>.prev into <file> (lets a fallback to .prev
+//                             lose nothing) — or, while an automatic snapshot is compressing, it continues <file>
 //   <file>.tmp, <file>.claw-journal.tmp   being written; removed on open
 //   <file>.corrupt            a snapshot that failed its checksum, kept for inspection
 //
-// Snapshot = write <file>.tmp, fsync, rename <file> → <file>.prev, rename <file>.tmp → <file>, fsync dir, then
-// write a fresh journal (.tmp, fsync) and rename <file>.claw-journal → .prev, .tmp → <file>.claw-journal, fsync dir.
-// Every crash point between those steps is recognised on open by comparing the journal's base id with the ids in
-// the snapshot trailers (see recover()).
+// Snapshot (explicit, and at open) = export, deflate, write <file>.tmp, fsync, rename <file> → <file>.prev, rename
+// <file>.tmp → <file>, fsync dir, then write a fresh journal (.tmp, fsync) and rename <file>.claw-journal → .prev,
+// .tmp → <file>.claw-journal, fsync dir.
+// Automatic snapshot (after a commit crosses a threshold) = export, then the journal rotation first (the new
+// journal's base id is the snapshot to come), then deflate on the libuv threadpool while writes go on into the new
+// journal, then the <file> steps. Until those finish the state is <file> + .prev journal + journal; a crash there
+// reopens by replaying both journals and writing the unfinished snapshot between them (recover(): finishId).
+// Every crash point is recognised on open by comparing journal base ids with the ids in the snapshot trailers.
 //
 // Replay re-executes the SQL, so writes must be deterministic: pass timestamps and random ids as parameters
 // rather than calling datetime('now') or random() in a write.
@@ -164,6 +170,8 @@ class DurableLog implements WriteLog, DurableControl {
   readonly stats: DurableStats = { journalBytesWritten: 0, snapshotBytesWritten: 0, snapshots: 0, lastImageSize: 0, journalSize: 0, lastSnapshotSize: 0 };
   /** An automatic snapshot whose image is being compressed: the journal already restarted on its id. */
   private pending?: Promise<void>;
+  /** Its image and id, for close(), which writes it rather than leave the next open to. */
+  private pendingJob?: { image: Uint8Array; id: string };
   /**
    * The journal continues a snapshot whose file is not written yet (compressing, or it failed): the state is
    * <file> + <journal>.prev + <journal>. The next snapshot must then be written before rotating again.
@@ -278,6 +286,7 @@ class DurableLog implements WriteLog, DurableControl {
     if (this.broken) throw this.broken;
     this.generation++; // an automatic snapshot still compressing is superseded: it will not be written
     this.pending = undefined;
+    this.pendingJob = undefined;
     const id = hex(nodeCrypto().randomBytes(8));
     const image = this.db.raw.export();
     this.writeSnapshotFile(image, deflateSync(image, { level: 1 }), id);
@@ -315,12 +324,13 @@ class DurableLog implements WriteLog, DurableControl {
     this.lastSnapshotAt = this.now();
     this.nextSnapshotCheck = 0;
     const generation = this.generation;
+    this.pendingJob = { image, id };
     this.pending = new Promise<void>((resolve) => {
       // zlib hands each full output chunk back to the main thread before going on: with the default 16 KiB that is
       // one event-loop turn per 16 KiB of body (measured: 23 store calls for a 2.3 MB image). An output buffer of
       // half the image (level 1 deflates these images 2.5–3×) makes it one or two.
       deflate(image, { level: 1, chunkSize: Math.max(64 << 10, image.length >> 1) }, (err, body) => {
-        this.pending = undefined;
+        if (generation === this.generation) (this.pending = undefined), (this.pendingJob = undefined);
         try {
           // Closed: the files on disk are a state recover() completes. A synchronous snapshot since: it holds more.
           if (this.closed || this.broken || generation !== this.generation) return;
@@ -404,6 +414,19 @@ class DurableLog implements WriteLog, DurableControl {
   }
 
   closeFiles(): void {
+    const job = this.pendingJob;
+    if (job && !this.closed && !this.broken) {
+      // Closing while an automatic snapshot compresses: write it now (synchronously: a stop, not a request), so a
+      // stop leaves the usual <file> + journal with the full .prev fallback chain rather than a state to complete.
+      this.generation++;
+      this.pending = this.pendingJob = undefined;
+      try {
+        this.writeSnapshotFile(job.image, deflateSync(job.image, { level: 1 }), job.id);
+        this.unfolded = false;
+      } catch (e) {
+        this.warn(e instanceof ClawError ? e : new ClawError('sqlite.snapshot_failed', `snapshot of ${this.path} failed: ${(e as Error).message}`, { cause: e }));
+      }
+    }
     this.closed = true;
     if (this.fd >= 0) this.fs.closeSync(this.fd);
     this.fd = -1;
