@@ -9,14 +9,12 @@
 import type { ResolvedManifest, ResolvedPrimitive } from '../manifest/resolved.ts';
 import type { SandboxSpec } from '../manifest/schema/index.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
-import type { Logger, ProviderClient, TelemetrySink, ToolDefinition } from '../kernel/ports.ts';
+import type { Logger, ProviderClient, TelemetrySink } from '../kernel/ports.ts';
 import { resolveRef } from '../manifest/refs.ts';
 import { compileArgumentSchema, schemaProblem, type ArgumentCheck } from '../tools/json-schema.ts';
 import { textResult, type ToolImpl, type ToolResult, type ToolRunContext } from '../tools/types.ts';
 import { narrowSandbox } from '../gates/narrow-sandbox.ts';
-import { validateOutput } from '../femtoclaw/validate.ts';
-import { correctionFor } from '../femtoclaw/correction.ts';
-import { buildSystemPrompt } from './prompt.ts';
+import { turnSetup, type TurnSetup } from './turn-setup.ts';
 import { skillSandbox, type SkillPermissions } from './skills.ts';
 import { MemoryHistory } from './history.ts';
 import { runTurn } from './loop.ts';
@@ -65,6 +63,8 @@ export interface CompositeBinder {
 
 interface Attached extends CompositeSession {
   provider: ProviderClient;
+  /** Each composite tool's turn setup, built on its first call in the session. */
+  setups: Map<string, TurnSetup>;
 }
 
 export function compositeBinder(m: ResolvedManifest, d: CompositeDeps): CompositeBinder {
@@ -109,7 +109,7 @@ export function compositeBinder(m: ResolvedManifest, d: CompositeDeps): Composit
     },
 
     attach(s) {
-      session = { ...s, provider: d.provider(s.telemetry) };
+      session = { ...s, provider: d.provider(s.telemetry), setups: new Map() };
     },
     detach() {
       session = undefined;
@@ -130,17 +130,19 @@ export function compositeBinder(m: ResolvedManifest, d: CompositeDeps): Composit
     const missing = required.filter((n) => !tools.some((t) => t.name === n));
     if (missing.length > 0) return textResult(`composite tool ${tool.name}: skill ${skill.name} needs tools that are not bound: ${missing.join(', ')}`, true);
 
-    const registry = new Map(tools.map((t) => [t.name, t.check]));
-    const names = tools.map((t) => t.name);
-    const id = m.identity.spec as { locale?: string };
-    const systemPrompt = buildSystemPrompt({
-      agentName: m.identity.name,
-      locale: id.locale,
-      skills: [{ name: skill.name, description: String(skill.spec.description ?? ''), instruction: String(skill.spec.instruction ?? '') }],
-      tools,
-    });
-    const definitions: ToolDefinition[] | undefined =
-      d.config.agent?.native_tools !== false && tools.length > 0 ? tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema })) : undefined;
+    // Per tool and session: the prompt, validator and definitions depend only on the skill and the bound tools.
+    let setup = s.setups.get(tool.name);
+    if (!setup) {
+      setup = turnSetup({
+        agentName: m.identity.name,
+        locale: (m.identity.spec as { locale?: string }).locale,
+        skills: [{ name: skill.name, description: String(skill.spec.description ?? ''), instruction: String(skill.spec.instruction ?? '') }],
+        tools,
+        nativeTools: d.config.agent?.native_tools !== false,
+        redact: d.redact,
+      });
+      s.setups.set(tool.name, setup);
+    }
     // §5.5 permissions: the wrapped skill's, known exactly here (no candidate guessing as in the main loop),
     // intersected with the composite's own effective sandbox (its sandbox_ref, narrowed by whatever narrowed
     // this call) — capabilities only: level `none`, so each sub-tool keeps its own isolation level.
@@ -165,10 +167,10 @@ export function compositeBinder(m: ResolvedManifest, d: CompositeDeps): Composit
       turn = await runTurn(
         task,
         {
-          systemPrompt,
-          complete: (messages, sig) => s.provider.complete({ messages, tools: definitions, signal: sig }),
-          validate: (raw) => validateOutput(raw, registry),
-          correction: (r) => correctionFor(r, { tools: names, redact: d.redact }),
+          systemPrompt: setup.systemPrompt,
+          complete: setup.completeWith(s.provider),
+          validate: setup.validate,
+          correction: setup.correction,
           async callTool(name, a, requestId, sig) {
             depthOf.set(requestId, depth + 1);
             try {

@@ -2,12 +2,10 @@
 // path put together into `turn(text)`. Channels (the implicit CLI channel of `claw chat`, queue channels)
 // call turn(); they never reach tools or providers another way.
 import type { ResolvedManifest } from '../manifest/resolved.ts';
-import type { ProviderClient, TelemetrySink, ToolDefinition } from '../kernel/ports.ts';
+import type { ProviderClient, TelemetrySink } from '../kernel/ports.ts';
 import type { ArgumentCheck } from '../tools/json-schema.ts';
 import type { SandboxSpec } from '../manifest/schema/index.ts';
-import { validateOutput } from '../femtoclaw/validate.ts';
-import { correctionFor } from '../femtoclaw/correction.ts';
-import { buildSystemPrompt } from './prompt.ts';
+import { turnSetup } from './turn-setup.ts';
 import { applicableSkills, callPermissions, skillForTool, skillsForTool, skillSandbox } from './skills.ts';
 import { runTurn } from './loop.ts';
 import type { History, LoopLimits, RecordVerdict, ToolOutcome, TurnResult } from './types.ts';
@@ -56,29 +54,29 @@ export interface AgentService {
 export function createAgentService(d: AgentServiceDeps): AgentService {
   const m = d.manifest;
   const tools = d.tools.list();
-  const registry = new Map(tools.map((t) => [t.name, t.check]));
-  const names = tools.map((t) => t.name);
   const id = m.identity.spec as { personality?: string; locale?: string };
-  const systemPrompt = buildSystemPrompt({
+  const setup = turnSetup({
     agentName: m.identity.name,
     personality: id.personality,
     locale: id.locale,
     contextFiles: d.contextFiles,
-    skills: applicableSkills(m, new Set(names)),
+    skills: applicableSkills(m, new Set(tools.map((t) => t.name))),
     tools,
+    nativeTools: d.nativeTools,
+    redact: d.redact,
   });
-  const definitions: ToolDefinition[] | undefined = d.nativeTools && tools.length > 0 ? tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema })) : undefined;
+  const complete = setup.completeWith(d.provider);
 
   return {
-    systemPrompt,
+    systemPrompt: setup.systemPrompt,
     turn(text, signal) {
       return runTurn(
         text,
         {
-          systemPrompt,
-          complete: (messages, sig) => d.provider.complete({ messages, tools: definitions, signal: sig }),
-          validate: (raw) => validateOutput(raw, registry),
-          correction: (r) => correctionFor(r, { tools: names, redact: d.redact }),
+          systemPrompt: setup.systemPrompt,
+          complete,
+          validate: setup.validate,
+          correction: setup.correction,
           callTool(tool, args, requestId, sig) {
             // §5.5: a call made for a skill carries the skill (policy scope `skill`); the permissions of every
             // skill requiring the tool narrow the sandbox; approval_required forces the approval gate.

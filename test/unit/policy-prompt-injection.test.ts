@@ -192,7 +192,9 @@ test('too deep arguments are reported as scan-limit-exceeded (fail closed)', () 
   assert.equal(detectInjection(deep, ON).matched, [{ pattern: 'scan-limit-exceeded', path: '$', where: 'value' }]);
 });
 
-test('1 MB adversarial strings complete in < 100 ms each', () => {
+// A guard against catastrophic backtracking, not a benchmark: a super-linear pattern takes minutes on 1 MB,
+// a linear one milliseconds; 1 s leaves room for a loaded 2-core machine (it failed at 100 ms under load).
+test('1 MB adversarial strings complete in linear time (< 1 s each)', () => {
   const MB = 1024 * 1024;
   scanText('warm up: ignore previous instructions <|im_start|>'); // compile the expressions first
   const adversarial: [string, string][] = [
@@ -208,7 +210,7 @@ test('1 MB adversarial strings complete in < 100 ms each', () => {
     const t0 = performance.now();
     detectInjection({ text }, ON);
     const ms = performance.now() - t0;
-    assert.ok(ms < 100, `${name}: ${ms.toFixed(1)} ms`);
+    assert.ok(ms < 1000, `${name}: ${ms.toFixed(1)} ms`);
   }
 });
 

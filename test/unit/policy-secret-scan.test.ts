@@ -257,7 +257,7 @@ test('linear work: 1 MB adversarial inputs', () => {
     const t0 = performance.now();
     scanSecrets(text, ['some-known-value']);
     const ms = performance.now() - t0;
-    assert.ok(ms < 500, `${text.slice(0, 12)}: ${ms.toFixed(1)} ms`);
+    assert.ok(ms < 2000, `${text.slice(0, 12)}: ${ms.toFixed(1)} ms`); // a backtracking guard, loose for a loaded machine: super-linear takes minutes
   }
 });
 

@@ -1,0 +1,35 @@
+// What a turn over a set of tools needs besides the conversation: the system prompt, the tool
+// definitions sent to providers with native tool calling, and the FemtoClaw validator and correction
+// over exactly those tools. The agent's own turns (service.ts) and a composite tool's sub-turn
+// (composite.ts) build it here, once per tool set, not once per turn.
+import type { ProviderClient, ToolDefinition } from '../kernel/ports.ts';
+import { validateOutput } from '../femtoclaw/validate.ts';
+import { correctionFor } from '../femtoclaw/correction.ts';
+import { buildSystemPrompt, type PromptInputs } from './prompt.ts';
+import type { AgentToolInfo } from './service.ts';
+import type { LoopDeps } from './types.ts';
+
+export interface TurnSetupInputs extends Omit<PromptInputs, 'tools'> {
+  tools: AgentToolInfo[];
+  /** Send tool definitions to providers with native tool calling (runtime config `agent.native_tools`). */
+  nativeTools: boolean;
+  redact(s: string): string;
+}
+
+export type TurnSetup = Pick<LoopDeps, 'systemPrompt' | 'validate' | 'correction'> & {
+  /** `complete` for LoopDeps: the request carries the tool definitions when native tools are on. */
+  completeWith(provider: ProviderClient): LoopDeps['complete'];
+};
+
+export function turnSetup(i: TurnSetupInputs): TurnSetup {
+  const registry = new Map(i.tools.map((t) => [t.name, t.check]));
+  const names = i.tools.map((t) => t.name);
+  const definitions: ToolDefinition[] | undefined =
+    i.nativeTools && i.tools.length > 0 ? i.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema })) : undefined;
+  return {
+    systemPrompt: buildSystemPrompt(i),
+    validate: (raw) => validateOutput(raw, registry),
+    correction: (r) => correctionFor(r, { tools: names, redact: i.redact }),
+    completeWith: (provider) => (messages, signal) => provider.complete({ messages, tools: definitions, signal }),
+  };
+}
