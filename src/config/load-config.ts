@@ -3,6 +3,7 @@
 import { runtimeConfigSchema, RUNTIME_CONFIG_FILE, type RuntimeConfig } from './runtime-config.ts';
 import { parseSource } from '../manifest/source.ts';
 import { schemaIssues } from '../manifest/schema-issues.ts';
+import { realSchema } from '../manifest/schema/helpers.ts';
 import { formatPath, type ManifestIssue } from '../manifest/issues.ts';
 import { dirnameOf, joinPath, type SourceReader } from '../manifest/reader.ts';
 import * as v from 'valibot';
@@ -31,7 +32,8 @@ export async function loadRuntimeConfig(reader: SourceReader, opts: { explicit?:
     return { config: {}, file, issues: [{ file, pos: i.pos, path: formatPath(i.segments), message: i.message, rule: i.rule }] };
   }
   const value = parsed.source.value ?? {};
-  const raw = schemaIssues(runtimeConfigSchema, value, { file, prefix: [] });
+  const schema = realSchema(runtimeConfigSchema);
+  const raw = schemaIssues(schema, value, { file, prefix: [] });
   if (raw.length > 0) {
     return {
       config: {},
@@ -39,7 +41,7 @@ export async function loadRuntimeConfig(reader: SourceReader, opts: { explicit?:
       issues: raw.map((r) => ({ file, pos: parsed.source.locate(r.segments), path: formatPath(r.segments), message: r.message, rule: r.rule })),
     };
   }
-  const config = v.parse(runtimeConfigSchema, value);
+  const config = v.parse(schema, value);
   const base = dirnameOf(file);
   if (config.data_dir) config.data_dir = joinPath(base, config.data_dir);
   if (config.secrets?.dir) config.secrets.dir = joinPath(base, config.secrets.dir);

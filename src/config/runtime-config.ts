@@ -7,120 +7,125 @@ import { mqttOptionsSchema } from '../transports/mqtt/options.ts';
 import { swarmRuntimeConfigSchema } from '../swarm/config.ts';
 import { channelsConfigSchema } from '../channels/config.ts';
 import { auditRuntimeConfigSchema } from '../audit/config.ts';
+import { lazySchema } from '../manifest/schema/helpers.ts';
 
-const positiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
+// Built on first use (docs/startup.md): only a present claw.runtime.yaml needs it, and building its ~110
+// valibot schemas cost every start; the section schemas imported above are still built by their modules.
+export const runtimeConfigSchema = lazySchema(() => {
+  const positiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
 
-export const runtimeConfigSchema = v.strictObject({
-  /** Where the runtime keeps state (ledgers, dedup caches, memory). Relative to the config file. */
-  data_dir: v.optional(v.pipe(v.string(), v.minLength(1))),
-  heartbeat: v.optional(v.strictObject({ interval_ms: v.optional(positiveInt) })),
-  shutdown: v.optional(v.strictObject({ timeout_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))) })),
-  limits: v.optional(
-    v.strictObject({
-      max_frame_bytes: v.optional(v.pipe(positiveInt, v.maxValue(256 * 1024 * 1024))),
-      max_depth: v.optional(v.pipe(positiveInt, v.maxValue(10_000))),
-    }),
-  ),
-  registries: v.optional(
-    v.array(
+  return v.strictObject({
+    /** Where the runtime keeps state (ledgers, dedup caches, memory). Relative to the config file. */
+    data_dir: v.optional(v.pipe(v.string(), v.minLength(1))),
+    heartbeat: v.optional(v.strictObject({ interval_ms: v.optional(positiveInt) })),
+    shutdown: v.optional(v.strictObject({ timeout_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))) })),
+    limits: v.optional(
       v.strictObject({
-        name: v.pipe(v.string(), v.minLength(1)),
-        url: v.pipe(v.string(), v.regex(/^(file|https?):\/\/./, 'must be a file://, http:// or https:// URL')),
+        max_frame_bytes: v.optional(v.pipe(positiveInt, v.maxValue(256 * 1024 * 1024))),
+        max_depth: v.optional(v.pipe(positiveInt, v.maxValue(10_000))),
       }),
     ),
-  ),
-  secrets: v.optional(
-    v.strictObject({
-      /** Directory of secret files; overrides $CLAW_SECRETS_DIR (runtime profile §7 step 3). */
-      dir: v.optional(v.pipe(v.string(), v.minLength(1))),
-      /** Look secrets up in the environment (runtime profile §7 step 2). Default true. */
-      env: v.optional(v.boolean()),
-    }),
-  ),
-  log: v.optional(v.strictObject({ level: v.optional(v.picklist(['debug', 'info', 'warn', 'error'])) })),
-  /**
-   * Tool bindings (docs/tools.md): the manifest declares tools, this binds them to implementations.
-   * A manifest tool named like a builtin is bound to it without an entry here.
-   */
-  tools: v.optional(
-    v.record(
-      v.pipe(v.string(), v.minLength(1)),
-      v.union([
-        v.strictObject({ builtin: v.picklist(['echo', 'shell', 'file-read', 'file-write', 'http-fetch']) }),
+    registries: v.optional(
+      v.array(
         v.strictObject({
-          exec: v.strictObject({
-            bin: v.pipe(v.string(), v.minLength(1)),
-            argv: v.optional(v.array(v.string())),
-            cwd: v.optional(v.string()),
-            env: v.optional(v.record(v.string(), v.string())),
-            secrets: v.optional(v.array(v.pipe(v.string(), v.minLength(1)))),
-          }),
-        }),
-      ]),
-    ),
-  ),
-  /** Named downgrades this operator accepts and the SIGTERM → SIGKILL grace (src/sandbox/config.ts). */
-  sandbox: v.optional(sandboxRuntimeConfigSchema),
-  approvals: v.optional(
-    v.strictObject({
-      /** How long a `supervised` identity's approval waits (policy rules carry their own timeout). */
-      default_timeout_seconds: v.optional(positiveInt),
-    }),
-  ),
-  idempotency: v.optional(v.strictObject({ window_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(300_000))) })),
-  /** Where the swarm's peers meet (docs/swarm.md): the manifest's `backend` enum has neither fs nor MQTT. */
-  swarm: v.optional(swarmRuntimeConfigSchema),
-  /** The memory database (docs/memory.md): adapter choice and the sql.js snapshot policy. */
-  memory: v.optional(
-    v.strictObject({
-      /** auto: node:sqlite / bun:sqlite when the runtime has one, else sql.js (WASM). */
-      adapter: v.optional(v.picklist(['auto', 'native', 'sqljs'])),
-      /** node:sqlite / bun:sqlite: page size of a new database file (power of two, 512–65536; default 4096). */
-      page_size: v.optional(v.pipe(v.number(), v.integer(), v.check((n) => n >= 512 && n <= 65536 && (n & (n - 1)) === 0, 'must be a power of two from 512 to 65536'))),
-      snapshot: v.optional(
-        v.strictObject({
-          /** Snapshot when the journal reaches ratio × the last snapshot's size (default 2)… */
-          ratio: v.optional(v.pipe(v.number(), v.minValue(0.1))),
-          /** …but not below this many journal bytes (default 1 MiB)… */
-          min_journal_bytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
-          /** …and always at this many (default 64 MiB: bounds replay time on start). */
-          max_journal_bytes: v.optional(positiveInt),
-          /** Also snapshot a journal older than this (default 0 = never). */
-          max_age_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+          name: v.pipe(v.string(), v.minLength(1)),
+          url: v.pipe(v.string(), v.regex(/^(file|https?):\/\/./, 'must be a file://, http:// or https:// URL')),
         }),
       ),
-    }),
-  ),
-  /**
-   * Transports served besides stdio (docs/transports.md): fs and MQTT are not in the manifest's swarm
-   * `backend` enum, so they bind here and the manifest stays valid against the official schemas.
-   */
-  transports: v.optional(
-    v.array(
+    ),
+    secrets: v.optional(
       v.strictObject({
-        /** `fs:/dir`, `mqtt://host/...`: the same URI `claw run --listen` takes. */
-        listen: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9+.-]*:./i, 'must be a URI such as fs:/var/lib/claw/ipc')),
-        fs: v.optional(fsTransportOptionsSchema),
-        /** mqtt:// and mqtts:// entries (docs/transports.md, MQTT): credentials by secret_ref, TLS CA, session. */
-        mqtt: v.optional(mqttOptionsSchema),
+        /** Directory of secret files; overrides $CLAW_SECRETS_DIR (runtime profile §7 step 3). */
+        dir: v.optional(v.pipe(v.string(), v.minLength(1))),
+        /** Look secrets up in the environment (runtime profile §7 step 2). Default true. */
+        env: v.optional(v.boolean()),
       }),
     ),
-  ),
-  /** The FemtoClaw agent loop (docs/agent.md). */
-  agent: v.optional(
-    v.strictObject({
-      /** Send tool definitions to providers with native tool calling (default true). */
-      native_tools: v.optional(v.boolean()),
-      /** Rejected model outputs fed back as corrections per turn before giving up (default 2). */
-      max_corrections: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10))),
-      /** Tool calls per turn (default 8). */
-      max_tool_steps: v.optional(v.pipe(positiveInt, v.maxValue(100))),
-    }),
-  ),
-  /** Queue channels bound to an fs inbox or an MQTT topic, by Channel name (docs/channels.md). */
-  channels: v.optional(channelsConfigSchema),
-  /** Audit segments and where Policy `audit.destination` copies go (docs/audit.md "Destinations"). */
-  audit: v.optional(auditRuntimeConfigSchema),
+    log: v.optional(v.strictObject({ level: v.optional(v.picklist(['debug', 'info', 'warn', 'error'])) })),
+    /**
+     * Tool bindings (docs/tools.md): the manifest declares tools, this binds them to implementations.
+     * A manifest tool named like a builtin is bound to it without an entry here.
+     */
+    tools: v.optional(
+      v.record(
+        v.pipe(v.string(), v.minLength(1)),
+        v.union([
+          v.strictObject({ builtin: v.picklist(['echo', 'shell', 'file-read', 'file-write', 'http-fetch']) }),
+          v.strictObject({
+            exec: v.strictObject({
+              bin: v.pipe(v.string(), v.minLength(1)),
+              argv: v.optional(v.array(v.string())),
+              cwd: v.optional(v.string()),
+              env: v.optional(v.record(v.string(), v.string())),
+              secrets: v.optional(v.array(v.pipe(v.string(), v.minLength(1)))),
+            }),
+          }),
+        ]),
+      ),
+    ),
+    /** Named downgrades this operator accepts and the SIGTERM → SIGKILL grace (src/sandbox/config.ts). */
+    sandbox: v.optional(sandboxRuntimeConfigSchema),
+    approvals: v.optional(
+      v.strictObject({
+        /** How long a `supervised` identity's approval waits (policy rules carry their own timeout). */
+        default_timeout_seconds: v.optional(positiveInt),
+      }),
+    ),
+    idempotency: v.optional(v.strictObject({ window_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(300_000))) })),
+    /** Where the swarm's peers meet (docs/swarm.md): the manifest's `backend` enum has neither fs nor MQTT. */
+    swarm: v.optional(swarmRuntimeConfigSchema),
+    /** The memory database (docs/memory.md): adapter choice and the sql.js snapshot policy. */
+    memory: v.optional(
+      v.strictObject({
+        /** auto: node:sqlite / bun:sqlite when the runtime has one, else sql.js (WASM). */
+        adapter: v.optional(v.picklist(['auto', 'native', 'sqljs'])),
+        /** node:sqlite / bun:sqlite: page size of a new database file (power of two, 512–65536; default 4096). */
+        page_size: v.optional(v.pipe(v.number(), v.integer(), v.check((n) => n >= 512 && n <= 65536 && (n & (n - 1)) === 0, 'must be a power of two from 512 to 65536'))),
+        snapshot: v.optional(
+          v.strictObject({
+            /** Snapshot when the journal reaches ratio × the last snapshot's size (default 2)… */
+            ratio: v.optional(v.pipe(v.number(), v.minValue(0.1))),
+            /** …but not below this many journal bytes (default 1 MiB)… */
+            min_journal_bytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+            /** …and always at this many (default 64 MiB: bounds replay time on start). */
+            max_journal_bytes: v.optional(positiveInt),
+            /** Also snapshot a journal older than this (default 0 = never). */
+            max_age_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+          }),
+        ),
+      }),
+    ),
+    /**
+     * Transports served besides stdio (docs/transports.md): fs and MQTT are not in the manifest's swarm
+     * `backend` enum, so they bind here and the manifest stays valid against the official schemas.
+     */
+    transports: v.optional(
+      v.array(
+        v.strictObject({
+          /** `fs:/dir`, `mqtt://host/...`: the same URI `claw run --listen` takes. */
+          listen: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9+.-]*:./i, 'must be a URI such as fs:/var/lib/claw/ipc')),
+          fs: v.optional(fsTransportOptionsSchema),
+          /** mqtt:// and mqtts:// entries (docs/transports.md, MQTT): credentials by secret_ref, TLS CA, session. */
+          mqtt: v.optional(mqttOptionsSchema),
+        }),
+      ),
+    ),
+    /** The FemtoClaw agent loop (docs/agent.md). */
+    agent: v.optional(
+      v.strictObject({
+        /** Send tool definitions to providers with native tool calling (default true). */
+        native_tools: v.optional(v.boolean()),
+        /** Rejected model outputs fed back as corrections per turn before giving up (default 2). */
+        max_corrections: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10))),
+        /** Tool calls per turn (default 8). */
+        max_tool_steps: v.optional(v.pipe(positiveInt, v.maxValue(100))),
+      }),
+    ),
+    /** Queue channels bound to an fs inbox or an MQTT topic, by Channel name (docs/channels.md). */
+    channels: v.optional(channelsConfigSchema),
+    /** Audit segments and where Policy `audit.destination` copies go (docs/audit.md "Destinations"). */
+    audit: v.optional(auditRuntimeConfigSchema),
+  });
 });
 
 export type RuntimeConfig = v.InferOutput<typeof runtimeConfigSchema>;

@@ -87,3 +87,25 @@ export const requiring = <S extends v.GenericSchema>(schema: S, clauses: readonl
       }
     }),
   );
+
+const REAL = Symbol('claw.lazySchema');
+
+/**
+ * A schema built the first time anything reads it (docs/startup.md: building every primitive's schema at
+ * import cost each start ~560 valibot constructions, most for primitives its manifest does not have). The
+ * value stands in for the schema everywhere (a Proxy forwarding every read), so importers and valibot use it
+ * as they would the schema itself; specSchema() hands out the real object (realSchema) to skip the Proxy.
+ */
+export function lazySchema<S extends object>(build: () => S): S {
+  let real: S | undefined;
+  const get = (): S => (real ??= build());
+  return new Proxy({} as S, {
+    get: (_t, k) => (k === REAL ? get() : Reflect.get(get(), k)),
+    has: (_t, k) => Reflect.has(get(), k),
+    ownKeys: () => Reflect.ownKeys(get()),
+    getOwnPropertyDescriptor: (_t, k) => Reflect.getOwnPropertyDescriptor(get(), k),
+  });
+}
+
+/** The schema behind a lazySchema (built now if it was not), or the argument itself. */
+export const realSchema = <S extends object>(s: S): S => ((s as Record<symbol, S | undefined>)[REAL] ?? s);

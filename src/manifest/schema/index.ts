@@ -11,7 +11,7 @@ import type { DocumentKind, PrimitiveKind, SchemaGeneration } from '../kinds.ts'
 import { clawSpec02, clawSpec03 } from './claw.ts';
 import { channelSpec } from './channel.ts';
 import { clawMetadata, metadata, protocolVersion } from './definitions.ts';
-import { anyObject, strict } from './helpers.ts';
+import { anyObject, realSchema, strict } from './helpers.ts';
 import { identitySpec } from './identity.ts';
 import { memorySpec02, memorySpec03 } from './memory.ts';
 import { policySpec } from './policy.ts';
@@ -68,6 +68,7 @@ const common = {
   Swarm: swarmSpec,
 };
 
+// Most of these are lazySchema proxies (built when first read); specSchema() returns the real schema.
 const SPECS: Record<SchemaGeneration, Record<PrimitiveKind, v.GenericSchema>> = {
   '0.2': { ...common, Skill: skillSpec02, Memory: memorySpec02, WorldModel: notIn02, Telemetry: telemetrySpec02 },
   '0.3': { ...common, Skill: skillSpec03, Memory: memorySpec03, WorldModel: worldModelSpec, Telemetry: telemetrySpec03 },
@@ -78,7 +79,7 @@ const SPECS: Record<SchemaGeneration, Record<PrimitiveKind, v.GenericSchema>> = 
  * `('0.2', 'WorldModel')` gives a schema that rejects everything with a clear message.
  */
 export function specSchema(gen: SchemaGeneration, kind: PrimitiveKind): v.GenericSchema {
-  return SPECS[gen][kind];
+  return realSchema(SPECS[gen][kind]);
 }
 
 const documents = new Map<string, v.GenericSchema>();
@@ -99,7 +100,7 @@ export function documentSchema(gen: SchemaGeneration, kind: DocumentKind): v.Gen
             claw: protocolVersion[gen],
             kind: v.literal(kind),
             metadata: claw ? clawMetadata : metadata,
-            spec: claw ? (gen === '0.2' ? clawSpec02 : clawSpec03) : SPECS[gen][kind],
+            spec: claw ? (gen === '0.2' ? clawSpec02 : clawSpec03) : realSchema(SPECS[gen][kind]),
           });
     documents.set(key, schema);
   }
