@@ -66,6 +66,17 @@ export function createAgentService(d: AgentServiceDeps): AgentService {
     redact: d.redact,
   });
   const complete = setup.completeWith(d.provider);
+  // §5.5: a call made for a skill carries the skill (policy scope `skill`); the permissions of every skill
+  // requiring the tool narrow the sandbox; approval_required forces the approval gate. Fixed per tool.
+  const attribution = new Map<string, { skill?: string; narrow?: SandboxSpec; requireApproval: boolean }>();
+  const attributionOf = (tool: string) => {
+    let a = attribution.get(tool);
+    if (!a) {
+      const perms = callPermissions(skillsForTool(m, tool));
+      attribution.set(tool, (a = { skill: skillForTool(m, tool)?.name, narrow: skillSandbox(perms, d.workspaceDir), requireApproval: perms?.approval_required === true }));
+    }
+    return a;
+  };
 
   return {
     systemPrompt: setup.systemPrompt,
@@ -78,17 +89,7 @@ export function createAgentService(d: AgentServiceDeps): AgentService {
           validate: setup.validate,
           correction: setup.correction,
           callTool(tool, args, requestId, sig) {
-            // §5.5: a call made for a skill carries the skill (policy scope `skill`); the permissions of every
-            // skill requiring the tool narrow the sandbox; approval_required forces the approval gate.
-            const skill = skillForTool(m, tool);
-            const perms = callPermissions(skillsForTool(m, tool));
-            return d.tools.call(tool, args, {
-              requestId,
-              skill: skill?.name,
-              narrow: skillSandbox(perms, d.workspaceDir),
-              requireApproval: perms?.approval_required === true,
-              signal: sig,
-            });
+            return d.tools.call(tool, args, { ...attributionOf(tool), requestId, signal: sig });
           },
           history: d.history,
           recordVerdict: d.recordVerdict,
