@@ -10,10 +10,16 @@ export interface SkillPermissions {
   approval_required?: boolean;
 }
 
-/** A skill applies when every tool it requires is bound on this runtime (§5.5 tools_required). */
+/**
+ * A skill applies when every tool it requires is bound on this runtime (§5.5 tools_required). A skill that
+ * a bound composite tool wraps (§5.4 skill_ref) is offered as that tool instead: its instruction is the
+ * composite's sub-turn prompt, and repeating it in the agent's prompt would invite the model to run the
+ * workflow step by step instead of as the one atomic call (docs/agent.md "Composite tools").
+ */
 export function applicableSkills(m: ResolvedManifest, bound: ReadonlySet<string>): SkillDescriptor[] {
+  const wrapped = new Set(m.tools.filter((t) => t.spec.composite === true && bound.has(t.name)).map((t) => t.spec.skill_ref));
   return m.skills
-    .filter((s) => ((s.spec.tools_required as string[] | undefined) ?? []).every((t) => bound.has(t)))
+    .filter((s) => !wrapped.has(s.name) && ((s.spec.tools_required as string[] | undefined) ?? []).every((t) => bound.has(t)))
     .map((s) => ({ name: s.name, description: String(s.spec.description ?? ''), instruction: String(s.spec.instruction ?? '') }));
 }
 

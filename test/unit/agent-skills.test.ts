@@ -17,6 +17,14 @@ test('a skill applies only when every tool it requires is bound', () => {
   assert.equal(applicableSkills(m, new Set(['file-write', 'http-fetch']))[1], { name: 'web', description: 'web skill', instruction: 'use http-fetch+file-write' });
 });
 
+test('a skill wrapped by a bound composite tool is offered as that tool, not in the skills list', () => {
+  const composite = primitive('Tool', 'research', { description: 'research', input_schema: { type: 'object' }, composite: true, skill_ref: 'web' });
+  const m = makeManifest(2, { skills: [skill('notes', ['file-write']), skill('web', ['http-fetch', 'file-write'])], tools: [composite] });
+  assert.equal(applicableSkills(m, new Set(['file-write', 'http-fetch', 'research'])).map((s) => s.name), ['notes']);
+  // The composite not bound here: the skill is listed as before.
+  assert.equal(applicableSkills(m, new Set(['file-write', 'http-fetch'])).map((s) => s.name), ['notes', 'web']);
+});
+
 test('attribution: no skill requires the tool → no skill and nothing to narrow', () => {
   const m = makeManifest(2, { skills: [skill('notes', ['file-write'], { filesystem: 'none' })] });
   assert.is(skillForTool(m, 'echo'), undefined);
