@@ -60,7 +60,8 @@ export async function openMemoryService(o: MemoryServiceOptions): Promise<Memory
       const dir = join(o.dataDir, 'memory');
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       dbPath = join(dir, `${encodeURIComponent(o.memoryName)}.db`);
-      db = await openDatabase({ path: dbPath, adapter: o.adapter, durability: o.durability, wasmPath: o.wasmPath, pageSize: o.pageSize });
+      // 'auto' keeps the memory database on the journalled sql.js path (flash wear; docs/memory.md "Choosing the adapter").
+      db = await openDatabase({ path: dbPath, adapter: o.adapter, autoPrefers: 'journal', durability: o.durability, wasmPath: o.wasmPath, pageSize: o.pageSize });
     }
     for (const spec of o.stores) {
       stores.set(spec.name, spec.type === 'workspace' ? new WorkspaceStore(spec, resolveWorkspacePath(spec, o)) : openMemoryStore(spec, { ...o.storeDeps?.(spec), db: db! }));

@@ -183,6 +183,28 @@ test('auto picks native when the runtime has it, else sql.js; a sql.js journal k
   again.close();
 });
 
+test("autoPrefers 'journal' (the memory service): a new file goes to sql.js everywhere; :memory: and a file the native engine made stay native", async () => {
+  const path = tmpPath();
+  const db = await openDatabase({ path, autoPrefers: 'journal' });
+  assert.is(db.adapter, 'sqljs');
+  db.close();
+  const again = await openDatabase({ path, autoPrefers: 'journal' });
+  assert.is(again.adapter, 'sqljs');
+  again.close();
+  const mem = await openDatabase({ autoPrefers: 'journal' });
+  assert.is(mem.adapter, hasNative ? 'native' : 'sqljs');
+  mem.close();
+  if (hasNative) {
+    const nativePath = tmpPath();
+    const n = await openDatabase({ path: nativePath, adapter: 'native' });
+    n.exec('CREATE TABLE t(x)');
+    n.close();
+    const reopened = await openDatabase({ path: nativePath, autoPrefers: 'journal' });
+    assert.is(reopened.adapter, 'native');
+    reopened.close();
+  }
+});
+
 // Node 20 has no node:sqlite: run this compiled file again under the Node 22 and the Bun that
 // scripts/install-runtimes.sh puts in .build/runtimes (CI runs that script first), where the native adapter
 // (node:sqlite, bun:sqlite) joins the suite. Skipped quietly when a runtime is not installed.

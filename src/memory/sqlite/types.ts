@@ -53,8 +53,14 @@ export interface SqliteDatabase {
 export interface OpenOptions {
   /** Database file; `':memory:'` (the default) keeps nothing on disk. */
   path?: string;
-  /** `'auto'` (default): native when the runtime has node:sqlite or bun:sqlite, else sql.js. */
+  /** `'auto'` (default): native when the runtime has node:sqlite or bun:sqlite, else sql.js (see `autoPrefers`). */
   adapter?: AdapterName | 'auto';
+  /**
+   * What `'auto'` prefers for a database file: `'native'` (default) the runtime's engine when there is one;
+   * `'journal'` sql.js with our journal unless the file is already a native one (bytes written per entry on flash:
+   * open.ts, docs/memory.md). `:memory:` takes native either way.
+   */
+  autoPrefers?: 'native' | 'journal';
   /** sql.js only: where `sql-wasm.wasm` lives (default: beside the bundle, else from node_modules/sql.js/dist). */
   wasmPath?: string;
   /**
