@@ -62,8 +62,23 @@ export async function prepareRuntime(env: CliEnv, args: ParsedArgs, o: { default
   );
   // State lives in data_dir (claw.runtime.yaml), by default .claw-data beside the manifest.
   const dataDir = cfg.config.data_dir ?? joinPath(manifestFile ? dirnameOf(manifestFile) : env.cwd, '.claw-data');
-  const worker = env.self && { argv0: env.self.argv0, args: env.self.args, binds: selfBinds(env.self) };
+  const worker = env.self && workerCommand(env.self);
   return { log, config: cfg.config, configFile: cfg.file, manifestFile: manifestFile || undefined, launchManifest, redactor, secrets, dataDir, worker };
+}
+
+/**
+ * The builtin worker command. `binds` is resolved on first read: two realpathSync calls (each an lstat per path
+ * component) that only a builtin run in a worker needs, not every start (docs/startup.md).
+ */
+function workerCommand(self: { argv0: string; args: string[] }): WorkerCommand {
+  let binds: string[] | undefined;
+  return {
+    argv0: self.argv0,
+    args: self.args,
+    get binds() {
+      return (binds ??= selfBinds(self));
+    },
+  };
 }
 
 /** The interpreter and the bundle, by their real paths: a builtin worker must be able to read them. */
