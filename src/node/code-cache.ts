@@ -160,10 +160,13 @@ export function writeCache(dir: string, name: string, data: Uint8Array): boolean
   return true;
 }
 
+/** A name cacheFileName() makes: only those are ever removed (CLAW_CACHE_DIR may point at a shared directory). */
+const OURS = /^[0-9a-f]{16}-[a-z_]{1,16}-v\d+\.\d+\.\d+[\w.-]*-[\w]+-[0-9a-f]{8}\.v8cache$/;
+
 /** Keeps the newest KEEP_FILES cache files: every build and Node upgrade leaves files behind otherwise. */
 function trim(dir: string): void {
   try {
-    const files = fs().readdirSync(dir).filter((n) => n.endsWith('.v8cache'));
+    const files = fs().readdirSync(dir).filter((n) => OURS.test(n));
     if (files.length <= KEEP_FILES) return;
     const aged = files.map((n) => ({ n, t: fs().statSync(`${dir}/${n}`).mtimeMs })).sort((a, b) => b.t - a.t);
     for (const { n } of aged.slice(KEEP_FILES)) fs().unlinkSync(`${dir}/${n}`);

@@ -132,23 +132,26 @@ test('writeCache never throws: an unusable directory gives false and leaves noth
   }
 });
 
-test('old cache files beyond 24 are removed, newest kept; other files are left alone', () => {
+test('old cache files beyond 24 are removed, newest kept; files not named by cacheFileName are left alone', () => {
   const dir = tmp();
   try {
+    const name = (i: number) => cacheFileName({ buildId: `${String(i).padStart(2, '0')}${'a'.repeat(14)}`, command: 'run', nodeVersion: 'v20.20.2', arch: 'x64', flags: '' });
     for (let i = 0; i < 30; i++) {
-      const f = join(dir, `old${String(i).padStart(2, '0')}.v8cache`);
+      const f = join(dir, name(i));
       writeFileSync(f, 'x');
       utimesSync(f, 1_000_000 + i * 1000, 1_000_000 + i * 1000);
     }
     writeFileSync(join(dir, 'notes.txt'), 'kept');
-    assert.ok(writeCache(dir, 'new.v8cache', bytes(8)));
+    writeFileSync(join(dir, 'other-tool.v8cache'), 'kept');
+    utimesSync(join(dir, 'other-tool.v8cache'), 1000, 1000);
+    const newest = cacheFileName({ buildId: 'ffffffffffffffff', command: 'validate', nodeVersion: 'v22.23.3', arch: 'arm64', flags: '--x' });
+    assert.ok(writeCache(dir, newest, bytes(8)));
     const left = readdirSync(dir).sort();
-    assert.is(left.filter((n) => n.endsWith('.v8cache')).length, 24);
-    assert.ok(left.includes('new.v8cache'));
-    assert.ok(left.includes('notes.txt'));
-    // The 23 newest old ones survive: old07 .. old29.
-    assert.equal(left.filter((n) => n.startsWith('old')), Array.from({ length: 23 }, (_, i) => `old${String(i + 7).padStart(2, '0')}.v8cache`));
+    assert.ok(left.includes(newest));
+    // The 23 newest old ones survive: 07 .. 29.
+    assert.equal(left.filter((n) => n.endsWith('aaaaaaaaaaaaaa-run-v20.20.2-x64-811c9dc5.v8cache')), Array.from({ length: 23 }, (_, i) => name(i + 7)).sort());
     assert.is(readFileSync(join(dir, 'notes.txt'), 'utf8'), 'kept');
+    assert.is(readFileSync(join(dir, 'other-tool.v8cache'), 'utf8'), 'kept');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
