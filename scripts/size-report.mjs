@@ -19,7 +19,7 @@ const byFolder = (inputs) => {
   return Object.entries(groups).sort((a, b) => b[1] - a[1]);
 };
 console.log(`total ${kb(r.raw)} raw, ${kb(r.gzip)} gzip`);
-if (r.split) console.log(`hot code ${kb(r.split.hotBytes)}, cold payload ${kb(r.split.payloadBytes)} (base64 of brotli)`);
+if (r.split) console.log(`hot code ${kb(r.split.hotBytes)}, cold payload ${kb(r.split.payloadBytes)} (base64 of brotli)${r.boot ? `, boot loader ${kb(r.boot.loaderBytes)} (docs/startup.md)` : ''}`);
 for (const [g, b] of byFolder(r.inputs)) console.log(`${kb(b)}  ${g}`);
 for (const g of r.split?.groups ?? []) {
   console.log(`\ncold group ${g.group}: ${g.modules} modules, ${kb(g.raw)} minified -> ${kb(g.compressed)} brotli -> ${kb(g.base64)} in the file`);
