@@ -17,7 +17,7 @@
 //                         entry at the end, min/max, and averaged log-uniformly over where the store stops
 //
 // Usage: node scripts/bench-memory.mjs [--quick] [--json] [--adapter=sqljs|native|all] [--skip-wasm] [--fill-only] [--large]
-//   --fill-only  only part 6 (the long fills); --large adds a row of ~1 KB entries
+//   --fill-only  only part 6 (the long fills); --no-fill  parts 1–5 only; --large adds a row of ~1 KB entries
 //   --quick    10k only, fewer calls (smoke run)
 //   --skip-wasm  no beside-vs-embedded comparison (for alternated before/after runs of the stores)
 //   all (default): sql.js under this Node, then native (node:sqlite) under .build/runtimes Node 22 if installed
@@ -43,7 +43,7 @@ const WORKER = `
 import { openDatabase } from './src/memory/sqlite/open.ts';
 import { openMemoryStore } from './src/memory/stores/index.ts';
 import { readFileSync } from 'node:fs';
-const [adapter, dir, quick, fillOnly, large] = process.argv.slice(2);
+const [adapter, dir, quick, fillOnly, large, noFill] = process.argv.slice(2);
 const wchar = () => Number(/wchar: (\\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))[1]);
 const rss = () => Number(/VmRSS:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]) * 1024;
 // A synthetic language: 20,000 pseudo-words; documents draw them Zipf-distributed (s = 1, like natural text),
@@ -118,7 +118,7 @@ re.close();
 // one end point proves nothing: report the final figure, the min/max over the run, and the average over stop
 // points drawn log-uniformly (weight 1/n) — over the whole run from n0, and over the last complete snapshot
 // cycle (from just after one snapshot to just after the next), which is the steady-state average.
-const fills = quick === '1'
+const fills = noFill === '1' ? [] : quick === '1'
   ? [['conversation', 'conversation', 20000, 100, false], ['semantic', 'semantic', 20000, 1000, false]]
   : [
       ['conversation, 100 per call', 'conversation', 100000, 100, false],
@@ -217,7 +217,7 @@ async function bundleWorker() {
 function runWorker(node, file, adapter) {
   const dir = mkdtempSync(join(tmpdir(), 'claw-bench-memory-'));
   try {
-    const r = spawnSync(node, ['--no-warnings', file, adapter, dir, quick ? '1' : '0', args.has('fill-only') ? '1' : '0', args.has('large') ? '1' : '0'], { cwd: root, encoding: 'utf8', timeout: 30 * 60_000, stdio: ['ignore', 'pipe', 'inherit'] });
+    const r = spawnSync(node, ['--no-warnings', file, adapter, dir, quick ? '1' : '0', args.has('fill-only') ? '1' : '0', args.has('large') ? '1' : '0', args.has('no-fill') ? '1' : '0'], { cwd: root, encoding: 'utf8', timeout: 30 * 60_000, stdio: ['ignore', 'pipe', 'inherit'] });
     if (r.status !== 0) throw new Error(`${adapter} worker failed: ${r.stderr}`);
     return JSON.parse(r.stdout.trim().split('\n').pop());
   } finally {
