@@ -139,14 +139,20 @@ export function encodeCache(data: Uint8Array): Uint8Array {
   return out;
 }
 
+/** The directory above `dir`'s parent: `$HOME` for `$HOME/.cache/claw-edge`. */
+const grandparent = (dir: string) => dir.replace(/[\\/]+$/, '').replace(/[\\/][^\\/]*$/, '').replace(/[\\/][^\\/]*$/, '') || '/';
+
 /**
  * Writes a cache file atomically (temporary file + rename, mode 0600, directory 0700), then trims old files.
  * Returns whether it was written; never throws (a read-only or full disk only costs the next start its cache).
+ * The directory is created with at most its parent (`~/.cache`), never deeper: a service account whose HOME
+ * does not exist (HOME=/nonexistent) gets no directories made up for it.
  */
 export function writeCache(dir: string, name: string, data: Uint8Array): boolean {
   const file = `${dir}/${name}`;
   const tmp = `${file}.${process.pid}.tmp`;
   try {
+    if (!fs().statSync(grandparent(dir)).isDirectory()) return false;
     fs().mkdirSync(dir, { recursive: true, mode: 0o700 });
     fs().writeFileSync(tmp, encodeCache(data), { mode: 0o600 });
     fs().renameSync(tmp, file);

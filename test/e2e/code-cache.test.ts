@@ -106,9 +106,12 @@ test('one cache per command; none for flags, none when turned off', () => {
     // CLAW_CODE_CACHE=0: nothing read, nothing written.
     run({ CLAW_CACHE_DIR: join(dir, 'off'), CLAW_CODE_CACHE: '0' });
     assert.not.ok(readdirSync(dir).includes('off'));
-    // Default place: $XDG_CACHE_HOME/claw-edge, else $HOME/.cache/claw-edge.
+    // Default place: $XDG_CACHE_HOME/claw-edge, else $HOME/.cache/claw-edge; nothing for a HOME that does not exist.
     run({ XDG_CACHE_HOME: join(dir, 'xdg'), HOME: join(dir, 'home') });
     assert.is(files(join(dir, 'xdg', 'claw-edge')).length, 1);
+    run({ HOME: join(dir, 'home') });
+    assert.not.ok(readdirSync(dir).includes('home'));
+    mkdirSync(join(dir, 'home'));
     run({ HOME: join(dir, 'home') });
     assert.is(files(join(dir, 'home', '.cache', 'claw-edge')).length, 1);
   } finally {

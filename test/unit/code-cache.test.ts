@@ -132,6 +132,19 @@ test('writeCache never throws: an unusable directory gives false and leaves noth
   }
 });
 
+test('the directory is made with at most its parent: a HOME that does not exist gets nothing', () => {
+  const dir = tmp();
+  try {
+    assert.is(writeCache(join(dir, 'nohome', '.cache', 'claw-edge'), 'a.v8cache', bytes(10)), false);
+    assert.equal(readdirSync(dir), []);
+    mkdirSync(join(dir, 'home'));
+    assert.ok(writeCache(join(dir, 'home', '.cache', 'claw-edge'), 'a.v8cache', bytes(10)));
+    assert.equal([...(readCache(join(dir, 'home', '.cache', 'claw-edge', 'a.v8cache')) ?? [])], [...bytes(10)]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('old cache files beyond 24 are removed, newest kept; files not named by cacheFileName are left alone', () => {
   const dir = tmp();
   try {
