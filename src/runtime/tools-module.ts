@@ -17,6 +17,7 @@ import { runGatesNow, type PipelineDeps } from '../gates/pipeline.ts';
 import { bindTools, type RegisteredTool } from '../tools/registry.ts';
 import type { ToolEnvironment } from './tool-deps.ts';
 import { DEFAULT_GRACE_MS } from '../sandbox/spec-view.ts';
+import { drainRunDirs } from '../sandbox/run-dirs.ts';
 import { sandboxOf } from './sandbox-of.ts';
 import { timed } from './timed.ts';
 import type { KernelModule, Session } from '../kernel/agent.ts';
@@ -313,6 +314,7 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
       telemetry = NO_TELEMETRY;
       await Promise.all([...tools.values()].map((t) => t.bound.impl.close?.().catch(() => {})));
       await env?.registry.mcp?.close().catch(() => {});
+      await drainRunDirs(); // the empty run directories kept for reuse (sandbox/run-dirs.ts)
       env = undefined;
       session = undefined;
       deps = undefined;

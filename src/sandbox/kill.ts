@@ -129,13 +129,15 @@ export async function terminate(t: KillTarget, graceMs: number): Promise<void> {
  * finishes exiting — which the outer bwrap waits for before it exits. (After a kill we still scan:
  * the inner init dies asynchronously through PDEATHSIG then.) Saves a /proc scan per call.
  */
-export async function sweep(t: KillTarget, opts: { cleanExit?: boolean } = {}): Promise<void> {
-  if (opts.cleanExit && t.bwrap && !t.cgroup && t.exited) return;
+/** Kills whatever of the tool is still alive. Resolves true when it found something to kill. */
+export async function sweep(t: KillTarget, opts: { cleanExit?: boolean } = {}): Promise<boolean> {
+  if (opts.cleanExit && t.bwrap && !t.cgroup && t.exited) return false;
   for (let i = 0; i < 80; i++) {
     // Fast path, the usual case: the group is empty (ESRCH) or holds only zombies waiting for
     // their reaper, and the cgroup (if any) has no live member.
-    if ((!groupExists(t.pid) || (await isGone(t))) && (!t.cgroup || (await liveCgroupPids(t.cgroup)).length === 0)) return;
+    if ((!groupExists(t.pid) || (await isGone(t))) && (!t.cgroup || (await liveCgroupPids(t.cgroup)).length === 0)) return i > 0;
     await signalTool(t, 'SIGKILL');
     await sleep(i === 0 ? 1 : 25);
   }
+  return true;
 }

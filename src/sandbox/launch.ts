@@ -5,7 +5,7 @@
 // and RLIMIT_NPROC is counted in the sandbox's own user namespace.
 import type { ChildProcess } from 'node:child_process';
 import { childProcess } from '../node/lazy.ts';
-import { accessSync, constants, mkdtempSync, rmdirSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import { mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { constants as os, tmpdir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
@@ -17,6 +17,7 @@ import { buildEnv, DEFAULT_PATH, writeSecretFiles } from './env.ts';
 import { whichSync, type HostCapabilities } from './host.ts';
 import { planIsolation, type IsolationPlan } from './levels.ts';
 import { checkPath, within } from './paths.ts';
+import { returnRunDir, takeRunDir } from './run-dirs.ts';
 import { fsMode, injectionMode, mountPaths } from './spec-view.ts';
 
 export interface LaunchOptions {
@@ -48,16 +49,19 @@ export interface Launched {
   cgroup?: RunCgroup;
   /** Settles when the OS has started the process (or failed to: ENOENT, EACCES). */
   spawned: Promise<void>;
-  /** Remove the private directories, the secret files and the cgroup. */
-  cleanup(): Promise<void>;
+  /**
+   * Remove the private directories, the secret files and the cgroup. `reuseRunDir`: the tool exited on
+   * its own (nothing was killed), so its run directory may serve the next run if it left it empty
+   * (run-dirs.ts); a killed tool's is always removed.
+   */
+  cleanup(o?: { reuseRunDir?: boolean }): Promise<void>;
 }
 
 /** Enter each cgroup.procs file given before `--`, then exec the rest. POSIX sh, no bashisms. */
 const ENTER_CGROUP = 'while [ "$#" -gt 0 ] && [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
 
-// The per-call file operations below (binary lookup, the private run directory) are synchronous: each
-// is one syscall on a local directory (microseconds), while fs/promises sends every one through the
-// libuv thread pool and back — ~0.5 ms of CPU per exec call on this machine (BENCH.md "Tool calls").
+// The binary lookup is synchronous: a few access(2) calls (microseconds), while fs/promises sends every
+// one through the libuv thread pool and back (BENCH.md "Tool calls"). Run directories: run-dirs.ts.
 function resolveBin(bin: string, pathVar: string): string | undefined {
   if (!bin.includes('/')) return whichSync(bin, pathVar);
   const abs = resolve(bin);
@@ -69,15 +73,6 @@ function resolveBin(bin: string, pathVar: string): string | undefined {
   }
 }
 
-/** The run directory goes with one rmdir when the tool left nothing in it; a tree is removed off the event loop. */
-async function removeRunDir(dir: string): Promise<void> {
-  try {
-    rmdirSync(dir);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
-    await rm(dir, { recursive: true, force: true });
-  }
-}
 
 /**
  * deny: always the private dir. scoped: the caller's cwd if it lies inside a mount, else the first
@@ -138,15 +133,17 @@ export async function launch(o: LaunchOptions): Promise<Launched | { notFound: s
   if (!bin) return { notFound: o.bin };
 
   const undo: (() => Promise<unknown>)[] = [];
-  const cleanup = async () => {
+  let reuseRunDir = false;
+  const cleanup = async (o?: { reuseRunDir?: boolean }) => {
+    reuseRunDir = o?.reuseRunDir === true;
     for (const u of undo.reverse()) await u().catch(() => undefined);
     undo.length = 0;
   };
   try {
     const root = o.tmpRoot ?? tmpdir();
     await removeStaleRunDirs(root);
-    const workdir = mkdtempSync(resolve(root, `claw-run-${process.pid}-`));
-    undo.push(() => removeRunDir(workdir));
+    const workdir = takeRunDir(root);
+    undo.push(() => returnRunDir(root, workdir, reuseRunDir));
     const secrets = o.secrets ?? {};
     const injection = injectionMode(o.sandbox);
     let secretDir: string | undefined;

@@ -59,6 +59,8 @@ export async function runSandboxed(opts: RunOptions): Promise<RunResult> {
 
   let timedOut = false;
   let aborted = false;
+  // True once the tool exited on its own and nothing of it had to be killed: its run directory may be reused.
+  let clean = false;
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= terminate(target, opts.graceMs ?? DEFAULT_GRACE_MS);
@@ -78,7 +80,7 @@ export async function runSandboxed(opts: RunOptions): Promise<RunResult> {
     opts.signal?.removeEventListener('abort', onAbort);
     // Whatever the tool left behind (background children, setsid daemons we can see) goes now.
     if (stopping) await stopping;
-    await sweep(target, { cleanExit: !stopping });
+    clean = !(await sweep(target, { cleanExit: !stopping })) && !stopping;
     await Promise.race([Promise.all([out.closed, err.closed]), sleep(DRAIN_MS)]);
     child.stdout!.destroy();
     child.stderr!.destroy();
@@ -99,6 +101,6 @@ export async function runSandboxed(opts: RunOptions): Promise<RunResult> {
     opts.signal?.removeEventListener('abort', onAbort);
     throw new ClawError('sandbox-spawn', `could not start ${opts.bin}: ${(e as Error).message}`, { cause: e });
   } finally {
-    await cleanup();
+    await cleanup({ reuseRunDir: clean });
   }
 }

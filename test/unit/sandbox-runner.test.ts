@@ -11,6 +11,7 @@ import type { SandboxSpec } from '../../src/manifest/schema/index.ts';
 import { detectHost, type HostCapabilities } from '../../src/sandbox/host.ts';
 import { checkLevel } from '../../src/sandbox/levels.ts';
 import { runSandboxed, type RunOptions } from '../../src/sandbox/runner.ts';
+import { drainRunDirs } from '../../src/sandbox/run-dirs.ts';
 import { findMarked, killAll, marker, processDowngrade, settled, sleep, testHost, without } from '../fixtures/sandbox/helpers.ts';
 
 let host: HostCapabilities;
@@ -319,6 +320,9 @@ test('no private directories are left behind', async () => {
   await run(m, { bin: 'sh', argv: ['-c', 'echo x > "$TMPDIR/f"; sleep 60'], tmpRoot, timeoutMs: 200, secrets: { K: 'v' }, sandbox: { level: 'process', capabilities: { secrets: { injection: 'file-mount' } } } });
   await run(m, { bin: 'true', argv: [], tmpRoot });
   const { readdirSync } = await import('node:fs');
+  // The dir the tool wrote into is gone; the one left empty is kept for the next run until the session ends.
+  assert.is(readdirSync(tmpRoot).length, 1);
+  await drainRunDirs();
   assert.equal(readdirSync(tmpRoot), []);
   rmSync(tmpRoot, { recursive: true, force: true });
   // A runtime killed mid-call leaves its dir behind; the next runtime using that tmpdir removes it.
@@ -327,8 +331,29 @@ test('no private directories are left behind', async () => {
   mkdirSync(join(root2, 'claw-secrets-999999999-abc'));
   mkdirSync(join(root2, 'claw-run-1-init-is-alive'));
   await run(m, { bin: 'true', argv: [], tmpRoot: root2 });
+  await drainRunDirs();
   assert.equal(readdirSync(root2), ['claw-run-1-init-is-alive']);
   rmSync(root2, { recursive: true, force: true });
+});
+
+test('an empty run directory is reused by the next run; one the tool wrote into, or whose mode it changed, is not', async () => {
+  const tmpRoot = mkdtempSync(join(tmpdir(), 'claw-tmproot-'));
+  const m = marker();
+  const home = async (cmd = 'true') => (await run(m, { bin: 'sh', argv: ['-c', `echo "$TMPDIR"; ${cmd}`], tmpRoot })).stdout.trim();
+  const a = await home();
+  assert.is(await home(), a, 'reused after an empty run');
+  const b = await home('echo x > "$TMPDIR/f"');
+  assert.is(b, a, 'the same directory, empty, was handed out');
+  const c = await home();
+  assert.is.not(c, a, 'the one left with a file was removed, not reused');
+  assert.not.ok(existsSync(a));
+  const d = await home('chmod 777 "$TMPDIR"');
+  assert.is(d, c);
+  assert.is.not(await home(), c, 'a mode change is not carried into the next run');
+  await drainRunDirs();
+  const { readdirSync } = await import('node:fs');
+  assert.equal(readdirSync(tmpRoot), []);
+  rmSync(tmpRoot, { recursive: true, force: true });
 });
 
 test.run();
