@@ -2,10 +2,11 @@
 // it consumes (`trigger.queue_name`); this machine says *where*: a filesystem inbox or an MQTT broker.
 // Like `transports:`, kept out of the manifest so the manifest stays valid against the official schemas.
 import * as v from 'valibot';
+import { lazySchema } from '../manifest/schema/helpers.ts';
 import { fsTransportOptionsSchema } from '../transports/fs/options.ts';
 import { mqttOptionsSchema } from '../transports/mqtt/options.ts';
 
-export const channelBindingSchema = v.strictObject({
+export const channelBindingSchema = lazySchema(() => v.strictObject({
   /** `fs:/dir` (inbox directory, the fs transport's layout) or `mqtt[s]://host[:port][/topic]`. */
   listen: v.pipe(v.string(), v.regex(/^(fs|mqtts?):./, 'must be fs:/dir or mqtt://host[:port][/topic]')),
   fs: v.optional(fsTransportOptionsSchema),
@@ -16,9 +17,9 @@ export const channelBindingSchema = v.strictObject({
   max_queue: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100_000))),
   /** At STOPPING, how long running turns may finish before they are cancelled (default 30000). */
   stop_grace_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
-});
+}));
 
 export type ChannelBinding = v.InferOutput<typeof channelBindingSchema>;
 
 /** Keyed by the Channel's metadata.name. */
-export const channelsConfigSchema = v.record(v.pipe(v.string(), v.minLength(1)), channelBindingSchema);
+export const channelsConfigSchema = lazySchema(() => v.record(v.pipe(v.string(), v.minLength(1)), channelBindingSchema));

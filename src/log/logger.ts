@@ -2,6 +2,7 @@
 // Every line passes the redactor, so a secret value that reaches a log field is masked.
 import type { Logger } from '../kernel/ports.ts';
 import type { Redactor } from './redactor.ts';
+import { isoUtc } from './iso-time.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -16,9 +17,9 @@ export function createLogger(opts: { write: (line: string) => void; level?: LogL
     const r = opts.redactor;
     let line: string;
     try {
-      line = JSON.stringify({ ts: new Date(now()).toISOString(), level, msg: r.redact(msg), ...(r.redactValue(fields ?? {}) as object) });
+      line = JSON.stringify({ ts: isoUtc(now()), level, msg: r.redact(msg), ...(r.redactValue(fields ?? {}) as object) });
     } catch {
-      line = JSON.stringify({ ts: new Date(now()).toISOString(), level, msg: r.redact(msg), fields: '[unserializable]' });
+      line = JSON.stringify({ ts: isoUtc(now()), level, msg: r.redact(msg), fields: '[unserializable]' });
     }
     opts.write(`${line}\n`);
   };

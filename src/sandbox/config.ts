@@ -2,9 +2,10 @@
 // which downgrades the operator allows (levels.ts) and the SIGTERM → SIGKILL grace (runtime profile
 // §10). Part of src/config/runtime-config.ts.
 import * as v from 'valibot';
+import { lazySchema } from '../manifest/schema/helpers.ts';
 import { validateDowngrades } from './levels.ts';
 
-export const sandboxRuntimeConfigSchema = v.strictObject({
+export const sandboxRuntimeConfigSchema = lazySchema(() => v.strictObject({
   allow_downgrade: v.optional(
     v.pipe(
       v.record(v.string(), v.string()),
@@ -12,6 +13,6 @@ export const sandboxRuntimeConfigSchema = v.strictObject({
     ),
   ),
   kill_grace_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(60_000))),
-});
+}));
 
 export type SandboxRuntimeConfig = v.InferOutput<typeof sandboxRuntimeConfigSchema>;

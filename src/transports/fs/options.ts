@@ -1,20 +1,22 @@
 // Options of the filesystem transport (docs/transports.md), as claw.runtime.yaml's `transports[].fs`
 // and as query parameters of an `fs:` URI (`fs:/dir?poll_interval_ms=100&watch=false`).
 import * as v from 'valibot';
+import { lazySchema } from '../../manifest/schema/helpers.ts';
 
-const ms = v.pipe(v.number(), v.integer(), v.minValue(1));
+/** Built inside the lazy schemas below, not at import. */
+const ms = () => v.pipe(v.number(), v.integer(), v.minValue(1));
 
-export const fsTransportOptionsSchema = v.strictObject({
+export const fsTransportOptionsSchema = lazySchema(() => v.strictObject({
   /** Use fs.watch (inotify, kqueue, FSEvents) to see new requests at once. Default true. */
   watch: v.optional(v.boolean()),
   /** Directory scan interval: the only mechanism with watch: false, a safety net under it otherwise. */
-  poll_interval_ms: v.optional(v.pipe(ms, v.maxValue(3_600_000))),
+  poll_interval_ms: v.optional(v.pipe(ms(), v.maxValue(3_600_000))),
   /** What happens to a processed request file. Default archive. */
   processed: v.optional(v.picklist(['archive', 'delete'])),
   /** How long archived requests, unclaimed replies and rejected files are kept. */
-  retention_ms: v.optional(ms),
+  retention_ms: v.optional(ms()),
   /** A `.tmp` file older than this is a crashed writer's leftover and is removed. */
-  tmp_max_age_ms: v.optional(ms),
+  tmp_max_age_ms: v.optional(ms()),
   /** How long an answered request_id is remembered (re-delivery gets the stored reply). At least 5 min. */
   dedup_retention_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(300_000))),
   /** Notification files kept in notifications/ (oldest removed first). */
@@ -30,7 +32,7 @@ export const fsTransportOptionsSchema = v.strictObject({
    * Default "0600"; "0660" with a shared group when writer and reader run under different uids.
    */
   file_mode: v.optional(v.pipe(v.string(), v.regex(/^0?[0-7]{3}$/, 'must be an octal mode such as "0660"'))),
-});
+}));
 
 export type FsTransportOptions = v.InferOutput<typeof fsTransportOptionsSchema>;
 

@@ -1,15 +1,17 @@
 // MQTT options: claw.runtime.yaml's transport entry (valibot schema, for the `transports:` section), overridden by
 // the URL's query parameters. Decisions are documented in docs/transports.md (MQTT section).
 import * as v from 'valibot';
+import { lazySchema } from '../../manifest/schema/helpers.ts';
 import { ClawError } from '../../protocol/errors.ts';
 import type { MqttEndpoint } from './endpoint.ts';
 import { DEFAULT_TOPIC_PREFIX, isTopicSegment } from './topics.ts';
 import { PROFILE_BACKOFF, type BackoffOptions } from './backoff.ts';
 
-const positiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
+/** Built inside the lazy schemas below, not at import. */
+const positiveInt = () => v.pipe(v.number(), v.integer(), v.minValue(1));
 
 /** The `mqtt:` block of a transport entry in claw.runtime.yaml. Every key optional. */
-export const mqttOptionsSchema = v.strictObject({
+export const mqttOptionsSchema = lazySchema(() => v.strictObject({
   /** 5 (default) or 4 (= MQTT 3.1.1: reply route in a payload envelope). */
   protocol_version: v.optional(v.picklist([4, 5])),
   /** Stable id so the broker keeps the session (and queued QoS 1 requests) across restarts. */
@@ -29,8 +31,8 @@ export const mqttOptionsSchema = v.strictObject({
   /** First topic level (default `claw`). */
   topic_prefix: v.optional(v.pipe(v.string(), v.check(isTopicSegment, 'must be one topic level'))),
   /** Reconnect backoff (runtime profile §5 defaults 1000 / 30000). */
-  reconnect: v.optional(v.strictObject({ initial_delay_ms: v.optional(positiveInt), max_delay_ms: v.optional(positiveInt) })),
-});
+  reconnect: v.optional(v.strictObject({ initial_delay_ms: v.optional(positiveInt()), max_delay_ms: v.optional(positiveInt()) })),
+}));
 export type MqttOptionsInput = v.InferOutput<typeof mqttOptionsSchema>;
 
 export interface MqttSettings {
