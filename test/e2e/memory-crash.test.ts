@@ -16,6 +16,23 @@ const dirs: string[] = [];
 const live: ClawRun[] = [];
 const dbFile = (dir: string) => join(dir, '.claw-data', 'memory', 'memory-0.db');
 
+/**
+ * Resolves once <file> is the snapshot the journal continues (the journal header's base id, bytes 8–16, equals the
+ * id in <file>'s 48-byte trailer): no automatic snapshot is in flight. Gives up after 5 s (the assertions then tell).
+ */
+async function snapshotLanded(file: string): Promise<void> {
+  const hex = (b: Buffer) => b.toString('hex');
+  for (const end = Date.now() + 5000; Date.now() < end; await new Promise((r) => setTimeout(r, 10))) {
+    try {
+      const j = readFileSync(`${file}.claw-journal`).subarray(8, 16);
+      const s = readFileSync(file);
+      if (hex(j) === hex(s.subarray(s.length - 40, s.length - 32))) return;
+    } catch {
+      // not there yet
+    }
+  }
+}
+
 /** A request that also settles (undefined) when the process dies first. */
 function requestOrExit(c: ClawRun, method: string, params: unknown): Promise<any | undefined> {
   return Promise.race([c.request(method, params).catch(() => undefined), c.exited.then(() => undefined)]);
@@ -109,12 +126,15 @@ test('a corrupt snapshot: warning naming it, recovery from the previous snapshot
   let c = await startAgent(a);
   live.push(c);
   const want: [string, string][] = [];
+  const file = dbFile(a.dir);
   for (let i = 0; i < 12; i++) {
     const content = `entry ${i} ${'y'.repeat(600)}`;
     want.push([(await store(c, 'context', [{ content }])).result.ids[0], content]);
+    // Automatic snapshots are deflated off-thread and written a moment later; one at a time. Wait for this one to
+    // land, so the chain of snapshots (and .prev) does not depend on how loaded the machine is.
+    await snapshotLanded(file);
   }
   assert.is(await c.end(), 0);
-  const file = dbFile(a.dir);
   assert.ok(existsSync(`${file}.prev`), 'several snapshots were taken');
   const flip = (p: string) => {
     const b = readFileSync(p);
