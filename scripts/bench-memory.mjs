@@ -16,12 +16,13 @@
 //   6. long fills          one fresh database per store type / call size, filled to 20k–100k entries: bytes per
 //                         entry at the end, min/max, and averaged log-uniformly over where the store stops
 //
-// Usage: node scripts/bench-memory.mjs [--quick] [--json] [--adapter=sqljs|native|all] [--skip-wasm] [--fill-only] [--large]
+// Usage: node scripts/bench-memory.mjs [--quick] [--json] [--adapter=sqljs|native|bun|all] [--skip-wasm] [--fill-only] [--large]
 //   --fill-only  only part 6 (the long fills); --no-fill  parts 1–5 only; --large adds a row of ~1 KB entries
 //   --quick    10k only, fewer calls (smoke run)
 //   --skip-wasm  no beside-vs-embedded comparison (for alternated before/after runs of the stores)
 //   all (default): sql.js under this Node, then native (node:sqlite) under .build/runtimes Node 22 if installed
-//                  (scripts/install-runtimes.sh), else under this Node when it has node:sqlite.
+//                  (scripts/install-runtimes.sh), else under this Node when it has node:sqlite; then bun:sqlite
+//                  under .build/runtimes Bun if installed.
 // Linux (reads /proc). The sources are bundled with esbuild into .build/bench-memory/ first.
 import { build } from 'esbuild';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -214,10 +215,10 @@ async function bundleWorker() {
   return file;
 }
 
-function runWorker(node, file, adapter) {
+function runWorker(node, file, adapter, flags = ['--no-warnings']) {
   const dir = mkdtempSync(join(tmpdir(), 'claw-bench-memory-'));
   try {
-    const r = spawnSync(node, ['--no-warnings', file, adapter, dir, quick ? '1' : '0', args.has('fill-only') ? '1' : '0', args.has('large') ? '1' : '0', args.has('no-fill') ? '1' : '0'], { cwd: root, encoding: 'utf8', timeout: 30 * 60_000, stdio: ['ignore', 'pipe', 'inherit'] });
+    const r = spawnSync(node, [...flags, file, adapter, dir, quick ? '1' : '0', args.has('fill-only') ? '1' : '0', args.has('large') ? '1' : '0', args.has('no-fill') ? '1' : '0'], { cwd: root, encoding: 'utf8', timeout: 30 * 60_000, stdio: ['ignore', 'pipe', 'inherit'] });
     if (r.status !== 0) throw new Error(`${adapter} worker failed: ${r.stderr}`);
     return JSON.parse(r.stdout.trim().split('\n').pop());
   } finally {
@@ -274,6 +275,15 @@ if (adapterArg === 'all' || adapterArg === 'native') {
     log(`node:sqlite (${execFileSync(node, ['--version'], { encoding: 'utf8' }).trim()}) …`);
     results.adapters.push(runWorker(node, worker, 'native'));
   } else log('native: skipped (no node:sqlite here and no .build/runtimes Node 22; run scripts/install-runtimes.sh)');
+}
+// Bun's own SQLite (bun:sqlite, FTS5): the native adapter of src/memory/sqlite/native.ts under Bun.
+if (adapterArg === 'all' || adapterArg === 'bun') {
+  const bun = join(root, '.build/runtimes/bun/node_modules/.bin/bun');
+  if (existsSync(bun)) {
+    const version = execFileSync(bun, ['--version'], { encoding: 'utf8' }).trim();
+    log(`bun:sqlite (bun ${version}) …`);
+    results.adapters.push({ ...runWorker(bun, worker, 'native', []), adapter: 'bun:sqlite', node: `bun ${version}` });
+  } else log('bun: skipped (no .build/runtimes Bun; run scripts/install-runtimes.sh)');
 }
 if ((adapterArg === 'all' || adapterArg === 'sqljs') && !args.has('skip-wasm')) {
   log('wasm beside vs embedded …');
