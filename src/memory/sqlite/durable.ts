@@ -146,6 +146,22 @@ function writeAll(fs: DurableFs, fd: number, buf: Uint8Array, position: number):
   while (done < buf.length) done += fs.writeSync(fd, buf, done, buf.length - done, position + done);
 }
 
+/** A new file with `data`, fsynced and closed; on any failure it is removed again and the error thrown. */
+function writeSynced(fs: DurableFs, path: string, data: Uint8Array): void {
+  try {
+    const fd = fs.openSync(path, 'w');
+    try {
+      writeAll(fs, fd, data, 0);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (e) {
+    tryUnlink(fs, path);
+    throw e;
+  }
+}
+
 function tryUnlink(fs: DurableFs, p: string): void {
   try {
     fs.unlinkSync(p);
@@ -358,15 +374,8 @@ class DurableLog implements WriteLog, DurableControl {
     const tmp = `${this.path}.tmp`;
     const data = encodeSnapshot2(body, { length: image.length, crc: crc32(image) }, id, BODY_ZLIB);
     try {
-      const fd = fs.openSync(tmp, 'w');
-      try {
-        writeAll(fs, fd, data, 0);
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
+      writeSynced(fs, tmp, data);
     } catch (e) {
-      tryUnlink(fs, tmp);
       throw new ClawError('sqlite.snapshot_failed', `snapshot ${tmp} could not be written: ${(e as Error).message}`, { cause: e });
     }
     this.stats.snapshotBytesWritten += data.length;
@@ -383,18 +392,7 @@ class DurableLog implements WriteLog, DurableControl {
     const { fs, files } = this;
     const tmp = `${files.journal}.tmp`;
     const header = encodeJournalHeader(baseId);
-    try {
-      const fd = fs.openSync(tmp, 'w');
-      try {
-        writeAll(fs, fd, header, 0);
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
-    } catch (e) {
-      tryUnlink(fs, tmp); // nothing else changed: the current journal carries on
-      throw e;
-    }
+    writeSynced(fs, tmp, header); // on failure nothing else changed: the current journal carries on
     if (keepOld && fs.existsSync(files.journal)) fs.renameSync(files.journal, files.previousJournal);
     this.rotating = true; // from here a failure leaves our descriptor on a file that is no longer <journal>
     fs.renameSync(tmp, files.journal);

@@ -23,20 +23,6 @@ const ascii = (b: Uint8Array, from: number, to: number) => String.fromCharCode(.
 export const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 export const unhex = (s: string) => Uint8Array.from(s.match(/../g)!.map((x) => parseInt(x, 16)));
 
-export function encodeSnapshot(image: Uint8Array, id: string): Uint8Array {
-  const out = new Uint8Array(image.length + TRAILER);
-  out.set(image, 0);
-  const t = out.subarray(image.length);
-  const dv = new DataView(t.buffer, t.byteOffset, TRAILER);
-  for (let i = 0; i < 8; i++) t[i] = SNAP_MAGIC.charCodeAt(i);
-  t.set(unhex(id), 8);
-  dv.setUint32(16, image.length % 2 ** 32, true);
-  dv.setUint32(20, Math.floor(image.length / 2 ** 32), true);
-  dv.setUint32(24, crc32(image), true);
-  dv.setUint32(28, crc32(t.subarray(0, 28)), true);
-  return out;
-}
-
 /**
  * Format 2: body (the image, zlib-deflated when `method` is BODY_ZLIB) + 48-byte trailer
  * "CLAWSNP2" | id (8) | body length u64 LE | image length u64 LE | crc32(image) u32 LE | method u32 LE |
