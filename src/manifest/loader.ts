@@ -306,8 +306,27 @@ export async function loadManifestFile(path: string, opts: LoadOptions): Promise
   const l = new Load(opts);
   const src = await l.readSource(path);
   if (!src) return l.finish();
+  const key = documentKey(src.value); // before root(), which fills in defaults
   const m = await l.root(src, dirnameOf(path));
+  if (m && key !== undefined && primitivesOf(m).every((p) => p.origin.file === m.file)) m.sourceKey = key;
   return l.finish(m);
+}
+
+/**
+ * The document as JSON text (key order as written): equal keys mean equal documents. Not canonical on purpose —
+ * a client that re-serialises the file keeps its order, and a differently ordered copy is merely validated
+ * again — so the loader needs no canonical serialiser on the start path.
+ */
+export function documentKey(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}
+
+function primitivesOf(m: ResolvedManifest): ResolvedPrimitive[] {
+  return [m.identity, ...m.providers, ...m.channels, ...m.tools, ...m.skills, ...m.worldModels, ...m.policies, ...[m.memory, m.sandbox, m.swarm, m.telemetry].filter((p) => p !== undefined)];
 }
 
 /**

@@ -45,4 +45,10 @@ export interface ResolvedManifest {
   policies: ResolvedPrimitive[];
   swarm?: ResolvedPrimitive;
   telemetry?: ResolvedPrimitive;
+  /**
+   * The root document as read from `file`, as JSON (loader.ts documentKey), set only when every primitive is inline in it: such
+   * a document validates the same wherever it is loaded from (nothing is resolved against its directory), so a
+   * byte-for-byte identical manifest sent in claw.initialize needs no second validation (docs/protocol.md).
+   */
+  sourceKey?: string;
 }

@@ -1,4 +1,5 @@
 import { test } from 'uvu';
+import { documentKey } from '../../src/manifest/loader.ts';
 import * as assert from 'uvu/assert';
 import { Agent, type KernelModule, type Session, type AgentOptions } from '../../src/kernel/agent.ts';
 import { Router } from '../../src/kernel/router.ts';
@@ -186,6 +187,25 @@ test('initialize: the launch manifest wins over the one sent', async () => {
   const r = await h.init();
   assert.is(r.result.agentInfo.name, 'launch-identity');
   assert.is(h.agent.session!.manifest, launch);
+});
+
+test('initialize: the launch file sent again (sourceKey) is not validated a second time; anything else is', async () => {
+  const doc = { claw: '0.3.0', kind: 'Claw', metadata: { name: 'launched' }, spec: { identity: { inline: { personality: 'p' } } } };
+  const launch = { ...makeManifest(1, { name: 'launched' }), sourceKey: documentKey(doc) };
+  const same = harness({ launchManifest: launch });
+  const r = await same.init({ manifest: structuredClone(doc) });
+  assert.ok(r.result, JSON.stringify(r.error));
+  assert.is(same.loads.length, 0, 'no second validation');
+  assert.is(same.agent.session!.manifest, launch);
+  const reordered = harness({ launchManifest: launch });
+  await reordered.init({ manifest: { spec: doc.spec, metadata: doc.metadata, kind: 'Claw', claw: '0.3.0' } });
+  assert.is(reordered.loads.length, 1, 'the same values in another key order are simply validated');
+  const other = harness({ launchManifest: launch });
+  await other.init({ manifest: { ...doc, metadata: { name: 'other' } } });
+  assert.is(other.loads.length, 1, 'a different document is validated');
+  const noKey = harness({ launchManifest: makeManifest(1, { name: 'launched' }) });
+  await noKey.init({ manifest: doc });
+  assert.is(noKey.loads.length, 1, 'a launch manifest with file references (no sourceKey) validates what is sent');
 });
 
 test('status before initialize: -32600 with data.state INIT', async () => {

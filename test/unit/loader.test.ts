@@ -65,6 +65,24 @@ for (const file of roots(join(FIX, 'invalid'))) {
   });
 }
 
+test('sourceKey: set for a self-contained file (the document as read, before defaults), never when a primitive came from another file', async () => {
+  const single = join(process.cwd(), 'examples/minimal/claw.yaml');
+  const r = await loadManifestFile(single, opts);
+  assert.ok(r.manifest, JSON.stringify(r.issues));
+  const { parseSource } = await import('../../src/manifest/source.ts');
+  const src = parseSource(single, readFileSync(single));
+  assert.ok(src.ok);
+  if (src.ok) assert.is(r.manifest!.sourceKey, JSON.stringify(src.source.value));
+  // The same document over the wire validates to the same manifest (what makes skipping it sound).
+  const wire = await loadManifestValue(src.ok ? src.source.value : undefined, { file: '<initialize>', baseDir: '/', defaultClaw: '0.3.0' }, opts);
+  assert.equal(wire.issues, []);
+  const withoutPlaces = (x: unknown) => JSON.stringify(x, (k, v) => (k === 'origin' || k === 'file' || k === 'sourceKey' ? undefined : v));
+  assert.is(withoutPlaces(wire.manifest), withoutPlaces(r.manifest));
+  const multi = await loadManifestFile(join(FIX, 'valid/multi/claw.yaml'), opts);
+  assert.ok(multi.manifest);
+  assert.is(multi.manifest!.sourceKey, undefined);
+});
+
 test('names, versions and defaults of a multi-file manifest', async () => {
   const r = await loadManifestFile(join(FIX, 'valid/multi/claw.yaml'), opts);
   const m = r.manifest!;

@@ -5,6 +5,7 @@ import { initializeParams, issuesData } from '../../protocol/wire.ts';
 import { levelName, manifestLevel, negotiateCapabilities, type Level } from '../conformance.ts';
 import { negotiateVersion, SUPPORTED_PROTOCOL_VERSIONS } from '../version.ts';
 import type { ResolvedManifest } from '../../manifest/resolved.ts';
+import { documentKey } from '../../manifest/loader.ts';
 import type { AgentCore } from '../agent.ts';
 import type { MethodSpec } from './index.ts';
 
@@ -53,13 +54,16 @@ export async function openSession(agent: AgentCore, manifest: ResolvedManifest, 
  * Without a launch manifest, the one sent here is the agent.
  */
 async function chooseManifest(agent: AgentCore, sent: unknown, version: string): Promise<ResolvedManifest> {
+  const launch = agent.opts.launchManifest;
+  // The launch file itself, sent again (what a client that read it does): validating it a second time would
+  // give the same answer, so it is not done (ResolvedManifest.sourceKey says when that holds).
+  if (launch?.sourceKey !== undefined && sameDocument(sent, launch.sourceKey)) return launch;
   const loaded = await agent.opts.loadWireManifest(sent, version);
   if (!loaded.manifest) {
     throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: the manifest has ${loaded.issues.length} issue(s)`, {
       issues: loaded.issues.map((i) => ({ path: i.path, message: i.message, rule: i.rule, ...(i.section ? { section: i.section } : {}) })),
     });
   }
-  const launch = agent.opts.launchManifest;
   if (!launch) return loaded.manifest;
   if (loaded.manifest.name !== launch.name) {
     agent.opts.log.info('initialize manifest differs from the launch manifest; the launch manifest is used', {
@@ -68,4 +72,8 @@ async function chooseManifest(agent: AgentCore, sent: unknown, version: string):
     });
   }
   return launch;
+}
+
+function sameDocument(sent: unknown, key: string): boolean {
+  return typeof sent === 'object' && sent !== null && documentKey(sent) === key;
 }
