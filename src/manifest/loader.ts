@@ -319,7 +319,11 @@ export async function loadManifestFile(path: string, opts: LoadOptions): Promise
  */
 export function documentKey(value: unknown): string | undefined {
   try {
-    return JSON.stringify(value);
+    // A non-finite number (YAML .inf / .nan) would read as null: no key, so such a document is always validated.
+    return JSON.stringify(value, (_k, v) => {
+      if (typeof v === 'number' && !Number.isFinite(v)) throw new Error('not JSON');
+      return v;
+    });
   } catch {
     return undefined;
   }

@@ -42,7 +42,14 @@ export function createStdioTransport(opts: { input: ByteSource; output: TextSink
   const flush = () => {
     const s = pending;
     pending = '';
-    if (writable) out.write(s);
+    if (!writable) return;
+    // Runs from the nextTick queue, outside the router's guard: a writer that throws (closed stream) stops
+    // the output, never the runtime.
+    try {
+      out.write(s);
+    } catch {
+      writable = false;
+    }
   };
   const write = (msg: JsonRpcMessage | JsonRpcMessage[]) => {
     if (!writable) return;

@@ -118,4 +118,41 @@ test("output 'error' (EPIPE) does not throw; later writes are dropped", async ()
   assert.not.ok(s.written.join('').includes('after-epipe'));
 });
 
+test('a writer that throws stops the output, not the runtime; replies of one burst go out in one write', async () => {
+  const input = new PassThrough();
+  const writes: string[] = [];
+  let fail = false;
+  const output = {
+    write(x: string) {
+      if (fail) throw new Error('write after end');
+      writes.push(x);
+    },
+    on() {},
+  };
+  const t = createStdioTransport({ input, output });
+  const frames: InboundFrame[] = [];
+  t.start((f) => frames.push(f));
+  input.write('{"jsonrpc":"2.0","id":1,"method":"a"}\n{"jsonrpc":"2.0","id":2,"method":"b"}\n');
+  await until(() => frames.length === 2);
+  frames[0].reply({ jsonrpc: '2.0', id: 1, result: 1 });
+  frames[1].reply({ jsonrpc: '2.0', id: 2, result: 2 });
+  await tick(1);
+  assert.equal(writes, ['{"jsonrpc":"2.0","id":1,"result":1}\n{"jsonrpc":"2.0","id":2,"result":2}\n']);
+  let uncaught = 0;
+  const on = () => uncaught++;
+  process.on('uncaughtException', on);
+  try {
+    fail = true;
+    frames[0].reply({ jsonrpc: '2.0', id: 1, result: 'x' });
+    await tick(5);
+    fail = false;
+    frames[1].reply({ jsonrpc: '2.0', id: 2, result: 'dropped' });
+    await tick(5);
+  } finally {
+    process.off('uncaughtException', on);
+  }
+  assert.is(uncaught, 0);
+  assert.is(writes.length, 1, 'nothing written after the writer failed');
+});
+
 test.run();
