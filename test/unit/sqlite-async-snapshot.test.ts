@@ -37,16 +37,24 @@ const insert = (db: DurableDatabase, from: number, to: number) => {
   for (let i = from; i <= to; i++) ins.run(i, body(i));
 };
 
-test('writes made while the image compresses go to the new journal; the file appears when it is ready', async () => {
-  const path = fresh();
+/**
+ * A database with rows 1..10 in a synchronous snapshot (`before`), then rows 11..`upTo` whose first insert starts an
+ * automatic snapshot: the journal restarts at once on its id (`begun`) while the image compresses.
+ */
+async function compressing(path: string, upTo: number) {
   const c = clock();
   const db = await open(path, { now: c.now });
   insert(db, 1, 10);
   db.durable.snapshot();
   const before = readSnapshot(fs as unknown as DurableFs, path).id;
   c.tick();
-  insert(db, 11, 11); // triggers the snapshot: the journal restarts at once
-  const begun = journalBase(`${path}.claw-journal`);
+  insert(db, 11, upTo); // the first of these triggers the snapshot
+  return { db, before, begun: journalBase(`${path}.claw-journal`) };
+}
+
+test('writes made while the image compresses go to the new journal; the file appears when it is ready', async () => {
+  const path = fresh();
+  const { db, before, begun } = await compressing(path, 11);
   assert.is.not(begun, before);
   assert.is(journalBase(`${path}.claw-journal.prev`), before, 'the old journal continues the current <file>');
   insert(db, 12, 20); // while compressing
@@ -62,14 +70,7 @@ test('writes made while the image compresses go to the new journal; the file app
 
 test('killed while compressing: the reopen replays <file> + .prev journal + journal and finishes that snapshot', async () => {
   let path = fresh();
-  const c = clock();
-  const db = await open(path, { now: c.now });
-  insert(db, 1, 10);
-  db.durable.snapshot();
-  const before = readSnapshot(fs as unknown as DurableFs, path).id;
-  c.tick();
-  insert(db, 11, 15);
-  const begun = journalBase(`${path}.claw-journal`);
+  const { db, before, begun } = await compressing(path, 15);
   // The "kill": the files as they are now, before the compressed body is written, copied to open elsewhere.
   const killed = join(fs.mkdtempSync(join(work, 'killed-')), 'memory.db');
   for (const f of fs.readdirSync(join(path, '..'))) fs.copyFileSync(join(path, '..', f), join(killed, '..', f));
