@@ -12,6 +12,7 @@ import type { ProviderClient } from '../../src/kernel/ports.ts';
 import { deadUrl, startFakeLlm, type FakeLlm } from '../helpers/fake-llm-server.ts';
 import { SECRET, prov, rejection, setup } from './provider-fixtures.ts';
 import { systemClock } from '../../src/node/clock.ts';
+import { until } from './helpers/fakes.ts';
 
 /** A 3-dimension "meaning" space: cat/feline → axis 0, food/prices → axis 1, dogs/bark → axis 2. */
 const AXES: Record<string, number> = { cat: 0, feline: 0, food: 1, prices: 1, dogs: 2, bark: 2 };
@@ -100,7 +101,7 @@ async function semanticStore(providerEndpoint: string, opts: { retry?: unknown; 
   const db = await openDatabase({ adapter: 'sqljs' });
   let n = 0;
   const s = openMemoryStore(spec, { db, ...extra, newId: () => `e${++n}`, ownsDatabase: true });
-  return { s, log, deps, clock };
+  return { s, log, deps, clock, db };
 }
 
 test('semantic store + embedding provider: hybrid RRF ranks with both signals (full text alone finds one entry)', async () => {
@@ -186,6 +187,25 @@ test('semantic store whose provider_ref names no Provider: full text, the reason
   const r = await s.query({ type: 'semantic', text: 'cat' });
   assert.is(r.search, 'fts');
   assert.is(r.fallback, "embedding provider \"nope\" did not answer (no Provider named 'nope' (declared: embedder)); full-text search only");
+  await s.close();
+});
+
+test('entries stored while the provider failed get their vectors in the background once it answers again', async () => {
+  const clock = { t: 0 };
+  const { s, db } = await semanticStore(fake.url, { retry: { max_attempts: 1 }, clock });
+  let up = false;
+  fake.embeddings = (input) => (up ? input.map(meaning) : { status: 503, json: { error: { type: 'overloaded' } } });
+  assert.equal(await s.store(DOCS.map((content) => ({ content }))), ['e1', 'e2', 'e3']);
+  const vectors = () => (db.prepare('SELECT count(*) AS n FROM claw_memory_vectors').get() as { n: number }).n;
+  assert.is(vectors(), 0, 'stored without vectors');
+  up = true;
+  clock.t += COOLDOWN_MS + 1;
+  const r = await s.query({ type: 'semantic', text: 'cat' });
+  assert.is(r.search, 'hybrid');
+  await until(() => vectors() === 3, 3000);
+  // The backfilled vectors rank: the same query now gives the hybrid order of a store that never missed them.
+  const again = await s.query({ type: 'semantic', text: 'cat' });
+  assert.equal(again.entries.map((e) => e.id), ['e2', 'e1', 'e3']);
   await s.close();
 });
 

@@ -5,7 +5,8 @@
 //     (`search.fusion` 'reciprocal-rank', the default, or 'linear-combination': mean of the two [0,1] scores).
 //     'vector-only': cosine alone. 'fts-only', or no embedder: full text alone.
 //   The result's `search` says which ran ('fts' | 'hybrid' | 'vector'), `fts` which engine.
-// Entries stored while no embedder was present have no vector; they still rank through full text.
+// Entries stored while no embedder answered have no vector; they still rank through full text, and get one in the
+// background once the embedder answers again (backfill).
 import { ClawError } from '../../protocol/errors.ts';
 import { BaseStore, toOut, type EntryRow, type Normalised } from './base.ts';
 import {
@@ -24,6 +25,8 @@ import { MemoryParamsError, type Query, type QueryResult, type StoreDeps, type S
 export const DEFAULT_TOP_K = 10;
 /** Hybrid: candidates taken from each ranking before fusion. */
 export const HYBRID_CANDIDATES = 50;
+/** Entries embedded per request when vectors missing from earlier writes are filled in (backfill). */
+export const BACKFILL_BATCH = 32;
 
 interface Ranked {
   seq: number;
@@ -87,7 +90,52 @@ export class SemanticStore extends BaseStore {
     if (!this.useVectors || entries.length === 0) return undefined;
     // An embedder that does not answer must not lose a write: the entries are stored without vectors and
     // still rank through full text (the embedder reports its failure; docs/memory.md "Embeddings").
-    return this.embed(entries.map((e) => e.content)).catch(() => undefined);
+    try {
+      const vs = await this.embed(entries.map((e) => e.content));
+      this.backfillSoon();
+      return vs;
+    } catch {
+      this.missing = true;
+      return undefined;
+    }
+  }
+
+  /** Whether entries of this store may lack a vector: unknown after open, known once a backfill comes up short. */
+  private missing: boolean | undefined;
+  private backfilling = false;
+
+  /**
+   * Entries stored while the embedder did not answer (or before this store had one) get their vectors once it
+   * answers again: after each successful embedding (a store or a query), one batch of the oldest such entries is
+   * embedded in the background — paced by use, so a large backlog never floods the provider or its token quota.
+   * The write is an ordinary journalled transaction.
+   */
+  private backfillSoon(): void {
+    if (this.missing === false || this.backfilling) return;
+    this.backfilling = true;
+    void this.backfill().finally(() => (this.backfilling = false));
+  }
+
+  private async backfill(): Promise<void> {
+    try {
+      const rows = this.db
+        .prepare(
+          `SELECT e.seq AS seq, e.content AS content FROM claw_memory_entries e LEFT JOIN claw_memory_vectors v ON v.seq = e.seq
+           WHERE e.sid = ? AND v.seq IS NULL ORDER BY e.seq LIMIT ?`,
+        )
+        .all(this.sid, BACKFILL_BATCH);
+      if (rows.length < BACKFILL_BATCH) this.missing = rows.length > 0 ? undefined : false;
+      if (rows.length === 0) return;
+      const vs = await this.embed(rows.map((r) => String(r.content)));
+      if (this.closed) return;
+      const put = this.db.prepare(
+        'INSERT OR IGNORE INTO claw_memory_vectors(seq, sid, vec) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM claw_memory_entries WHERE seq = ?)',
+      );
+      this.db.transaction(() => rows.forEach((r, i) => put.run(r.seq, this.sid, vectorToBlob(vs[i]), r.seq)));
+      if (rows.length < BACKFILL_BATCH) this.missing = false;
+    } catch {
+      // The embedder failed again (or the store closed): the next successful embedding tries again.
+    }
   }
 
   private async embed(texts: string[]): Promise<number[][]> {
@@ -126,6 +174,7 @@ export class SemanticStore extends BaseStore {
       let qv: number[];
       try {
         [qv] = await this.embed([q.text]);
+        this.backfillSoon();
       } catch (e) {
         // Issue 4: the embedding provider did not answer → full text alone, and the result says why.
         this.assertOpen();
