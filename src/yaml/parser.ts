@@ -75,6 +75,8 @@ export class Parser {
   private i = 0;
   /** Offset where the current line starts. */
   private ls = 0;
+  /** Flow collections open around the current position. */
+  private flowDepth = 0;
   /** Indentation of the current content line; -1 at the end of the document (EOF or a `---` / `...` marker). */
   private ind = 0;
   private depth = 0;
@@ -849,9 +851,11 @@ export class Parser {
         let j = this.i;
         while (this.c(j) === SP || this.c(j) === TAB) j++;
         const d = this.c(j);
-        // A closing bracket may sit at the parent's own indentation (as `yaml` reads it).
+        // A closing bracket may sit at the parent's own indentation (as `yaml` reads it) when it closes the
+        // outermost flow collection; one that closes a nested collection there is refused, as `yaml` does.
         const closing = d === RBRACK || d === RBRACE;
-        if (!this.isEol(j) && d !== HASH && (closing ? k < parent : k <= parent)) this.fail('a flow collection continues on a line that is not indented enough', j);
+        if (!this.isEol(j) && d !== HASH && (closing ? k < parent || (k === parent && this.flowDepth > 1) : k <= parent))
+          this.fail('a flow collection continues on a line that is not indented enough', j);
       } else if (c === -1) this.fail(`a flow ${this.s[openAt] === '[' ? 'sequence' : 'mapping'} is not closed`, openAt);
       else return;
     }
@@ -862,6 +866,7 @@ export class Parser {
     const isSeq = this.c() === LBRACK;
     const close = isSeq ? RBRACK : RBRACE;
     this.enter(open);
+    this.flowDepth++;
     this.i++;
     const node: YMap | YSeq = isSeq ? { k: 'q', pos: open, items: [] } : { k: 'm', pos: open, keys: [], keyNodes: [], vals: [] };
     this.openAnchor(node, props);
@@ -911,6 +916,7 @@ export class Parser {
       }
     }
     this.depth--;
+    this.flowDepth--;
     return node;
   }
 

@@ -78,7 +78,8 @@ function deliberate(text: string, doc: Document.Parsed, value: unknown): string 
         const name = isScalar(key) ? (key.value === null ? '' : String(key.value)) : String(key);
         if (names.has(name)) why ??= 'keys that are different YAML values but the same JS property name (1 and "1")';
         names.add(name);
-        if (key === null || (isScalar(key) && key.range && key.range[0] === key.range[1] && key.value === null)) why ??= 'an empty key';
+        // An empty key, a tag alone included (`{ ! }`: yaml reads a key '' with an empty range).
+        if (key === null || (isScalar(key) && key.range && key.range[0] === key.range[1] && (key.value === null || key.value === ''))) why ??= 'an empty key';
       }
     },
     Seq(_k, seq) {

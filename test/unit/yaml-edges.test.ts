@@ -1,5 +1,6 @@
-// src/yaml/parser.ts tabAfterEmpty: blank lines starting with a tab after an empty value (`key:`, `-`)
-// are refused exactly where `yaml` refuses them (it reads the tab as the empty node's indentation).
+// Edges of src/yaml/parser.ts found by the differential test (test/unit/fast-yaml.test.ts), each checked
+// against `yaml` itself: tab-led blank lines after an empty value (tabAfterEmpty), and closing brackets of
+// nested flow collections at the parent's indentation (flowWs).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseDocument } from 'yaml';
@@ -21,6 +22,23 @@ test('refused as yaml refuses them, at the tab', () => {
 
 test('accepted as yaml accepts them, with the same value', () => {
   for (const s of ACCEPTED) {
+    const y = parseDocument(s);
+    assert.is(y.errors.length, 0, `yaml accepts ${JSON.stringify(s)}`);
+    const r = parseYaml(s);
+    assert.ok(r.ok, `accepted: ${JSON.stringify(s)} ${r.ok ? '' : r.message}`);
+    if (r.ok) assert.equal(r.value, y.toJS(), JSON.stringify(s));
+  }
+});
+
+test('a closing bracket at the parent indentation closes the outermost flow collection only, as yaml reads it', () => {
+  const refused = ['x: {a: {b: 1\n} }\n', 'x: [a, [b\n]]\n', 'x: [a, [b\n], c]\n', 'a:\n  x: {a: {b: 1\n  } }\n', 'x: {a: [b\n] }\n'];
+  const accepted = ['x: {a: 1\n}\n', 'x: {a: {b: 1}\n}\n', 'a:\n  x: {a: 1\n  }\n', 'x: [a, [b]\n]\n'];
+  for (const s of refused) {
+    assert.ok(parseDocument(s).errors.length > 0, `yaml refuses ${JSON.stringify(s)}`);
+    const r = parseYaml(s);
+    assert.ok(!r.ok, `refused: ${JSON.stringify(s)}`);
+  }
+  for (const s of accepted) {
     const y = parseDocument(s);
     assert.is(y.errors.length, 0, `yaml accepts ${JSON.stringify(s)}`);
     const r = parseYaml(s);
