@@ -314,7 +314,7 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
       telemetry = NO_TELEMETRY;
       await Promise.all([...tools.values()].map((t) => t.bound.impl.close?.().catch(() => {})));
       await env?.registry.mcp?.close().catch(() => {});
-      await drainRunDirs(); // the empty run directories kept for reuse (sandbox/run-dirs.ts)
+      drainRunDirs(); // the empty run directories kept for reuse (sandbox/run-dirs.ts)
       env = undefined;
       session = undefined;
       deps = undefined;

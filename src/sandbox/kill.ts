@@ -128,8 +128,8 @@ export async function terminate(t: KillTarget, graceMs: number): Promise<void> {
  * of the namespace, and the kernel kills and reaps every process of a pid namespace before its init
  * finishes exiting — which the outer bwrap waits for before it exits. (After a kill we still scan:
  * the inner init dies asynchronously through PDEATHSIG then.) Saves a /proc scan per call.
+ * Resolves true when it found something to kill (the runner then does not reuse the run directory).
  */
-/** Kills whatever of the tool is still alive. Resolves true when it found something to kill. */
 export async function sweep(t: KillTarget, opts: { cleanExit?: boolean } = {}): Promise<boolean> {
   if (opts.cleanExit && t.bwrap && !t.cgroup && t.exited) return false;
   for (let i = 0; i < 80; i++) {

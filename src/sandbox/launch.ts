@@ -73,7 +73,6 @@ function resolveBin(bin: string, pathVar: string): string | undefined {
   }
 }
 
-
 /**
  * deny: always the private dir. scoped: the caller's cwd if it lies inside a mount, else the first
  * `rw` mount (created if missing), else the private dir. read-only / full: the caller's cwd if given.

@@ -35,7 +35,7 @@ export async function returnRunDir(root: string, dir: string, reuse: boolean): P
       idle.set(root, list);
       if (!exitHook) {
         exitHook = true;
-        process.once('exit', removeIdleNow);
+        process.once('exit', drainRunDirs);
       }
       return;
     }
@@ -43,11 +43,16 @@ export async function returnRunDir(root: string, dir: string, reuse: boolean): P
   await removeDir(dir);
 }
 
-/** Remove every idle directory (the session ended). */
-export async function drainRunDirs(): Promise<void> {
-  const all = [...idle.values()].flat();
+/** Remove every idle directory (the session ended, or the process exits): each is empty, one rmdir. */
+export function drainRunDirs(): void {
+  for (const dir of [...idle.values()].flat()) {
+    try {
+      rmdirSync(dir);
+    } catch {
+      // the next start's sweep removes it
+    }
+  }
   idle.clear();
-  await Promise.all(all.map(removeDir));
 }
 
 function reusable(dir: string): boolean {
@@ -68,15 +73,4 @@ async function removeDir(dir: string): Promise<void> {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
-}
-
-function removeIdleNow(): void {
-  for (const dir of [...idle.values()].flat()) {
-    try {
-      rmdirSync(dir);
-    } catch {
-      // the next start's sweep removes it
-    }
-  }
-  idle.clear();
 }
