@@ -329,8 +329,12 @@ export function documentKey(value: unknown): string | undefined {
   }
 }
 
+/** Every primitive of the manifest, slot by slot (slots.ts). */
 function primitivesOf(m: ResolvedManifest): ResolvedPrimitive[] {
-  return [m.identity, ...m.providers, ...m.channels, ...m.tools, ...m.skills, ...m.worldModels, ...m.policies, ...[m.memory, m.sandbox, m.swarm, m.telemetry].filter((p) => p !== undefined)];
+  return SLOTS.flatMap((slot) => {
+    const v = m[slot.field] as ResolvedPrimitive | ResolvedPrimitive[] | undefined;
+    return v === undefined ? [] : Array.isArray(v) ? v : [v];
+  });
 }
 
 /**
