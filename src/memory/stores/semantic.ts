@@ -95,13 +95,13 @@ export class SemanticStore extends BaseStore {
       this.backfillSoon();
       return vs;
     } catch {
-      this.missing = true;
+      this.allHaveVectors = false;
       return undefined;
     }
   }
 
-  /** Whether entries of this store may lack a vector: unknown after open, known once a backfill comes up short. */
-  private missing: boolean | undefined;
+  /** True once a backfill found no entry without a vector; false again when a store could not embed. */
+  private allHaveVectors = false;
   private backfilling = false;
 
   /**
@@ -111,7 +111,7 @@ export class SemanticStore extends BaseStore {
    * The write is an ordinary journalled transaction.
    */
   private backfillSoon(): void {
-    if (this.missing === false || this.backfilling) return;
+    if (this.allHaveVectors || this.backfilling) return;
     this.backfilling = true;
     void this.backfill().finally(() => (this.backfilling = false));
   }
@@ -124,15 +124,17 @@ export class SemanticStore extends BaseStore {
            WHERE e.sid = ? AND v.seq IS NULL ORDER BY e.seq LIMIT ?`,
         )
         .all(this.sid, BACKFILL_BATCH);
-      if (rows.length < BACKFILL_BATCH) this.missing = rows.length > 0 ? undefined : false;
-      if (rows.length === 0) return;
+      if (rows.length === 0) {
+        this.allHaveVectors = true;
+        return;
+      }
       const vs = await this.embed(rows.map((r) => String(r.content)));
       if (this.closed) return;
       const put = this.db.prepare(
         'INSERT OR IGNORE INTO claw_memory_vectors(seq, sid, vec) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM claw_memory_entries WHERE seq = ?)',
       );
       this.db.transaction(() => rows.forEach((r, i) => put.run(r.seq, this.sid, vectorToBlob(vs[i]), r.seq)));
-      if (rows.length < BACKFILL_BATCH) this.missing = false;
+      if (rows.length < BACKFILL_BATCH) this.allHaveVectors = true;
     } catch {
       // The embedder failed again (or the store closed): the next successful embedding tries again.
     }
