@@ -147,4 +147,44 @@ test.after(() => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
+test('a synchronous snapshot over a compressing one, killed before its journal rotates, reopens to every write', async () => {
+  for (const pendingFails of [false, true]) {
+    const path = fresh();
+    const real = fs as unknown as DurableFs;
+    let failTmpOpen = false;
+    let failJournalRename = false;
+    const faulty: DurableFs = {
+      ...real,
+      openSync: ((p: string, ...rest: unknown[]) => {
+        if (failTmpOpen && p === `${path}.tmp`) {
+          failTmpOpen = false;
+          throw Object.assign(new Error('EIO: injected'), { code: 'EIO' });
+        }
+        return (real.openSync as (...a: unknown[]) => number)(p, ...rest);
+      }) as DurableFs['openSync'],
+      renameSync: (from: string, to: string) => {
+        if (failJournalRename && from === `${path}.claw-journal` && to === `${path}.claw-journal.prev`) throw Object.assign(new Error('EIO: injected'), { code: 'EIO' });
+        return real.renameSync(from, to);
+      },
+    };
+    const c = clock();
+    const db = await open(path, { fs: faulty, now: c.now });
+    insert(db, 1, 10);
+    db.durable.snapshot();
+    c.tick();
+    insert(db, 11, 12); // starts an automatic snapshot; it is still compressing
+    // The "kill" comes right after the synchronous snapshot's <file> is in place, before its journal rotates.
+    failTmpOpen = pendingFails;
+    failJournalRename = true;
+    assert.throws(() => db.durable.snapshot());
+    const copy = join(fs.mkdtempSync(join(work, 'killed-')), 'memory.db');
+    for (const f of fs.readdirSync(join(path, '..'))) fs.copyFileSync(join(path, '..', f), join(copy, '..', f));
+    db.close();
+    const re = await open(copy, { maxSnapshotAgeMs: 0 });
+    assert.equal(ids(re), range(1, 12), `pending write ${pendingFails ? 'failed' : 'done'}`);
+    assert.is(integrity(re), 'ok');
+    re.close();
+  }
+});
+
 test.run();

@@ -300,9 +300,10 @@ class DurableLog implements WriteLog, DurableControl {
    */
   snapshot(): void {
     if (this.broken) throw this.broken;
-    this.generation++; // an automatic snapshot still compressing is superseded: it will not be written
-    this.pending = undefined;
-    this.pendingJob = undefined;
+    // An automatic snapshot still compressing is written first (synchronously), so the state on disk is the usual
+    // <file> + journal before this one starts: a crash between this snapshot's renames then leaves a layout
+    // recover() knows, and the .prev fallback chain stays whole.
+    this.finishPendingNow();
     const id = hex(nodeCrypto().randomBytes(8));
     const image = this.db.raw.export();
     this.writeSnapshotFile(image, deflateSync(image, { level: 1 }), id);
@@ -411,20 +412,27 @@ class DurableLog implements WriteLog, DurableControl {
     this.version = version;
   }
 
-  closeFiles(): void {
+  /**
+   * An automatic snapshot still compressing is written now, synchronously, and no longer by its callback. Used
+   * when closing (a stop, not a request) and before a synchronous snapshot, so either leaves the usual <file> +
+   * journal with the full .prev fallback chain rather than a state to complete. A failure is a warning: the
+   * journals still hold everything (recover() completes the state).
+   */
+  private finishPendingNow(): void {
     const job = this.pendingJob;
-    if (job && !this.closed && !this.broken) {
-      // Closing while an automatic snapshot compresses: write it now (synchronously: a stop, not a request), so a
-      // stop leaves the usual <file> + journal with the full .prev fallback chain rather than a state to complete.
-      this.generation++;
-      this.pending = this.pendingJob = undefined;
-      try {
-        this.writeSnapshotFile(job.image, deflateSync(job.image, { level: 1 }), job.id);
-        this.unfolded = false;
-      } catch (e) {
-        this.warn(e instanceof ClawError ? e : new ClawError('sqlite.snapshot_failed', `snapshot of ${this.path} failed: ${(e as Error).message}`, { cause: e }));
-      }
+    this.generation++; // the callback, when it comes, writes nothing
+    this.pending = this.pendingJob = undefined;
+    if (!job || this.closed || this.broken) return;
+    try {
+      this.writeSnapshotFile(job.image, deflateSync(job.image, { level: 1 }), job.id);
+      this.unfolded = false;
+    } catch (e) {
+      this.warn(e instanceof ClawError ? e : new ClawError('sqlite.snapshot_failed', `snapshot of ${this.path} failed: ${(e as Error).message}`, { cause: e }));
     }
+  }
+
+  closeFiles(): void {
+    this.finishPendingNow();
     this.closed = true;
     if (this.fd >= 0) this.fs.closeSync(this.fd);
     this.fd = -1;
@@ -487,6 +495,9 @@ class DurableLog implements WriteLog, DurableControl {
         // An automatic snapshot restarted the journal (the old one is .prev, continuing <file>) and was killed
         // before its compressed file was written: <file> + .prev journal + journal, and the snapshot is finished.
         else if (prevJournal && prevJournal.baseId === main.id) (chain = [prevJournal, journal]), (finishId = journal.baseId);
+        // A synchronous snapshot written over a cut-short automatic one (whose compressed file never came) and
+        // killed before its journal rotated: <file> holds everything, .prev is what the .prev journal continues.
+        else if (prevJournal && fs.existsSync(files.previous) && snapshotId(fs, files.previous) === prevJournal.baseId) staleJournal = true;
         else throw orphan(journal);
       } else if (prevJournal && prevJournal.baseId === main.id) {
         // Killed between the journal renames of that restart: the .prev journal is all there is.
