@@ -37,7 +37,6 @@ export async function bundle({
   cold = process.env.CLAW_BUILD_COLD !== '0',
   codeCache = process.env.CLAW_BUILD_CODE_CACHE !== '0',
 } = {}) {
-  mkdirSync('dist', { recursive: true });
   mkdirSync(dirname(outfile), { recursive: true });
   const options = {
     bundle: true,

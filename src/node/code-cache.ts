@@ -150,11 +150,13 @@ const grandparent = (dir: string) => dir.replace(/[\\/]+$/, '').replace(/[\\/][^
  */
 export function writeCache(dir: string, name: string, data: Uint8Array): boolean {
   const file = `${dir}/${name}`;
-  const tmp = `${file}.${process.pid}.tmp`;
+  // pid + a random part, created exclusively: two containers sharing a cache directory can have the same pid,
+  // and a name planted in a shared directory is never followed.
+  const tmp = `${file}.${process.pid}-${Math.random().toString(36).slice(2, 10)}.tmp`;
   try {
     if (!fs().statSync(grandparent(dir)).isDirectory()) return false;
     fs().mkdirSync(dir, { recursive: true, mode: 0o700 });
-    fs().writeFileSync(tmp, encodeCache(data), { mode: 0o600 });
+    fs().writeFileSync(tmp, encodeCache(data), { mode: 0o600, flag: 'wx' });
     fs().renameSync(tmp, file);
   } catch {
     try {
