@@ -209,4 +209,25 @@ test('entries stored while the provider failed get their vectors in the backgrou
   await s.close();
 });
 
+test('a backfill batch the provider refuses is not sent again on every call (it waits, 1 min doubling)', async () => {
+  const clock = { t: 0 };
+  const { s } = await semanticStore(fake.url, { retry: { max_attempts: 1 }, clock });
+  let up = false;
+  // Once up, the provider answers single texts (queries) but refuses the 3-entry backlog.
+  fake.embeddings = (input) => (up && input.length === 1 ? input.map(meaning) : { status: 400, json: { error: { type: 'too_large' } } });
+  await s.store(DOCS.map((content) => ({ content })));
+  up = true;
+  clock.t += COOLDOWN_MS + 1;
+  const batches = () => fake.requests.filter((q) => q.body.input.length === 3).length;
+  const before = batches();
+  await s.query({ type: 'semantic', text: 'cat' });
+  await until(() => batches() === before + 1, 3000);
+  await new Promise((r) => setTimeout(r, 50));
+  clock.t += COOLDOWN_MS + 1; // the refused batch also put the provider in its 30 s cooldown (store-providers.ts)
+  for (let i = 0; i < 3; i++) assert.is((await s.query({ type: 'semantic', text: 'dog' })).search, 'hybrid');
+  await new Promise((r) => setTimeout(r, 50));
+  assert.is(batches(), before + 1, 'no second attempt within the pause');
+  await s.close();
+});
+
 test.run();

@@ -103,6 +103,9 @@ export class SemanticStore extends BaseStore {
   /** True once a backfill found no entry without a vector; false again when a store could not embed. */
   private allHaveVectors = false;
   private backfilling = false;
+  /** After a failed backfill batch (one entry the provider always refuses, say): not before this (ms, wall clock). */
+  private backfillAfter = 0;
+  private backfillFailures = 0;
 
   /**
    * Entries stored while the embedder did not answer (or before this store had one) get their vectors once it
@@ -111,7 +114,7 @@ export class SemanticStore extends BaseStore {
    * The write is an ordinary journalled transaction.
    */
   private backfillSoon(): void {
-    if (this.allHaveVectors || this.backfilling) return;
+    if (this.allHaveVectors || this.backfilling || Date.now() < this.backfillAfter) return;
     this.backfilling = true;
     void this.backfill().finally(() => (this.backfilling = false));
   }
@@ -135,8 +138,12 @@ export class SemanticStore extends BaseStore {
       );
       this.db.transaction(() => rows.forEach((r, i) => put.run(r.seq, this.sid, vectorToBlob(vs[i]), r.seq)));
       if (rows.length < BACKFILL_BATCH) this.allHaveVectors = true;
+      this.backfillFailures = 0;
     } catch {
-      // The embedder failed again (or the store closed): the next successful embedding tries again.
+      // The embedder failed on this batch (or the store closed): retried after a growing pause (1 min, doubling, at
+      // most 1 h), so a batch the provider always refuses does not add a failing request to every memory call.
+      this.backfillFailures++;
+      this.backfillAfter = Date.now() + Math.min(60_000 * 2 ** (this.backfillFailures - 1), 3_600_000);
     }
   }
 
