@@ -42,6 +42,9 @@ await build({
   packages: 'external',
   sourcemap: 'inline',
   logLevel: 'warning',
+  // A real require, as the shipped bundle has (build.config.mjs): sources fall back to it where
+  // process.getBuiltinModule is missing (Node 18, Node 20 before 20.16).
+  banner: { js: "import{createRequire as __claw_cr}from'node:module';const require=__claw_cr(import.meta.url);" },
 });
 const uvu = join(root, 'node_modules', 'uvu', 'bin.js');
 // uvu prints Total/Passed/Skipped per run; we add them up into one closing line, the plain
