@@ -102,8 +102,6 @@ export interface DurableStats {
   /** Bytes of snapshot files written since open. */
   snapshotBytesWritten: number;
   snapshots: number;
-  /** Uncompressed image bytes of the last snapshot written. */
-  lastImageSize: number;
   /** Current journal size in bytes. */
   journalSize: number;
   lastSnapshotSize: number;
@@ -183,7 +181,7 @@ class DurableLog implements WriteLog, DurableControl {
   private broken?: ClawError;
   private nextSnapshotCheck = 0;
   lastSnapshotAt: number;
-  readonly stats: DurableStats = { journalBytesWritten: 0, snapshotBytesWritten: 0, snapshots: 0, lastImageSize: 0, journalSize: 0, lastSnapshotSize: 0 };
+  readonly stats: DurableStats = { journalBytesWritten: 0, snapshotBytesWritten: 0, snapshots: 0, journalSize: 0, lastSnapshotSize: 0 };
   /** An automatic snapshot whose image is being compressed: the journal already restarted on its id. */
   private pending?: Promise<void>;
   /** Its image and id, for close(), which writes it rather than leave the next open to. */
@@ -385,7 +383,6 @@ class DurableLog implements WriteLog, DurableControl {
     fs.renameSync(tmp, files.snapshot);
     fsyncDir(fs, dirname(this.path));
     this.stats.lastSnapshotSize = data.length;
-    this.stats.lastImageSize = image.length;
   }
 
   /** Writes a fresh journal for `baseId` atomically (tmp + rename), keeping the old one as .prev when asked. */
@@ -543,7 +540,6 @@ class DurableLog implements WriteLog, DurableControl {
       }
     }
     this.stats.lastSnapshotSize = base ? base.fileSize : 0;
-    this.stats.lastImageSize = base ? base.image.length : 0;
 
     // Replay: one transaction per record, nothing logged again.
     this.db.replaying = true;

@@ -38,7 +38,6 @@ export const DEFAULT_DIGEST_SIZE = 10;
 /** Fallback digests keep at most this many characters of each merged entry. */
 export const DIGEST_LINE_CHARS = 280;
 
-export { SCHEMA } from './schema.ts';
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 /** Manifest duration ("90d", "12h", "30m", "45s") → milliseconds. */
@@ -217,8 +216,10 @@ export abstract class BaseStore implements ClawMemoryStore {
     };
   }
 
-  /** Canonical (sorted keys): a retry whose objects list their keys in another order is the same request. */
-  /** The first 16 bytes of the SHA-256 of the canonical request (schema 2); rows of schema 1 hold all 32 in hex. */
+  /**
+   * The first 16 bytes of the SHA-256 of the canonical request (sorted keys: a retry whose objects list their keys
+   * in another order is the same request; schema 2); rows of schema 1 hold all 32 in hex.
+   */
   private fingerprint(entries: EntryIn[], scope: string): Uint8Array {
     return new Uint8Array(nodeCrypto().createHash('sha256').update(canonicalJson([scope, entries])).digest().subarray(0, 16));
   }
