@@ -25,6 +25,8 @@ import { MemoryParamsError, type Query, type QueryResult, type StoreDeps, type S
 export const DEFAULT_TOP_K = 10;
 /** Hybrid: candidates taken from each ranking before fusion. */
 export const HYBRID_CANDIDATES = 50;
+/** FTS4 `automerge`: merge as soon as a level holds this many segments (2, the fewest FTS4 allows). */
+export const FTS4_AUTOMERGE = 2;
 /** Entries embedded per request when vectors missing from earlier writes are filled in (backfill). */
 export const BACKFILL_BATCH = 32;
 
@@ -51,8 +53,10 @@ export class SemanticStore extends BaseStore {
     // index's own %_content table — 20% less database image per entry (512 → 408 B in the bench corpus), so
     // smaller and rarer sql.js snapshots and less WASM memory (BENCH.md "Memory"). Same index, same matchinfo,
     // same scores. A table created before this change keeps its internal content (IF NOT EXISTS) and its triggers.
-    else if (cap === 'fts4')
+    else if (cap === 'fts4') {
       this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${this.fts} USING fts4(content, content="claw_memory_entries", tokenize=unicode61)`);
+      this.keepSegmentsMerged();
+    }
     if (cap !== 'none') {
       // The index follows the entries by triggers, not by statements of ours: the sql.js journal then records one
       // INSERT per entry instead of two copies of its content (bytes written per entry, BENCH.md "Memory").
@@ -74,6 +78,25 @@ export class SemanticStore extends BaseStore {
         );
       }
     }
+  }
+
+  /**
+   * FTS4 writes each transaction's terms as a new index segment and, by default, merges a level only once it holds
+   * 16 segments; a MATCH looks every term up in every segment. At 100k entries stored 1,000 per call that was 40
+   * segments, and the lookups alone took 0.39 ms of a 0.75 ms query (issue 4's goal: ≤ 1 ms p50). With FTS4's
+   * `automerge=2` each write also does a bounded share of incremental merging (SQLite FTS3/4 docs, "automerge"):
+   * 3–5 segments at 100k, lookups 0.05 ms, and no slower filling (BENCH.md "Memory"). The setting lives in the
+   * index's own %_stat table (row 2), so it is written once — by a new store, or an older one on first open — and
+   * not journaled again on every open.
+   */
+  private keepSegmentsMerged(): void {
+    let current: unknown;
+    try {
+      current = this.db.prepare(`SELECT value FROM ${this.fts}_stat WHERE id = 2`).get()?.value;
+    } catch {
+      current = undefined; // no %_stat table (an FTS3-style index): the command creates it
+    }
+    if (Number(current) !== FTS4_AUTOMERGE) this.db.exec(`INSERT INTO ${this.fts}(${this.fts}) VALUES('automerge=${FTS4_AUTOMERGE}')`);
   }
 
   /** Whether this store's FTS table indexes claw_memory_entries as external content (created by this version). */
