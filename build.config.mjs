@@ -96,6 +96,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.log(`hot code ${kb(r.split.hotBytes)}, cold payload ${kb(r.split.payloadBytes)}, registry ${r.split.registry.length} modules`);
   }
   if (r.boot) console.log(`boot loader ${kb(r.boot.loaderBytes)}, build id ${r.boot.id} (hot code compiled with a V8 code cache: docs/startup.md)`);
+  if (r.boot?.escaped) console.warn(`note: the hot code contains "*/" (stored escaped: every start copies the hot code once to undo it; see scripts/build/boot.mjs)`);
   console.log(`${r.outfile}: ${kb(r.raw)} raw, ${kb(r.gzip)} gzip (budget ${kb(BUDGET_BYTES)} raw)`);
   // The budget is the shipped (cold) build's; the plain bundle is built for comparison only.
   if (r.split && r.raw > BUDGET_BYTES) {

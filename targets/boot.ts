@@ -1,17 +1,20 @@
 // Entry of dist/claw.mjs as the code-cache build ships it (docs/startup.md; scripts/build/boot.mjs assembles it).
 // The file is this small ES module followed by one comment that holds the runtime's hot code (targets/node.ts,
-// bundled as a function) and the compressed cold groups. Node parses a comment almost for free; this loader
-// reads the hot code back from the file and compiles it with vm.Script, handing V8 the code cache an earlier
+// bundled as a function) and the compressed cold groups, as the body of a function declared after the loader.
+// Node parses a comment almost for free; this loader takes the hot code from the engine's own copy of the file's
+// text (that function's source text: no second read, no copy) and compiles it with vm.Script, handing V8 the code cache an earlier
 // start of the same build left in the cache directory, so the functions start-up runs are not compiled again.
 // Without a usable cache (first start, another Node or flags, Bun, CLAW_CODE_CACHE=0) it compiles normally and,
 // on Node, leaves one for the next start (src/node/code-cache.ts).
 import { cacheCommand, cacheDir, cacheFileName, readCache, saveLater } from '../src/node/code-cache.ts';
 import { builtin, hasBuiltins, useRequire } from '../src/node/builtin.ts';
 
-/** Written by scripts/build/boot.mjs: byte offsets into this file (it is ASCII, so bytes are characters). */
+/** Written by scripts/build/boot.mjs: character offsets into this file (it is ASCII, so bytes are characters). */
 declare const __CLAW_BOOT__: {
   /** Build id: a hash of the hot code and the payloads; also the first word after each marker in the file. */
   id: string;
+  /** Offset of `function __CLAW_HOT__`: the start of that function's source text. */
+  fn: number;
   /** Offsets of the id after the hot-code marker, of the hot code's start and end, and its line (0-based). */
   hot: [mark: number, start: number, end: number, line: number];
   /** Whether "*" + "/" was stored as "*" + NUL inside the comment (NUL never occurs in the code). */
@@ -20,22 +23,44 @@ declare const __CLAW_BOOT__: {
   coldMark: number;
   cold: [start: number, end: number][];
 };
+/** Declared at the end of this file by scripts/build/boot.mjs: its body is the comment holding everything. */
+declare function __CLAW_HOT__(): void;
 
 const BOOT = __CLAW_BOOT__;
 const url = import.meta.url;
 if (!hasBuiltins()) useRequire((await import('node:module')).createRequire(url));
-const { closeSync, openSync, readSync } = builtin('node:fs');
 const { Script } = builtin('node:vm');
-const file = builtin('node:url').fileURLToPath(url);
+
+/**
+ * The source text of __CLAW_HOT__, i.e. this file from that function on, as the engine already holds it for this
+ * module: slices of it cost no read and no copy (V8 makes sliced strings). Undefined where an engine does not
+ * return the exact text (the id is checked at both markers); then the loader reads the file instead.
+ */
+const own = ((): string | undefined => {
+  try {
+    const t = Function.prototype.toString.call(__CLAW_HOT__);
+    const at = (o: number) => t.slice(o - BOOT.fn, o - BOOT.fn + BOOT.id.length);
+    return at(BOOT.hot[0]) === BOOT.id && at(BOOT.coldMark) === BOOT.id ? t : undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+/** Characters [start, end) of this file, from the engine's copy or else read from disk. */
+function text(mark: number, start: number, end: number): string {
+  return own !== undefined ? own.slice(start - BOOT.fn, end - BOOT.fn) : region(mark, start, end).toString('latin1');
+}
 
 /** Bytes [start, end) of this file, after checking the build id found at `mark` (the file may have been replaced). */
 function region(mark: number, start: number, end: number): Buffer {
-  const fd = openSync(file, 'r');
+  const fs = builtin('node:fs');
+  const file = builtin('node:url').fileURLToPath(url);
+  const fd = fs.openSync(file, 'r');
   try {
     const b = Buffer.allocUnsafe(end - mark);
     let n = 0;
     while (n < b.length) {
-      const r = readSync(fd, b, n, b.length - n, mark + n);
+      const r = fs.readSync(fd, b, n, b.length - n, mark + n);
       if (r === 0) break;
       n += r;
     }
@@ -44,14 +69,14 @@ function region(mark: number, start: number, end: number): Buffer {
     }
     return b.subarray(start - mark);
   } finally {
-    closeSync(fd);
+    fs.closeSync(fd);
   }
 }
 
 /** Cold group g's base64 text, read when the hot code first needs that group (scripts/build/cold-hub.mjs). */
-const payload = (g: number): string => region(BOOT.coldMark, BOOT.cold[g][0], BOOT.cold[g][1]).toString('latin1');
+const payload = (g: number): string => text(BOOT.coldMark, BOOT.cold[g][0], BOOT.cold[g][1]);
 
-let source = region(BOOT.hot[0], BOOT.hot[1], BOOT.hot[2]).toString('latin1');
+let source = text(BOOT.hot[0], BOOT.hot[1], BOOT.hot[2]);
 if (BOOT.esc) source = source.replaceAll('*\0', '*/');
 
 // Bun keeps its own cache of compiled code and ignores V8 cached data: no files there.

@@ -3,22 +3,28 @@
 //
 //   #!/usr/bin/env node
 //   <boot loader, minified ESM>
-//   /*claw-hot <id>
+//   function __CLAW_HOT__(){/*claw-hot <id>
 //   (function(require,module,exports,__claw_url,__claw_payload){"use strict";<hot code>
 //   })
 //   claw-cold <id>
 //   <group 0 base64>
 //   ...
-//   */
+//   */}
 //
-// One comment holds everything but the loader: Node's ESM parser skips it at scanner speed, and the loader
-// reads the hot code back from the file for vm.Script, which can take a V8 code cache (an ES module cannot on
-// Node 20). The payloads stay on disk until a group is first needed. A "*" + "/" inside the hot code is stored
-// as "*" + NUL (same length, so columns in stack traces hold; NUL never occurs in esbuild's ASCII output).
+// One comment holds everything but the loader: Node's ESM parser skips it at scanner speed. It is the body of a
+// function the loader never calls: that function's source text (Function.prototype.toString) is a slice of the
+// module source V8 already holds, so the loader cuts the hot code for vm.Script (which can take a V8 code
+// cache; an ES module cannot on Node 20) and, when first needed, a cold group out of it without reading the
+// file again or copying (it still can read the file, where an engine's toString is not the exact text).
+// A "*" + "/" inside the hot code is stored as "*" + NUL (same length, so columns in stack traces hold; NUL never
+// occurs in esbuild's ASCII output); that costs a copy of the hot code at start, so the build says when it
+// happens (the sources avoid it).
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 
 const PLACEHOLDER = '__CLAW_BOOT__';
+/** The function whose body is the comment (targets/boot.ts declares it). */
+const HOT_FN = '__CLAW_HOT__';
 const pad = (n) => String(n).padStart(10);
 
 /** The loader bundle, minified, with `__CLAW_BOOT__` left as a global to substitute. */
@@ -37,6 +43,7 @@ async function loaderCode(base) {
   });
   const code = r.outputFiles[0].text.trimEnd();
   if (code.split(PLACEHOLDER).length !== 2) throw new Error(`boot build: expected one ${PLACEHOLDER} in the loader`);
+  if (!code.includes(HOT_FN)) throw new Error(`boot build: the loader does not refer to ${HOT_FN}`);
   return code;
 }
 
@@ -56,11 +63,13 @@ export async function assembleBoot(base, { hotCode, payloads }) {
 
   const loader = await loaderCode(base);
   const literal = (v) =>
-    `{id:${JSON.stringify(id)},hot:[${v.hot.map(pad).join(',')}],esc:${esc},coldMark:${pad(v.coldMark)},cold:[${v.cold.map((c) => `[${c.map(pad).join(',')}]`).join(',')}]}`;
-  const zero = { hot: [0, 0, 0, 0], coldMark: 0, cold: payloads.map(() => [0, 0]) };
-  const head = (v) => `#!/usr/bin/env node\n${loader.replace(PLACEHOLDER, literal(v))}\n/*claw-hot `;
+    `{id:${JSON.stringify(id)},fn:${pad(v.fn)},hot:[${v.hot.map(pad).join(',')}],esc:${esc},coldMark:${pad(v.coldMark)},cold:[${v.cold.map((c) => `[${c.map(pad).join(',')}]`).join(',')}]}`;
+  const zero = { fn: 0, hot: [0, 0, 0, 0], coldMark: 0, cold: payloads.map(() => [0, 0]) };
+  const FN = `function ${HOT_FN}(){`;
+  const head = (v) => `#!/usr/bin/env node\n${loader.replace(PLACEHOLDER, literal(v))}\n${FN}/*claw-hot `;
   // Offsets: the head's length does not depend on the values (fixed-width numbers).
   let at = head(zero).length;
+  const fn = at - FN.length - '/*claw-hot '.length;
   const hotMark = at;
   at += id.length + 1; // id + "\n"
   const hotStart = at;
@@ -76,9 +85,9 @@ export async function assembleBoot(base, { hotCode, payloads }) {
   });
   const prefix = head(zero);
   const line = (prefix.match(/\n/g)?.length ?? 0) + 1; // the hot code starts on the line after "/*claw-hot <id>"
-  const values = { hot: [hotMark, hotStart, hotEnd, line], coldMark, cold };
-  const text = `${head(values)}${id}\n${stored}\nclaw-cold ${id}\n${payloads.join('\n')}\n*/\n`;
+  const values = { fn, hot: [hotMark, hotStart, hotEnd, line], coldMark, cold };
+  const text = `${head(values)}${id}\n${stored}\nclaw-cold ${id}\n${payloads.join('\n')}\n*/}\n`;
   if (head(values).length !== prefix.length) throw new Error('boot build: loader length changed with the offsets');
-  if (text.slice(hotStart, hotEnd) !== stored || text.slice(coldMark, coldMark + id.length) !== id) throw new Error('boot build: offsets do not match');
+  if (!text.startsWith(FN, fn) || text.slice(hotStart, hotEnd) !== stored || text.slice(coldMark, coldMark + id.length) !== id) throw new Error('boot build: offsets do not match');
   return { text, id, loaderBytes: loader.length, escaped: esc };
 }

@@ -27,7 +27,9 @@ export type ShellHit = { rule: 'blocked_commands' | 'blocked_patterns' | 'mode';
 
 export const commandFromArgv = (bin: string, argv: readonly string[]): string => [bin, ...argv].join(' ');
 
-const OPS = /\s*([|;&<>()])\s*/g;
+// `(?:\s*)` rather than a bare `\s*` before the closing slash: the same pattern, without the two characters that
+// end a comment; the shipped bundle keeps its hot code inside one (scripts/build/boot.mjs).
+const OPS = /\s*([|;&<>()])(?:\s*)/g;
 export const normaliseCommand = (s: string): string => s.replace(/\s+/g, ' ').trim().replace(OPS, '$1');
 
 const START = String.raw`(?:^|(?<=[\s|;&<>()'"\`/{}]))`;

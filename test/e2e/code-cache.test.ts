@@ -119,6 +119,34 @@ test('one cache per command; none for flags, none when turned off', () => {
   }
 });
 
+test('the loader takes the hot code from its own source text, and still runs where that text is not exact', () => {
+  // The shipped loader slices the hot code (and cold groups) out of __CLAW_HOT__'s source text. A copy whose
+  // recorded offset of that function is wrong stands for an engine whose Function.prototype.toString is not the
+  // exact text: the loader must notice (the build id is not where it expects it) and read the file instead.
+  const text = readFileSync(CLAW, 'latin1');
+  const m = /fn:( *)(\d+),/.exec(text);
+  assert.ok(m, 'the loader records the offset of __CLAW_HOT__');
+  assert.ok(text.startsWith('function __CLAW_HOT__(){/*claw-hot ', Number(m![2])), 'the offset points at the function');
+  const dir = mkdtempSync(join(tmpdir(), 'claw-cc-fallback-'));
+  try {
+    const wrong = String(Number(m![2]) + 7).padStart(m![1].length + m![2].length);
+    const copy = join(dir, 'claw.mjs');
+    writeFileSync(copy, text.replace(m![0], `fn:${wrong},`), 'latin1');
+    const r = spawnSync(process.execPath, [copy, 'run', 'examples/minimal/claw.yaml'], {
+      cwd: ROOT,
+      input: session,
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { PATH: process.env.PATH ?? '', CLAW_CACHE_DIR: join(dir, 'cache') },
+    });
+    assert.is(r.status, 0, r.stderr);
+    assert.is(r.stdout.trim().split('\n').length, 3);
+    assert.equal(JSON.parse(r.stdout.split('\n')[0]).result.agentInfo, { name: 'minimal-bot', version: '0.1.0' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('an unusable cache directory never fails a run', () => {
   const dir = mkdtempSync(join(tmpdir(), 'claw-cc-e2e-'));
   try {
