@@ -27,6 +27,8 @@ declare const __CLAW_BOOT__: {
 declare function __CLAW_HOT__(): void;
 
 const BOOT = __CLAW_BOOT__;
+/** CLAW_STARTUP_TRACE=1: ms since the process started at each step, on stderr at the first reply (docs/startup.md). */
+const trace: [string, number][] | undefined = process.env.CLAW_STARTUP_TRACE === '1' ? [['loader', process.uptime() * 1e3]] : undefined;
 const url = import.meta.url;
 if (!hasBuiltins()) useRequire((await import('node:module')).createRequire(url));
 const { Script } = builtin('node:vm');
@@ -93,11 +95,27 @@ const name =
   });
 const cachedData = name ? readCache(`${dir}/${name}`) : undefined;
 // filename + lineOffset: stack traces point into dist/claw.mjs at the right line, as with a plain ESM bundle.
+trace?.push(['cache read', process.uptime() * 1e3]);
 const script = new Script(source, { filename: url, lineOffset: BOOT.hot[3], ...(cachedData ? { cachedData } : {}) });
 if (name && (!cachedData || script.cachedDataRejected)) saveLater(dir!, name, () => script.createCachedData());
 const run = script.runInThisContext() as (require: NodeRequire, module: object, exports: object, url: string, payload: (g: number) => string) => void;
 const module = { exports: {} };
+trace?.push(['compiled', process.uptime() * 1e3]);
 run(hotRequire(), module, module.exports, url, payload);
+if (trace) traceFirstWrite(trace);
+
+/** Adds the first stdout write (a reply) to the trace and prints it as one JSON line on stderr. */
+function traceFirstWrite(marks: [string, number][]): void {
+  marks.push(['main returned', process.uptime() * 1e3]);
+  const out = process.stdout;
+  const write = out.write;
+  out.write = function (this: typeof out, ...args: unknown[]) {
+    out.write = write;
+    marks.push(['first write', process.uptime() * 1e3]);
+    process.stderr.write(`${JSON.stringify({ startup_trace: Object.fromEntries(marks.map(([k, v]) => [k, Math.round(v * 1000) / 1000])) })}\n`);
+    return (write as (...a: unknown[]) => boolean).apply(this, args);
+  } as typeof out.write;
+}
 
 /**
  * The hot code's require: its bundled dependencies only ever ask for Node built-ins, which

@@ -5,7 +5,7 @@
 // VmRSS at READY, plus one discarded warm-up per variant.
 //
 //   node scripts/bench/ab.mjs [--runs=N] [--manifest=FILE] [--node=BIN] [--load] \
-//     --variant=label=FILE[,ENV=VALUE...] [--variant=...]
+//     [--trace] --variant=label=FILE[,ENV=VALUE...] [--variant=...]
 //
 // A variant's ENV=VALUE pairs are added to its environment only (e.g. CLAW_CACHE_DIR=/tmp/c);
 // ENV= (empty) removes that variable. bare.mjs is always one of the variants, as `bare`, with the
@@ -55,11 +55,18 @@ function envFor(v) {
   return env;
 }
 
-/** One cold start: { ms, cpuMs, rssKb }. */
+// --trace: claw variants run with CLAW_STARTUP_TRACE=1 (targets/boot.ts) and the table adds "own ms", the median
+// time from the loader's first line to the reply write: claw's own start-up work without Node's bootstrap, whose
+// 10–20 ms swings on this VM drown sub-millisecond changes in the start column.
+const traced = argv.includes('--trace');
+
+/** One cold start: { ms, cpuMs, rssKb, ownMs? }. */
 function once(v) {
   return new Promise((resolveRun, reject) => {
     const t0 = performance.now();
-    const child = spawn(node, [v.file, 'run', manifestFile], { cwd: dirname(manifestFile), env: envFor(v), stdio: ['pipe', 'pipe', 'pipe'] });
+    const env = envFor(v);
+    if (traced && v.label !== 'bare') env.CLAW_STARTUP_TRACE = '1';
+    const child = spawn(node, [v.file, 'run', manifestFile], { cwd: dirname(manifestFile), env, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     const timer = setTimeout(() => {
@@ -76,7 +83,11 @@ function once(v) {
       clearTimeout(timer);
       const msg = JSON.parse(out.slice(0, out.indexOf('\n')));
       if (!msg.result) reject(new Error(`${v.label}: ${out.slice(0, 300)}`));
-      child.once('exit', () => resolveRun({ ms, cpuMs, rssKb: rss }));
+      child.once('exit', () => {
+        const t = traced && /\{"startup_trace":(\{[^}]*\})\}/.exec(err);
+        const marks = t ? JSON.parse(t[1]) : undefined;
+        resolveRun({ ms, cpuMs, rssKb: rss, ownMs: marks ? marks['first write'] - marks.loader : NaN });
+      });
       child.stdin.end();
       child.stdout.resume();
     });
@@ -97,14 +108,16 @@ loads.push(loadavg()[0]);
 
 const stat = (xs, k) => ({ median: median(xs.map((r) => r[k])), p90: quantile(xs.map((r) => r[k]), 0.9) });
 const bare = { ms: stat(res.get('bare'), 'ms'), cpu: stat(res.get('bare'), 'cpuMs'), rss: stat(res.get('bare'), 'rssKb') };
-const rows = [['variant', 'start ms (p90)', 'start/bare', 'CPU ms', 'CPU/bare', 'RSS MB', 'RSS/bare']];
+const rows = [['variant', 'start ms (p90)', 'start/bare', 'CPU ms', 'CPU/bare', 'RSS MB', 'RSS/bare', ...(traced ? ['own ms (p25-p75)'] : [])]];
 const summary = { node: node === process.execPath ? process.version : node, runs, manifest: manifestFile, loadavg1: loads, variants: {} };
 for (const v of variants) {
   const r = res.get(v.label);
   const ms = stat(r, 'ms');
   const cpu = stat(r, 'cpuMs');
   const rss = stat(r, 'rssKb');
-  rows.push([v.label, `${f1(ms.median)} (${f1(ms.p90)})`, f3(ms.median / bare.ms.median), f1(cpu.median), f3(cpu.median / bare.cpu.median), mb(rss.median), f3(rss.median / bare.rss.median)]);
-  summary.variants[v.label] = { startMs: ms.median, startRatio: ms.median / bare.ms.median, cpuMs: cpu.median, cpuRatio: cpu.median / bare.cpu.median, rssKb: rss.median, rssRatio: rss.median / bare.rss.median };
+  const own = r.map((x) => x.ownMs);
+  const ownCell = v.label === 'bare' ? '' : `${median(own).toFixed(2)} (${quantile(own, 0.25).toFixed(2)}-${quantile(own, 0.75).toFixed(2)})`;
+  rows.push([v.label, `${f1(ms.median)} (${f1(ms.p90)})`, f3(ms.median / bare.ms.median), f1(cpu.median), f3(cpu.median / bare.cpu.median), mb(rss.median), f3(rss.median / bare.rss.median), ...(traced ? [ownCell] : [])]);
+  summary.variants[v.label] = { startMs: ms.median, startRatio: ms.median / bare.ms.median, cpuMs: cpu.median, cpuRatio: cpu.median / bare.cpu.median, rssKb: rss.median, rssRatio: rss.median / bare.rss.median, ...(traced && v.label !== 'bare' ? { ownMs: median(own) } : {}) };
 }
 process.stdout.write(`${table(rows)}\nload average (1 min) before/after: ${loads.map((l) => l.toFixed(2)).join(' / ')}\n${JSON.stringify(summary)}\n`);

@@ -8,10 +8,26 @@ export const systemClock: Clock = {
     const [s, ns] = process.hrtime();
     return s * 1e3 + ns / 1e6;
   },
+  // Armed from the next check phase (setImmediate), not now: a process's first timer costs ~0.3 ms of Node's
+  // timer-list set-up, and the first interval armed is the heartbeat's, at READY, i.e. between a
+  // claw.initialize request and its reply (BENCH.md "Start-up: round 6"). The interval starts at most one turn
+  // of the event loop later; cancel() before then leaves nothing armed. Unref'd, like the interval itself.
   setInterval(fn, ms) {
-    const t = setInterval(fn, ms);
-    t.unref?.();
-    return { cancel: () => clearInterval(t) };
+    let t: ReturnType<typeof setInterval> | undefined;
+    let cancelled = false;
+    const arm = setImmediate(() => {
+      if (cancelled) return;
+      t = setInterval(fn, ms);
+      t.unref?.();
+    });
+    arm.unref?.();
+    return {
+      cancel: () => {
+        cancelled = true;
+        clearImmediate(arm);
+        if (t !== undefined) clearInterval(t);
+      },
+    };
   },
   setTimeout(fn, ms) {
     const t = setTimeout(fn, ms);

@@ -1,7 +1,8 @@
 // CKP wire shapes for the agent-management methods (spec §9.3.1), as valibot schemas.
 import * as v from 'valibot';
+import { isVersion } from './semver.ts';
 
-const semver = v.pipe(v.string(), v.regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/, 'must be a semantic version like "0.3.0"'));
+const semver = v.pipe(v.string(), v.check((s: string) => isVersion(s), 'must be a semantic version like "0.3.0"'));
 
 export const initializeParams = v.object({
   protocolVersion: semver,

@@ -11,7 +11,7 @@ import { timed } from './timed.ts';
 export function withMethodTelemetry<M extends KernelModule>(module: M, category: 'memory_ops' | 'swarm_ops', clock: Clock): M {
   const methods: Record<string, MethodSpec> = {};
   for (const [name, spec] of Object.entries(module.methods ?? {})) {
-    const event = name.replace(/^claw\./, ''); // claw.memory.store → memory.store
+    const event = name.startsWith('claw.') ? name.slice(5) : name; // claw.memory.store → memory.store
     methods[name] = {
       ...spec,
       handler(params, ctx, agent) {

@@ -3,6 +3,13 @@
 import * as v from 'valibot';
 import type { SchemaGeneration } from '../kinds.ts';
 import { anyObject, loose, nonEmpty, stringMap } from './helpers.ts';
+import { parseVersion } from '../../protocol/semver.ts';
+
+/** A `claw` version of CKP 0.<minor>.x (any patch, any pre-release). */
+const ofMinor = (s: string, minor: string) => {
+  const m = parseVersion(s);
+  return m !== undefined && m.major === '0' && m.minor === minor;
+};
 
 /** $defs/semver */
 export const semver = v.pipe(
@@ -33,8 +40,8 @@ export const durationString = v.pipe(
  * added WorldModel, memory roles, ...), so each minor is its own schema generation.
  */
 export const protocolVersion: Record<SchemaGeneration, v.GenericSchema<unknown, string>> = {
-  '0.2': v.pipe(v.string(), v.regex(/^0\.2\.\d+(-[0-9A-Za-z.-]+)?$/, 'must be a CKP 0.2.x version, e.g. "0.2.0"')),
-  '0.3': v.pipe(v.string(), v.regex(/^0\.3\.\d+(-[0-9A-Za-z.-]+)?$/, 'must be a CKP 0.3.x version, e.g. "0.3.0"')),
+  '0.2': v.pipe(v.string(), v.check((s) => ofMinor(s, '2'), 'must be a CKP 0.2.x version, e.g. "0.2.0"')),
+  '0.3': v.pipe(v.string(), v.check((s) => ofMinor(s, '3'), 'must be a CKP 0.3.x version, e.g. "0.3.0"')),
 };
 
 const metadataEntries = {
