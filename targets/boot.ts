@@ -97,11 +97,21 @@ const cachedData = name ? readCache(`${dir}/${name}`) : undefined;
 // filename + lineOffset: stack traces point into dist/claw.mjs at the right line, as with a plain ESM bundle.
 trace?.push(['cache read', process.uptime() * 1e3]);
 const script = new Script(source, { filename: url, lineOffset: BOOT.hot[3], ...(cachedData ? { cachedData } : {}) });
-if (name && (!cachedData || script.cachedDataRejected)) saveLater(dir!, name, () => script.createCachedData());
-const run = script.runInThisContext() as (require: NodeRequire, module: object, exports: object, url: string, payload: (g: number) => string) => void;
+// A start that took a one-off path (it wrote a manifest record, src/node/manifest-cache-store.ts) leaves no code
+// cache: the next start takes the usual path and caches what that path compiles.
+let oneOff = false;
+if (name && (!cachedData || script.cachedDataRejected)) saveLater(dir!, name, () => (oneOff ? undefined : script.createCachedData()));
+const run = script.runInThisContext() as (
+  require: NodeRequire,
+  module: object,
+  exports: object,
+  url: string,
+  payload: (g: number) => string,
+  boot: { id: string; cacheDir?: string; skipCodeCache(): void },
+) => void;
 const module = { exports: {} };
 trace?.push(['compiled', process.uptime() * 1e3]);
-run(hotRequire(), module, module.exports, url, payload);
+run(hotRequire(), module, module.exports, url, payload, { id: BOOT.id, cacheDir: dir, skipCodeCache: () => (oneOff = true) }); // src/node/boot-info.ts
 if (trace) traceFirstWrite(trace);
 
 /** Adds the first stdout write (a reply) to the trace and prints it as one JSON line on stderr. */

@@ -8,6 +8,8 @@ import { main } from '../src/cli/main.ts';
 import { createLogSink } from '../src/log/logger.ts';
 import { Redactor } from '../src/log/redactor.ts';
 import { registerMqttAdapters } from '../src/runtime/mqtt-adapters.ts';
+import { bootInfo } from '../src/node/boot-info.ts';
+import { manifestCache } from '../src/node/manifest-cache-store.ts';
 
 declare const __CLAW_VERSION__: string;
 
@@ -35,7 +37,14 @@ export function processEnv(): CliEnv {
     version: typeof __CLAW_VERSION__ === 'string' ? __CLAW_VERSION__ : '0.0.0-dev',
     redactor,
     self: process.argv[1] ? { argv0: process.execPath, args: [process.argv[1]] } : undefined,
+    manifestCache: launchManifestCache(),
   };
+}
+
+/** The manifest cache beside the code cache, when the boot loader runs one (docs/startup.md). */
+function launchManifestCache() {
+  const boot = bootInfo();
+  return boot?.cacheDir ? manifestCache(boot.cacheDir, boot.id, () => boot.skipCodeCache()) : undefined;
 }
 
 /** Run the CLI and exit with its code once output has been handed to the OS. */

@@ -4,7 +4,7 @@
 //   #!/usr/bin/env node
 //   <boot loader, minified ESM>
 //   function __CLAW_HOT__(){/*claw-hot <id>
-//   (function(require,module,exports,__claw_url,__claw_payload){"use strict";<hot code>
+//   (function(require,module,exports,__claw_url,__claw_payload,__claw_boot){"use strict";<hot code>
 //   })
 //   claw-cold <id>
 //   <group 0 base64>
@@ -49,10 +49,10 @@ async function loaderCode(base) {
 
 /**
  * The text of dist/claw.mjs. `hotCode`: the CommonJS hot bundle (expects require, module, exports, __claw_url,
- * __claw_payload); `payloads`: the cold groups' base64 text.
+ * __claw_payload, __claw_boot: src/node/boot-info.ts); `payloads`: the cold groups' base64 text.
  */
 export async function assembleBoot(base, { hotCode, payloads }) {
-  const body = `(function(require,module,exports,__claw_url,__claw_payload){"use strict";${hotCode.trimEnd()}\n})`;
+  const body = `(function(require,module,exports,__claw_url,__claw_payload,__claw_boot){"use strict";${hotCode.trimEnd()}\n})`;
   // ASCII only: the loader slices bytes as latin1, and a non-ASCII character would make Node hold the whole
   // file as a two-byte string. NUL is the escape of "*/".
   if (/[^\x01-\x7f]/.test(body)) throw new Error('boot build: the hot code contains NUL or a non-ASCII character');

@@ -3,6 +3,7 @@ import type { ByteSource, TextSink } from '../transports/stdio.ts';
 import type { SourceReader } from '../manifest/reader.ts';
 import type { Clock } from '../kernel/ports.ts';
 import type { Redactor } from '../log/redactor.ts';
+import type { ManifestCache } from '../manifest/load-cache.ts';
 
 export interface CliEnv {
   argv: string[];
@@ -22,4 +23,6 @@ export interface CliEnv {
   interactive?: boolean;
   /** How to start this runtime again (the builtin worker): interpreter and script. */
   self?: { argv0: string; args: string[] };
+  /** Validated launch manifests kept between starts (src/manifest/load-cache.ts): the shipped build only. */
+  manifestCache?: ManifestCache;
 }

@@ -15,10 +15,13 @@ import { applyDefaults } from './defaults.ts';
 import { crossCheck } from './crosscheck.ts';
 import { resolveRegistryUri, type RegistryConfig } from './registry.ts';
 import type { ResolvedManifest, ResolvedPrimitive } from './resolved.ts';
+import { cachedManifest, keepManifest, recordingReader, type ManifestCache } from './load-cache.ts';
 
 export interface LoadOptions {
   reader: SourceReader;
   registries?: RegistryConfig[];
+  /** Validated launch manifests kept between starts (load-cache.ts); loadManifestFile only. */
+  cache?: ManifestCache;
 }
 
 export interface LoadResult {
@@ -27,6 +30,11 @@ export interface LoadResult {
 }
 
 const KEBAB = /^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$/;
+/**
+ * `{ [key]: value }`, or nothing when the value is undefined: a resolved manifest has no member whose value is
+ * undefined, so a JSON copy of it is the same value (the manifest cache relies on it, load-cache.ts).
+ */
+const present = <K extends string, V>(key: K, value: V | undefined): { [k in K]?: V } => (value === undefined ? {} : ({ [key]: value } as { [k in K]?: V }));
 const isObject = (x: unknown): x is Record<string, any> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 class Load {
@@ -131,8 +139,8 @@ class Load {
       claw: doc.claw,
       file: src.file,
       name: manifestName,
-      version,
-      description: typeof meta.description === 'string' ? meta.description : undefined,
+      ...present('version', version),
+      ...present('description', typeof meta.description === 'string' ? meta.description : undefined),
       labels: isObject(meta.labels) ? meta.labels : {},
       annotations: isObject(meta.annotations) ? meta.annotations : {},
       identity: undefined as unknown as ResolvedPrimitive,
@@ -192,7 +200,7 @@ class Load {
       // Kept even when its spec has issues (already reported): its name still resolves references,
       // so one run reports a broken tool once instead of again at every skill that needs it.
       this.raw.push(...schemaIssues(specSchema(c.gen, slot.kind), spec, { file: c.src.file, prefix: at, section }));
-      return [{ kind: slot.kind, name, version: c.version, labels: {}, annotations: {}, spec, origin: { file: c.src.file, specPath: at } }];
+      return [{ kind: slot.kind, name, ...present('version', c.version), labels: {}, annotations: {}, spec, origin: { file: c.src.file, specPath: at } }];
     }
     if (typeof entry !== 'string' || entry === '') return []; // the root schema reports the wrong type
     const from = { file: c.src.file, segments: c.at };
@@ -255,7 +263,7 @@ class Load {
       {
         kind: slot.kind,
         name: meta.name,
-        version: meta.version ?? c.version, // spec §6.1: inherits the Claw's metadata.version
+        ...present('version', meta.version ?? c.version), // spec §6.1: inherits the Claw's metadata.version
         labels: meta.labels ?? {},
         annotations: meta.annotations ?? {},
         spec: isObject(doc.spec) ? doc.spec : {},
@@ -271,7 +279,7 @@ class Load {
     const p: ResolvedPrimitive = {
       kind,
       name: typeof doc.metadata?.name === 'string' ? doc.metadata.name : kind.toLowerCase(),
-      version: doc.metadata?.version,
+      ...present('version', doc.metadata?.version),
       labels: {},
       annotations: {},
       spec: isObject(doc.spec) ? doc.spec : {},
@@ -301,8 +309,22 @@ class Load {
   }
 }
 
-/** Load a root manifest file (absolute path). */
+/**
+ * Load a root manifest file (absolute path). With `opts.cache`, a result kept by an earlier start of the same
+ * build is used when every file it read still reads the same (load-cache.ts); a clean load is kept.
+ */
 export async function loadManifestFile(path: string, opts: LoadOptions): Promise<LoadResult> {
+  const cache = opts.cache;
+  if (!cache) return loadFile(path, opts);
+  const kept = await cachedManifest(path, opts.registries, opts.reader, cache);
+  if (kept) return { manifest: kept, issues: [] };
+  const rec = recordingReader(opts.reader);
+  const r = await loadFile(path, { ...opts, reader: rec.reader, cache: undefined });
+  if (r.manifest && r.issues.length === 0 && rec.replayable()) keepManifest(path, opts.registries, rec.inputs, r.manifest, cache);
+  return r;
+}
+
+async function loadFile(path: string, opts: LoadOptions): Promise<LoadResult> {
   const l = new Load(opts);
   const src = await l.readSource(path);
   if (!src) return l.finish();

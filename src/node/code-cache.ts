@@ -97,29 +97,39 @@ function readFully(fd: number, b: Uint8Array, position: number): boolean {
   return true;
 }
 
-/** The verified V8 data of a cache file, or undefined (missing, foreign, truncated, damaged): never throws. */
-export function readCache(file: string): Uint8Array | undefined {
+/**
+ * The whole of a file in the cache directory, or undefined: missing, not a regular file, not this user's or
+ * writable by others (its bytes become code, or a manifest the runtime trusts), or of a size outside
+ * (minBytes, maxBytes]. One read into one buffer. Never throws.
+ */
+export function readTrusted(file: string, minBytes: number, maxBytes: number): Buffer | undefined {
   let fd: number | undefined;
   try {
     fd = fs().openSync(file, 'r');
     const st = fs().fstatSync(fd);
-    if (!st.isFile() || !trusted(st) || st.size <= HEADER || st.size > MAX_BYTES) return undefined;
-    // The whole file in one read and the second copy compared in one call: this runs on every start, and the
-    // header read plus sixteen 16 KB reads of the second copy took ~0.8 ms against ~0.55 ms (BENCH.md "Start-up:
-    // round 6"). The file is bounded by MAX_BYTES.
+    if (!st.isFile() || !trusted(st) || st.size <= minBytes || st.size > maxBytes) return undefined;
     const all = Buffer.allocUnsafe(st.size);
-    if (!readFully(fd, all, 0)) return undefined;
-    for (let i = 0; i < MAGIC.length; i++) if (all[i] !== MAGIC.charCodeAt(i)) return undefined;
-    const len = all.readUInt32LE(8);
-    const span = pad4(len);
-    if (len === 0 || HEADER + 2 * span !== st.size || all.readUInt32LE(12) !== (~len >>> 0)) return undefined;
-    if (all.compare(all, HEADER + span, HEADER + span + len, HEADER, HEADER + len) !== 0) return undefined;
-    return all.subarray(HEADER, HEADER + len);
+    return readFully(fd, all, 0) ? all : undefined;
   } catch {
     return undefined;
   } finally {
     if (fd !== undefined) fs().closeSync(fd);
   }
+}
+
+/** The verified V8 data of a cache file, or undefined (missing, foreign, truncated, damaged): never throws. */
+export function readCache(file: string): Uint8Array | undefined {
+  // The whole file in one read and the second copy compared in one call: this runs on every start, and the
+  // header read plus sixteen 16 KB reads of the second copy took ~0.8 ms against ~0.55 ms (BENCH.md "Start-up:
+  // round 6"). The file is bounded by MAX_BYTES.
+  const all = readTrusted(file, HEADER, MAX_BYTES);
+  if (!all) return undefined;
+  for (let i = 0; i < MAGIC.length; i++) if (all[i] !== MAGIC.charCodeAt(i)) return undefined;
+  const len = all.readUInt32LE(8);
+  const span = pad4(len);
+  if (len === 0 || HEADER + 2 * span !== all.length || all.readUInt32LE(12) !== (~len >>> 0)) return undefined;
+  if (all.compare(all, HEADER + span, HEADER + span + len, HEADER, HEADER + len) !== 0) return undefined;
+  return all.subarray(HEADER, HEADER + len);
 }
 
 /** The bytes of a cache file for `data`. */
@@ -141,10 +151,18 @@ const grandparent = (dir: string) => dir.replace(/[\\/]+$/, '').replace(/[\\/][^
 /**
  * Writes a cache file atomically (temporary file + rename, mode 0600, directory 0700), then trims old files.
  * Returns whether it was written; never throws (a read-only or full disk only costs the next start its cache).
- * The directory is created with at most its parent (`~/.cache`), never deeper: a service account whose HOME
- * does not exist (HOME=/nonexistent) gets no directories made up for it.
  */
 export function writeCache(dir: string, name: string, data: Uint8Array): boolean {
+  return writeCacheFile(dir, name, encodeCache(data), OURS);
+}
+
+/**
+ * Writes `bytes` as `dir`/`name` atomically (temporary file + rename, mode 0600, directory 0700), then keeps
+ * the newest KEEP_FILES files whose names match `family`. Returns whether it was written; never throws. The
+ * directory is created with at most its parent (`~/.cache`), never deeper: a service account whose HOME does
+ * not exist (HOME=/nonexistent) gets no directories made up for it.
+ */
+export function writeCacheFile(dir: string, name: string, bytes: Uint8Array, family: RegExp): boolean {
   const file = `${dir}/${name}`;
   // pid + a random part, created exclusively: two containers sharing a cache directory can have the same pid,
   // and a name planted in a shared directory is never followed.
@@ -152,7 +170,7 @@ export function writeCache(dir: string, name: string, data: Uint8Array): boolean
   try {
     if (!fs().statSync(grandparent(dir)).isDirectory()) return false;
     fs().mkdirSync(dir, { recursive: true, mode: 0o700 });
-    fs().writeFileSync(tmp, encodeCache(data), { mode: 0o600, flag: 'wx' });
+    fs().writeFileSync(tmp, bytes, { mode: 0o600, flag: 'wx' });
     fs().renameSync(tmp, file);
   } catch {
     try {
@@ -160,17 +178,17 @@ export function writeCache(dir: string, name: string, data: Uint8Array): boolean
     } catch {}
     return false;
   }
-  trim(dir);
+  trim(dir, family);
   return true;
 }
 
 /** A name cacheFileName() makes: only those are ever removed (CLAW_CACHE_DIR may point at a shared directory). */
 const OURS = /^[0-9a-f]{16}-[a-z_]{1,16}-v\d+\.\d+\.\d+[\w.-]*-[\w]+-[0-9a-f]{8}\.v8cache$/;
 
-/** Keeps the newest KEEP_FILES cache files: every build and Node upgrade leaves files behind otherwise. */
-function trim(dir: string): void {
+/** Keeps the newest KEEP_FILES files of a family: every build and Node upgrade leaves files behind otherwise. */
+function trim(dir: string, family: RegExp): void {
   try {
-    const files = fs().readdirSync(dir).filter((n) => OURS.test(n));
+    const files = fs().readdirSync(dir).filter((n) => family.test(n));
     if (files.length <= KEEP_FILES) return;
     const aged = files.map((n) => ({ n, t: fs().statSync(`${dir}/${n}`).mtimeMs })).sort((a, b) => b.t - a.t);
     for (const { n } of aged.slice(KEEP_FILES)) fs().unlinkSync(`${dir}/${n}`);
@@ -182,7 +200,7 @@ function trim(dir: string): void {
  * one), or at a clean exit (code 0) if that comes first, so a failed start never becomes the cache. `create`
  * runs then, not now: V8 includes every function compiled so far (start-up, the first requests).
  */
-export function saveLater(dir: string, name: string, create: () => Uint8Array, delayMs = 5000): void {
+export function saveLater(dir: string, name: string, create: () => Uint8Array | undefined, delayMs = 5000): void {
   let done = false;
   const save = () => {
     if (done) return;
@@ -190,7 +208,8 @@ export function saveLater(dir: string, name: string, create: () => Uint8Array, d
     clearTimeout(timer);
     process.removeListener('exit', onExit);
     try {
-      writeCache(dir, name, create());
+      const data = create();
+      if (data) writeCache(dir, name, data);
     } catch {}
   };
   const onExit = (code: number) => {

@@ -42,6 +42,12 @@ test('first start writes the cache, the second uses it; damaged, foreign and gar
   const dir = mkdtempSync(join(tmpdir(), 'claw-cc-e2e-'));
   try {
     const cache = join(dir, 'cache');
+    // The very first start with a manifest writes its manifest record and no code cache (it ran the YAML and
+    // schema code later starts skip, docs/startup.md); the second writes the code cache.
+    run({ CLAW_CACHE_DIR: cache });
+    assert.equal(files(cache), []);
+    const records = readdirSync(cache).filter((n) => n.endsWith('.json'));
+    assert.equal(records.map((n) => n.replace(/-manifest-[0-9a-f]{8}\.json$/, '')), [bundleId()], 'one manifest record');
     run({ CLAW_CACHE_DIR: cache });
     const [name] = files(cache);
     assert.is(files(cache).length, 1);
@@ -59,7 +65,7 @@ test('first start writes the cache, the second uses it; damaged, foreign and gar
     const second = statSync(file);
     assert.is(second.ino, first.ino);
     assert.is(second.mtimeMs, first.mtimeMs);
-    assert.equal(readdirSync(cache), [name]);
+    assert.equal(readdirSync(cache).sort(), [...records, name].sort());
 
     // Damaged inside V8's data (V8 itself would crash on this one), a V8 cache of some other script (V8 rejects
     // it), garbage: each run still answers, and leaves a good file behind.
@@ -76,7 +82,7 @@ test('first start writes the cache, the second uses it; damaged, foreign and gar
       const now = readFileSync(file);
       assert.not.equal(Buffer.compare(now, content), 0, `${what}: replaced`);
       assert.is(now.toString('latin1', 0, 8), 'CLAWCC02', `${what}: a cache file again`);
-      assert.equal(readdirSync(cache), [name], `${what}: no temporary file left`);
+      assert.equal(readdirSync(cache).sort(), [...records, name].sort(), `${what}: no temporary file left`);
     }
     // The replacement is used in turn.
     const again = statSync(file);
@@ -91,6 +97,7 @@ test('one cache per command; none for flags, none when turned off', () => {
   const dir = mkdtempSync(join(tmpdir(), 'claw-cc-e2e-'));
   try {
     const cache = join(dir, 'cache');
+    run({ CLAW_CACHE_DIR: cache }); // the manifest record (no code cache from a first start, see above)
     run({ CLAW_CACHE_DIR: cache });
     const v = spawnSync(process.execPath, [CLAW, 'validate', 'examples/minimal/claw.yaml'], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', CLAW_CACHE_DIR: cache } });
     assert.is(v.status, 0, v.stderr);
@@ -108,10 +115,12 @@ test('one cache per command; none for flags, none when turned off', () => {
     assert.not.ok(readdirSync(dir).includes('off'));
     // Default place: $XDG_CACHE_HOME/claw-edge, else $HOME/.cache/claw-edge; nothing for a HOME that does not exist.
     run({ XDG_CACHE_HOME: join(dir, 'xdg'), HOME: join(dir, 'home') });
+    run({ XDG_CACHE_HOME: join(dir, 'xdg'), HOME: join(dir, 'home') });
     assert.is(files(join(dir, 'xdg', 'claw-edge')).length, 1);
     run({ HOME: join(dir, 'home') });
     assert.not.ok(readdirSync(dir).includes('home'));
     mkdirSync(join(dir, 'home'));
+    run({ HOME: join(dir, 'home') });
     run({ HOME: join(dir, 'home') });
     assert.is(files(join(dir, 'home', '.cache', 'claw-edge')).length, 1);
   } finally {
