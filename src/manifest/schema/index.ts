@@ -97,10 +97,10 @@ export function documentSchema(gen: SchemaGeneration, kind: DocumentKind): v.Gen
       gen === '0.2' && kind === 'WorldModel'
         ? v.pipe(anyObject, v.looseObject({ kind: notIn02 }))
         : strict({
-            claw: protocolVersion[gen],
+            claw: realSchema(protocolVersion[gen]),
             kind: v.literal(kind),
-            metadata: claw ? clawMetadata : metadata,
-            spec: claw ? (gen === '0.2' ? clawSpec02 : clawSpec03) : realSchema(SPECS[gen][kind]),
+            metadata: realSchema(claw ? clawMetadata : metadata),
+            spec: realSchema(claw ? (gen === '0.2' ? clawSpec02 : clawSpec03) : SPECS[gen][kind]),
           });
     documents.set(key, schema);
   }

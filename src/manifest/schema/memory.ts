@@ -2,7 +2,7 @@
 // forgetting, salience, confidence); otherwise identical.
 import * as v from 'valibot';
 import { durationString } from './definitions.ts';
-import { bool, int1, nonEmpty, nonEmptyArray, str, strList, strict, lazySchema } from './helpers.ts';
+import { bool, int1, nonEmpty, nonEmptyArray, str, strList, strict, lazySchema, realSchema } from './helpers.ts';
 
 export const STORE_TYPES = ['conversation', 'semantic', 'key-value', 'workspace', 'checkpoint'] as const;
 const SCOPES = ['global', 'per-identity', 'per-channel'] as const;
@@ -15,7 +15,7 @@ const build = () => {
     name: nonEmpty,
     type: v.picklist(STORE_TYPES),
     backend: v.optional(v.picklist(['sqlite', 'postgresql', 'filesystem', 'sqlite-vec', 'pgvector', 'qdrant', 'custom'])),
-    retention: v.optional(strict({ max_age: v.optional(durationString), max_entries: v.optional(int1) })),
+    retention: v.optional(strict({ max_age: v.optional(realSchema(durationString)), max_entries: v.optional(int1) })),
     compaction: v.optional(
       strict({ enabled: v.optional(bool), strategy: v.optional(v.picklist(['summarize', 'truncate', 'sliding-window'])) }),
     ),
@@ -32,7 +32,7 @@ const build = () => {
     path: v.optional(str),
     isolation: v.optional(v.picklist(['shared', 'per-identity', 'per-channel'])),
     max_size_mb: v.optional(int1),
-    checkpoint: v.optional(strict({ max_snapshots: v.optional(int1), ttl: v.optional(durationString) })),
+    checkpoint: v.optional(strict({ max_snapshots: v.optional(int1), ttl: v.optional(realSchema(durationString)) })),
   };
 
   const storeEntries03 = {

@@ -1,7 +1,7 @@
 // policy.schema.json `spec` (spec §5.9) — identical in 0.2.0 and 0.3.0.
 import * as v from 'valibot';
 import { durationString } from './definitions.ts';
-import { anyObject, bool, int0, int1, loose, nonEmpty, nonEmptyArray, num0, str, strict, lazySchema } from './helpers.ts';
+import { anyObject, bool, int0, int1, loose, nonEmpty, nonEmptyArray, num0, str, strict, lazySchema, realSchema } from './helpers.ts';
 
 export const RULE_ACTIONS = ['allow', 'deny', 'require-approval', 'audit-only'] as const;
 export const RULE_SCOPES = ['tool', 'category', 'all'] as const;
@@ -58,7 +58,7 @@ const build = () => {
         log_inputs: v.optional(bool),
         log_outputs: v.optional(bool),
         log_approvals: v.optional(bool),
-        retention: v.optional(durationString),
+        retention: v.optional(realSchema(durationString)),
         destination: v.optional(v.picklist(['file', 'sqlite', 'webhook', 'syslog'])),
       }),
     ),
