@@ -133,7 +133,7 @@ function deletes(adapter: 'sqljs' | 'native', legacy = false) {
   });
 }
 
-test('matchinfoScorer equals bm25FromMatchinfo on random blobs, including n and hit counts changing between rows', () => {
+test("matchinfoScorer ('pcnax' + lengths) equals bm25FromMatchinfo ('pcnalx') on random blobs, including n and hit counts changing between rows", () => {
   const rnd = rng(3);
   const score = matchinfoScorer();
   for (let row = 0; row < 5000; row++) {
@@ -155,12 +155,48 @@ test('matchinfoScorer equals bm25FromMatchinfo on random blobs, including n and 
       u[base + 2] = row % 3 === 0 ? Math.floor(rnd() * n) : 17 * (k + 1);
     }
     const bytes = new Uint8Array(u.buffer);
-    assert.is(score(bytes), bm25FromMatchinfo(bytes), `row ${row}`);
+    // The scorer reads 'pcnax' (no l[c]) and takes the lengths separately.
+    const lengths = Array.from(u.subarray(3 + c, 3 + 2 * c));
+    const pcnax = new Uint32Array([...u.subarray(0, 3 + c), ...u.subarray(3 + 2 * c)]);
+    const noL = new Uint8Array(pcnax.buffer);
+    assert.is(score(noL, lengths), bm25FromMatchinfo(bytes), `row ${row}`);
     // unaligned copy: the DataView path
-    const off = new Uint8Array(bytes.length + 1);
-    off.set(bytes, 1);
-    assert.is(score(off.subarray(1)), bm25FromMatchinfo(bytes), `row ${row} unaligned`);
+    const off = new Uint8Array(noL.length + 1);
+    off.set(noL, 1);
+    assert.is(score(off.subarray(1), lengths), bm25FromMatchinfo(bytes), `row ${row} unaligned`);
   }
+});
+
+/**
+ * The FTS4 path keeps document lengths in memory (semantic.ts docLengths): they must stay exact while entries
+ * arrive after the first query, are evicted by retention, and are replaced by compaction digests (which reuse the
+ * seq of their oldest entry). Every query in between equals the reference computed from matchinfo's own `l`.
+ */
+test('sqljs: document lengths stay exact across writes, evictions and summarize digests between queries', async () => {
+  const db = await openDatabase({ adapter: 'sqljs' });
+  let n = 0;
+  const store = openMemoryStore(
+    { name: 'notes', type: 'semantic', search: { strategy: 'fts-only' }, retention: { max_entries: 400 } },
+    { db, newId: () => `n${++n}`, now: () => '2026-01-01T00:00:00.000Z' },
+  );
+  const rnd = rng(21);
+  const docs = corpus(1200, rng(17));
+  let compacted = 0;
+  for (let round = 0; round < 24; round++) {
+    await store.store(docs.slice(round * 50, round * 50 + 50).map((content) => ({ content })));
+    if (round % 6 === 5) {
+      const r = await store.compact({ strategy: 'summarize', keep: 100, digestSize: 4 });
+      compacted += r.entries_before - r.entries_after;
+    }
+    for (let q = 0; q < 5; q++) {
+      const text = Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(' ');
+      const got = (await store.query({ type: 'semantic', text, top_k: 50 })).entries.map((e) => ({ id: e.id, score: e.score }));
+      assert.equal(got, reference(db, 'notes', text, 50), `round ${round} query "${text}"`);
+    }
+  }
+  assert.ok(compacted > 0, 'summarize replaced entries with digests');
+  await store.close();
+  db.close();
 });
 
 test('topK equals sort + slice for a total order, any limit', () => {

@@ -64,16 +64,19 @@ export function bm25FromMatchinfo(blob: Uint8Array): number {
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /**
- * The same sum as `bm25FromMatchinfo`, for the many rows of one query: n and the per-phrase "rows with a hit"
- * are query-global in FTS4's matchinfo, so each phrase's idf is computed once and reused while they stay the
- * same (checked per row: a changed value recomputes). Same operations in the same order → the same doubles.
- * Aligned little-endian blobs (sql.js hands out fresh copies) are read through a Uint32Array view.
+ * The same sum as `bm25FromMatchinfo`, for the many rows of one query, from `matchinfo(t, 'pcnax')` — the same
+ * layout without l[c] — and each row's token counts per column given by the caller (the semantic store keeps them
+ * from the index's %_docsize: asking matchinfo for `l` costs FTS4 one %_docsize lookup per hit, ~40% of a query
+ * at 100k entries; BENCH.md "Memory"). n and the per-phrase "rows with a hit" are query-global in FTS4's
+ * matchinfo, so each phrase's idf is computed once and reused while they stay the same (checked per row: a changed
+ * value recomputes). Same operations in the same order → the same doubles. Aligned little-endian blobs (sql.js
+ * hands out fresh copies) are read through a Uint32Array view.
  */
-export function matchinfoScorer(): (blob: Uint8Array) => number {
+export function matchinfoScorer(): (blob: Uint8Array, lengths: ArrayLike<number>) => number {
   let idfs: Float64Array = new Float64Array(0);
   let keyN = -1;
   let keyHits: Uint32Array = new Uint32Array(0);
-  return (blob) => {
+  return (blob, lengths) => {
     let at: (i: number) => number;
     if (LITTLE_ENDIAN && blob.byteOffset % 4 === 0 && blob.byteLength % 4 === 0) {
       const u = new Uint32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4);
@@ -94,10 +97,10 @@ export function matchinfoScorer(): (blob: Uint8Array) => number {
     let sum = 0;
     for (let col = 0; col < c; col++) {
       const avg = at(3 + col);
-      const len = at(3 + c + col);
+      const len = lengths[col];
       for (let ph = 0; ph < p; ph++) {
         const k = col + ph * c;
-        const base = 3 + 2 * c + 3 * k;
+        const base = 3 + c + 3 * k;
         const nHit = at(base + 2);
         if (n !== keyN || keyHits[k] !== nHit) {
           if (n !== keyN) {
@@ -112,6 +115,19 @@ export function matchinfoScorer(): (blob: Uint8Array) => number {
     }
     return sum;
   };
+}
+
+/** The token count of column 0 in an FTS4 %_docsize blob: one varint per column (7 bits a byte, low first). */
+export function docsizeColumn0(blob: Uint8Array): number {
+  let v = 0;
+  let shift = 0;
+  for (let i = 0; i < blob.length && shift < 35; i++) {
+    const b = blob[i];
+    v += (b & 0x7f) * 2 ** shift;
+    if ((b & 0x80) === 0) return v;
+    shift += 7;
+  }
+  return v;
 }
 
 /**

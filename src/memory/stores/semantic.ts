@@ -13,6 +13,7 @@ import {
   blobToVector,
   bm25Js,
   cosine,
+  docsizeColumn0,
   matchExpression,
   matchinfoScorer,
   normaliseBm25,
@@ -188,7 +189,10 @@ export class SemanticStore extends BaseStore {
   protected override onDelete(seqs: number[]): void {
     // FTS rows go by trigger (see the constructor).
     const delVec = this.db.prepare('DELETE FROM claw_memory_vectors WHERE seq = ?');
-    for (const s of seqs) delVec.run(s);
+    for (const s of seqs) {
+      delVec.run(s);
+      this.lengths?.delete(s);
+    }
   }
 
   protected async runQuery(q: Query, scope: string): Promise<QueryResult> {
@@ -268,18 +272,25 @@ export class SemanticStore extends BaseStore {
     let all: Ranked[];
     if (this.ftsEngine === 'fts4') {
       // FTS4 cannot rank in SQL: every match comes back and is ranked here, so the per-row work matters: idf
-      // once per query (matchinfoScorer), and a top-k selection instead of sorting every hit.
+      // once per query (matchinfoScorer), document lengths from our copy of %_docsize (docLengths), and a
+      // top-k selection instead of sorting every hit.
       const score = matchinfoScorer();
       const rows = this.db
         .prepare(
           scoped
-            ? `SELECT ${this.fts}.rowid AS seq, matchinfo(${this.fts}, 'pcnalx') AS mi FROM ${this.fts} JOIN claw_memory_entries e ON e.seq = ${this.fts}.rowid
+            ? `SELECT ${this.fts}.rowid AS seq, matchinfo(${this.fts}, 'pcnax') AS mi FROM ${this.fts} JOIN claw_memory_entries e ON e.seq = ${this.fts}.rowid
                WHERE ${this.fts} MATCH ? AND e.scope = ?`
-            : `SELECT rowid AS seq, matchinfo(${this.fts}, 'pcnalx') AS mi FROM ${this.fts} WHERE ${this.fts} MATCH ?`,
+            : `SELECT rowid AS seq, matchinfo(${this.fts}, 'pcnax') AS mi FROM ${this.fts} WHERE ${this.fts} MATCH ?`,
         )
         .all(...(scoped ? [expr, scope] : [expr]));
+      const lengths = this.docLengths(rows.map((r) => Number(r.seq)));
+      const len = [0];
       return topK(
-        rows.map((r) => ({ seq: Number(r.seq), score: normaliseBm25(score(r.mi as Uint8Array)) })),
+        rows.map((r) => {
+          const seq = Number(r.seq);
+          len[0] = lengths.get(seq) ?? 0;
+          return { seq, score: normaliseBm25(score(r.mi as Uint8Array, len)) };
+        }),
         limit,
         byScore,
       );
@@ -292,6 +303,29 @@ export class SemanticStore extends BaseStore {
       all = rows.map((r, i) => ({ seq: r.seq, score: normaliseBm25(xs[i]) })).filter((r) => r.score > 0);
     }
     return topK(all, limit, byScore);
+  }
+
+  /**
+   * Token counts of this store's documents (FTS4 only), as the index's %_docsize holds them: matchinfo's `l`
+   * made FTS4 look up %_docsize once per hit, ~40% of a full-text query at 100k entries (BENCH.md "Memory").
+   * Read whole on the first query (one scan, ~40 B a document in memory), then the seqs a query meets that are
+   * not known yet (written since) in one statement. Exact: a seq is never reused (AUTOINCREMENT) except by a
+   * compaction digest, whose old row goes through onDelete first, which forgets it.
+   */
+  private lengths?: Map<number, number>;
+
+  private docLengths(seqs: number[]): Map<number, number> {
+    let lengths = this.lengths;
+    if (!lengths) {
+      lengths = new Map();
+      for (const r of this.db.prepare(`SELECT docid, size FROM ${this.fts}_docsize`).all()) lengths.set(Number(r.docid), docsizeColumn0(r.size as Uint8Array));
+      this.lengths = lengths;
+    }
+    const missing = seqs.filter((q) => !lengths!.has(q));
+    if (missing.length > 0)
+      for (const r of this.db.prepare(`SELECT docid, size FROM ${this.fts}_docsize WHERE docid IN (SELECT value FROM json_each(?))`).all(JSON.stringify(missing)))
+        lengths.set(Number(r.docid), docsizeColumn0(r.size as Uint8Array));
+    return lengths;
   }
 
   /** Cosine ranking over the scope's vectors (brute force: edge-sized stores), score (cos + 1) / 2. */
