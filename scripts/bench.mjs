@@ -234,7 +234,7 @@ async function main() {
       breakdown = Object.fromEntries(Object.entries(res).map(([k, xs]) => [k, { median: median(xs), p90: quantile(xs, 0.9) }]));
     }
 
-    const stat = (arr, key) => ({ median: median(arr.map((r) => r[key])), p90: quantile(arr.map((r) => r[key]), 0.9) });
+    const stat = (arr, key) => ({ median: median(arr.map((r) => r[key])), p90: quantile(arr.map((r) => r[key]), 0.9), p25: quantile(arr.map((r) => r[key]), 0.25) });
     const s = {
       coldCache: { ms: stat(cold['claw-cold'], 'ms'), rss: stat(cold['claw-cold'], 'rssKb'), cpu: stat(cold['claw-cold'], 'cpuMs') },
       cold: { claw: stat(cold.claw, 'ms'), bare: stat(cold.bare, 'ms') },
@@ -277,6 +277,9 @@ async function main() {
         ['metric', 'claw', 'bare', 'claw/bare', 'target', ''],
         ['cold start median (ms)', f1(s.cold.claw.median), f1(s.cold.bare.median), `${f3(ratio.coldStart)}x`, `<= ${TARGETS.coldStart.toFixed(2)}x`, ok(ratio.coldStart, TARGETS.coldStart)],
         ['cold start p90 (ms)', f1(s.cold.claw.p90), f1(s.cold.bare.p90), `${f2(s.cold.claw.p90 / s.cold.bare.p90)}x`, '', ''],
+        // This VM's process start is bimodal (a slow mode 15-25 ms above the fast one, for any process): the lower
+        // quartile shows the cost without it; the target stays on the median (BENCH.md "Start-up: round 6").
+        ['cold start p25 (ms)', f1(s.cold.claw.p25), f1(s.cold.bare.p25), `${f3(s.cold.claw.p25 / s.cold.bare.p25)}x`, '', 'info'],
         ['  first start (empty code cache)', f1(s.coldCache.ms.median), f1(s.cold.bare.median), `${f3(s.coldCache.ms.median / s.cold.bare.median)}x`, '', 'info'],
         ['  first start CPU / RSS vs bare', '', '', `${f3(s.coldCache.cpu.median / s.cpu.bare.median)}x / ${f3(s.coldCache.rss.median / s.rss.bare.median)}x`, '', 'info'],
         ['CPU time to READY median (ms)', f1(s.cpu.claw.median), f1(s.cpu.bare.median), `${f3(s.cpu.claw.median / s.cpu.bare.median)}x`, '', 'info'],
@@ -291,7 +294,7 @@ async function main() {
       }
       process.stdout.write(
         `claw-edge bench: ${relative(ROOT, CLAW)} vs scripts/bench/bare.mjs; node ${process.version}, ${platform()}-${arch()}, ${cpus().length} CPUs; manifest ${manifest.label}\n` +
-          `${opt.runs} cold starts each (rotating, after 1 warm-up; claw with a warm code cache, plus its first start with an empty one), ${opt.tputRuns} throughput runs each of ${opt.requests} pipelined requests; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n\n` +
+          `${opt.runs} cold starts each (rotating, after warm-up starts; claw with warm caches, plus its first start with empty ones), ${opt.tputRuns} throughput runs each of ${opt.requests} pipelined requests; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n\n` +
           `${table(rows)}\n\n`,
       );
       if (uncleanExits > 0) process.stdout.write(`warning: ${uncleanExits} child(ren) did not exit cleanly with code 0 after stdin EOF\n\n`);
