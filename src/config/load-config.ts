@@ -18,11 +18,12 @@ export interface LoadedConfig {
 export async function loadRuntimeConfig(reader: SourceReader, opts: { explicit?: string; besideDir?: string }): Promise<LoadedConfig> {
   const file = opts.explicit ?? (opts.besideDir ? joinPath(opts.besideDir, RUNTIME_CONFIG_FILE) : undefined);
   if (!file) return { config: {}, issues: [] };
+  // Only an explicitly named config must exist; the one beside the manifest is optional.
+  if (!opts.explicit && reader.exists?.(file) === false) return { config: {}, issues: [] };
   let bytes: Uint8Array;
   try {
     bytes = await reader.read(file);
   } catch (e) {
-    // Only an explicitly named config must exist; the one beside the manifest is optional.
     if (!opts.explicit && (e as { code?: string }).code === 'ENOENT') return { config: {}, issues: [] };
     return { config: {}, file, issues: [{ file, path: '(root)', message: `runtime configuration cannot be read (${(e as { code?: string }).code ?? e})`, rule: 'file-not-found' }] };
   }

@@ -4,13 +4,22 @@
 // (open, fstat, read, close), each a turn of the event loop: ~1 ms of wall time per file on the start path,
 // twice before the first reply (claw.runtime.yaml lookup, the manifest). Errors are the same (ENOENT, EISDIR
 // ...), as rejections. docs/startup.md.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import type { SourceReader } from '../manifest/reader.ts';
 
 export function createFsReader(): SourceReader {
   return {
     async read(path) {
       return new Uint8Array(readFileSync(path));
+    },
+    // throwIfNoEntry: a missing path answers undefined instead of throwing; any other state (a directory, no
+    // permission to stat) says true and lets read() report what is wrong.
+    exists(path) {
+      try {
+        return statSync(path, { throwIfNoEntry: false }) !== undefined;
+      } catch {
+        return true;
+      }
     },
     async list(dir) {
       try {

@@ -186,4 +186,13 @@ test('a missing root file is one issue naming it', async () => {
   assert.equal(r.issues.map((i) => [i.file, i.rule, i.message]), [['/nonexistent/claw.yaml', 'file-not-found', 'file does not exist']]);
 });
 
+test('fs reader: exists() is false only when nothing is there (the optional claw.runtime.yaml probe throws nothing)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'claw-reader-'));
+  writeFileSync(join(dir, 'a.yaml'), 'x: 1\n');
+  assert.is(reader.exists!(join(dir, 'a.yaml')), true);
+  assert.is(reader.exists!(join(dir, 'missing.yaml')), false);
+  assert.is(reader.exists!(dir), true, 'a directory is there: read() reports EISDIR');
+  assert.is(reader.exists!(join(dir, 'a.yaml', 'below')), true, 'ENOTDIR is not "nothing there": read() reports it');
+});
+
 test.run();
