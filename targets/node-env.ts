@@ -10,6 +10,7 @@ import { Redactor } from '../src/log/redactor.ts';
 import { registerMqttAdapters } from '../src/runtime/mqtt-adapters.ts';
 import { bootInfo } from '../src/node/boot-info.ts';
 import { manifestCache } from '../src/node/manifest-cache-store.ts';
+import { stdinNow } from '../src/node/stdin-now.ts';
 
 declare const __CLAW_VERSION__: string;
 
@@ -38,6 +39,7 @@ export function processEnv(): CliEnv {
     redactor,
     self: process.argv[1] ? { argv0: process.execPath, args: [process.argv[1]] } : undefined,
     manifestCache: launchManifestCache(),
+    stdinNow: () => stdinNow(process.stdin),
   };
 }
 

@@ -23,6 +23,8 @@ export interface CliEnv {
   interactive?: boolean;
   /** How to start this runtime again (the builtin worker): interpreter and script. */
   self?: { argv0: string; args: string[] };
+  /** What is already waiting on stdin, read without blocking (src/node/stdin-now.ts); the stdin stream continues after it. */
+  stdinNow?: () => Uint8Array | undefined;
   /** Validated launch manifests kept between starts (src/manifest/load-cache.ts): the shipped build only. */
   manifestCache?: ManifestCache;
 }

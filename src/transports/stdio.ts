@@ -16,7 +16,18 @@ export interface TextSink {
   on(event: 'error', fn: (err: Error) => void): unknown;
 }
 
-export function createStdioTransport(opts: { input: ByteSource; output: TextSink; maxFrameBytes?: number }): Transport {
+export interface StdioOptions {
+  input: ByteSource;
+  output: TextSink;
+  maxFrameBytes?: number;
+  /**
+   * What is already waiting on the input, read without blocking when the transport starts (src/node/stdin-now.ts):
+   * those frames are handled before the first turn of the event loop. The input stream then continues after it.
+   */
+  readNow?: () => Uint8Array | undefined;
+}
+
+export function createStdioTransport(opts: StdioOptions): Transport {
   const decoder = new NdjsonDecoder(opts.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
   const enc = new TextEncoder();
   let open = true;
@@ -65,6 +76,8 @@ export function createStdioTransport(opts: { input: ByteSource; output: TextSink
         oversize: (bytes, limit) => deliver({ payload: { error: 'oversize', bytes, limit }, reply: write }),
         encoding: () => deliver({ payload: { error: 'encoding' }, reply: write }),
       };
+      const waiting = opts.readNow?.();
+      if (waiting) decoder.feed(waiting, sink);
       opts.input.on('data', (chunk) => decoder.feed(typeof chunk === 'string' ? enc.encode(chunk) : chunk, sink));
       opts.input.on('end', () => {
         decoder.finish(sink);

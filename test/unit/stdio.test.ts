@@ -32,6 +32,29 @@ test('frames delivered in order, across chunk boundaries and with several per ch
   );
 });
 
+test('readNow: what is already waiting is delivered at start, before the stream, a split frame joining across', async () => {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const waiting = Buffer.from('{"jsonrpc":"2.0","id":1,"method":"a"}\n{"jsonrpc":"2.0","id":2,');
+  let calls = 0;
+  const t = createStdioTransport({ input, output, readNow: () => (calls++, waiting) });
+  const frames: InboundFrame[] = [];
+  t.start((f) => frames.push(f));
+  assert.is(calls, 1);
+  assert.equal(frames.map((f) => f.payload), [{ text: '{"jsonrpc":"2.0","id":1,"method":"a"}' }], 'delivered during start(), no event-loop turn');
+  input.write('"method":"b"}\n{"jsonrpc":"2.0","id":3,"method":"c"}\n');
+  await until(() => frames.length === 3);
+  assert.equal(
+    frames.map((f) => f.payload),
+    [{ text: '{"jsonrpc":"2.0","id":1,"method":"a"}' }, { text: '{"jsonrpc":"2.0","id":2,"method":"b"}' }, { text: '{"jsonrpc":"2.0","id":3,"method":"c"}' }],
+  );
+  // Nothing waiting: nothing delivered, the stream alone.
+  const t2 = createStdioTransport({ input: new PassThrough(), output, readNow: () => undefined });
+  const none: InboundFrame[] = [];
+  t2.start((f) => none.push(f));
+  assert.equal(none, []);
+});
+
 test('string chunks (setEncoding on the input) are accepted', async () => {
   const s = setup();
   s.input.setEncoding('utf8');
