@@ -9,6 +9,7 @@ import { createLogSink } from '../src/log/logger.ts';
 import { Redactor } from '../src/log/redactor.ts';
 import { registerMqttAdapters } from '../src/runtime/mqtt-adapters.ts';
 import { bootInfo } from '../src/node/boot-info.ts';
+import { hasBuiltins, useRequire } from '../src/node/builtin.ts';
 import { manifestCache } from '../src/node/manifest-cache-store.ts';
 import { stdinNow } from '../src/node/stdin-now.ts';
 
@@ -51,6 +52,9 @@ function launchManifestCache() {
 
 /** Run the CLI and exit with its code once output has been handed to the OS. */
 export async function runProcess(): Promise<void> {
+  // src/node/builtin.ts in the hot code (the manifest cache reads through code-cache.ts, stdin-now.ts) on runtimes
+  // without process.getBuiltinModule (Node 18, Node 20 < 20.16): the bundle's require, as lazy.ts uses it.
+  if (!hasBuiltins()) useRequire(require);
   // Nothing may crash the runtime silently: log and keep the exit code honest.
   process.on('unhandledRejection', (reason) => {
     stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), level: 'error', msg: 'unhandled rejection', error: redactor.redact(String((reason as Error)?.stack ?? reason)) })}\n`);

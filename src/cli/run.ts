@@ -79,6 +79,7 @@ export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
       return 1;
     }
   }
+  stdio.readWaiting();
   const reason = await stopped;
   await runtime.stop(reason);
   log.info('runtime exiting', { reason });

@@ -21,13 +21,22 @@ export interface StdioOptions {
   output: TextSink;
   maxFrameBytes?: number;
   /**
-   * What is already waiting on the input, read without blocking when the transport starts (src/node/stdin-now.ts):
-   * those frames are handled before the first turn of the event loop. The input stream then continues after it.
+   * What is already waiting on the input, read without blocking (src/node/stdin-now.ts) when the runtime calls
+   * readWaiting(). The input stream continues after those bytes.
    */
   readNow?: () => Uint8Array | undefined;
 }
 
-export function createStdioTransport(opts: StdioOptions): Transport {
+export interface StdioTransport extends Transport {
+  /**
+   * Handle now what the client has already written, without waiting for a turn of the event loop. The runtime
+   * calls it once everything a frame may need is set up (after `--start` opened its session): the frames then
+   * meet the state they would have met a turn later. Does nothing before start() or without `readNow`.
+   */
+  readWaiting(): void;
+}
+
+export function createStdioTransport(opts: StdioOptions): StdioTransport {
   const decoder = new NdjsonDecoder(opts.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
   const enc = new TextEncoder();
   let open = true;
@@ -67,17 +76,22 @@ export function createStdioTransport(opts: StdioOptions): Transport {
     if (pending === '') afterTick(flush);
     pending += encodeFrame(msg);
   };
+  let started: FrameSink | undefined;
   return {
     name: 'stdio',
     closed,
+    readWaiting() {
+      if (!started || !open) return;
+      const waiting = opts.readNow?.();
+      if (waiting) decoder.feed(waiting, started);
+    },
     start(deliver) {
       const sink: FrameSink = {
         frame: (text) => deliver({ payload: { text }, reply: write }),
         oversize: (bytes, limit) => deliver({ payload: { error: 'oversize', bytes, limit }, reply: write }),
         encoding: () => deliver({ payload: { error: 'encoding' }, reply: write }),
       };
-      const waiting = opts.readNow?.();
-      if (waiting) decoder.feed(waiting, sink);
+      started = sink;
       opts.input.on('data', (chunk) => decoder.feed(typeof chunk === 'string' ? enc.encode(chunk) : chunk, sink));
       opts.input.on('end', () => {
         decoder.finish(sink);

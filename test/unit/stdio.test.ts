@@ -32,16 +32,20 @@ test('frames delivered in order, across chunk boundaries and with several per ch
   );
 });
 
-test('readNow: what is already waiting is delivered at start, before the stream, a split frame joining across', async () => {
+test('readWaiting: what is already waiting is delivered at once, before the stream, a split frame joining across', async () => {
   const input = new PassThrough();
   const output = new PassThrough();
   const waiting = Buffer.from('{"jsonrpc":"2.0","id":1,"method":"a"}\n{"jsonrpc":"2.0","id":2,');
   let calls = 0;
   const t = createStdioTransport({ input, output, readNow: () => (calls++, waiting) });
   const frames: InboundFrame[] = [];
+  t.readWaiting();
+  assert.is(calls, 0, 'nothing is read before start()');
   t.start((f) => frames.push(f));
+  assert.is(calls, 0, 'start() does not read: the runtime says when (run.ts, after --start opened its session)');
+  t.readWaiting();
   assert.is(calls, 1);
-  assert.equal(frames.map((f) => f.payload), [{ text: '{"jsonrpc":"2.0","id":1,"method":"a"}' }], 'delivered during start(), no event-loop turn');
+  assert.equal(frames.map((f) => f.payload), [{ text: '{"jsonrpc":"2.0","id":1,"method":"a"}' }], 'delivered at once, no event-loop turn');
   input.write('"method":"b"}\n{"jsonrpc":"2.0","id":3,"method":"c"}\n');
   await until(() => frames.length === 3);
   assert.equal(
@@ -52,6 +56,7 @@ test('readNow: what is already waiting is delivered at start, before the stream,
   const t2 = createStdioTransport({ input: new PassThrough(), output, readNow: () => undefined });
   const none: InboundFrame[] = [];
   t2.start((f) => none.push(f));
+  t2.readWaiting();
   assert.equal(none, []);
 });
 
