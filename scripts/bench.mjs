@@ -45,7 +45,9 @@ function parseOptions(argv) {
   });
   return {
     ...o, // quick, json, breakdown
-    runs: num('runs', o.quick ? 5 : 20),
+    // 40, not 20: on this VM two identical processes differ by up to 15% at the median of 20 (process start is
+    // wide and two-moded, BENCH.md "Start-up: round 6"); twice the samples halve the spread of the estimate.
+    runs: num('runs', o.quick ? 5 : 40),
     requests: num('requests', o.quick ? 5000 : 20000),
     tputRuns: num('tput-runs', o.quick ? 2 : 5),
     timeoutS: num('timeout', o.quick ? 60 : 240),
