@@ -14,10 +14,12 @@ import * as v from 'valibot';
 export const isPlainObject = (input: unknown): input is Record<string, unknown> =>
   typeof input === 'object' && input !== null && !Array.isArray(input);
 
+// The shared schemas below are lazySchema values too (built the first time anything reads them): the config
+// modules import this file at start-up for lazySchema itself, and a warm start validates nothing (docs/startup.md).
+
 /** `{ type: object }` with no further constraint (input_schema, hints, annotations, ...). */
-export const anyObject = v.custom<Record<string, unknown>>(
-  isPlainObject,
-  (issue) => `Invalid type: Expected Object but received ${issue.received}`,
+export const anyObject = lazySchema(() =>
+  v.custom<Record<string, unknown>>(isPlainObject, (issue) => `Invalid type: Expected Object but received ${issue.received}`),
 );
 
 // Object schemas only raise key issues once `anyObject` has vetted the type: the default
@@ -27,31 +29,31 @@ const keyMessage = (issue: v.BaseIssue<unknown>): string =>
 
 /** `type: object` + `additionalProperties: false`. */
 export const strict = <E extends v.ObjectEntries>(entries: E) =>
-  v.pipe(anyObject, v.strictObject(entries, keyMessage));
+  v.pipe(realSchema(anyObject), v.strictObject(entries, keyMessage));
 
 /** `type: object` without `additionalProperties` (or `true`): unknown keys are kept. */
 export const loose = <E extends v.ObjectEntries>(entries: E) =>
-  v.pipe(anyObject, v.looseObject(entries, keyMessage));
+  v.pipe(realSchema(anyObject), v.looseObject(entries, keyMessage));
 
 /** `type: object` + `additionalProperties: { type: string }`. */
-export const stringMap = v.pipe(anyObject, v.record(v.string(), v.string()));
+export const stringMap = lazySchema(() => v.pipe(realSchema(anyObject), v.record(v.string(), v.string())));
 
-export const str = v.string();
-export const bool = v.boolean();
-export const strList = v.array(str);
+export const str = lazySchema(() => v.string());
+export const bool = lazySchema(() => v.boolean());
+export const strList = lazySchema(() => v.array(realSchema(str)));
 
 /** `type: string` + `minLength: 1`. (JSON Schema counts code points, valibot UTF-16 units: same for 1.) */
-export const nonEmpty = v.pipe(v.string(), v.minLength(1, 'must not be empty'));
+export const nonEmpty = lazySchema(() => v.pipe(v.string(), v.minLength(1, 'must not be empty')));
 
 /** `type: integer` + `minimum`. */
 export const int = (min: number) => v.pipe(v.number(), v.integer(), v.minValue(min));
-export const int0 = int(0);
-export const int1 = int(1);
+export const int0 = lazySchema(() => int(0));
+export const int1 = lazySchema(() => int(1));
 
 /** `type: number` + `minimum: 0`. */
-export const num0 = v.pipe(v.number(), v.minValue(0));
+export const num0 = lazySchema(() => v.pipe(v.number(), v.minValue(0)));
 /** `type: number` + `minimum: 0` + `maximum: 1`. */
-export const unit = v.pipe(v.number(), v.minValue(0), v.maxValue(1));
+export const unit = lazySchema(() => v.pipe(v.number(), v.minValue(0), v.maxValue(1)));
 
 /** `type: array` + `minItems: 1`. */
 export const nonEmptyArray = <S extends v.GenericSchema>(item: S) =>
@@ -61,9 +63,8 @@ export const nonEmptyArray = <S extends v.GenericSchema>(item: S) =>
  * `format: uri`, checked permissively: a scheme (RFC 3986 §3.1) followed by at least one
  * non-space character. Stricter URI grammar is the transport's job when it connects.
  */
-export const uri = v.pipe(
-  v.string(),
-  v.regex(/^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/, 'must be an absolute URI with a scheme, e.g. "https://host/v1"'),
+export const uri = lazySchema(() =>
+  v.pipe(v.string(), v.regex(/^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/, 'must be an absolute URI with a scheme, e.g. "https://host/v1"')),
 );
 
 /** One `if: <when> then: { required: [key] }` clause. */
