@@ -3,7 +3,7 @@
 // that makes it invalid fails the start with the usual error, and going back to a valid file works again.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -51,6 +51,26 @@ test('edits between starts are honoured; an invalid edit fails the start; a vali
 
     writeFileSync(file, MANIFEST.replace('version: "0.1.0"', 'version: "0.2.0"'));
     assert.is(versionOf(start(file, cache)), '0.2.0');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the code cache: not from the very first start (it ran the YAML code), but from a manifest at a new path', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'claw-mcache-e2e-'));
+  try {
+    const cache = join(dir, 'cache');
+    const codeCaches = () => readdirSync(cache).filter((n) => n.endsWith('.v8cache'));
+    for (const sub of ['a', 'b']) {
+      mkdirSync(join(dir, sub));
+      writeFileSync(join(dir, sub, 'claw.yaml'), MANIFEST);
+    }
+    assert.is(versionOf(start(join(dir, 'a', 'claw.yaml'), cache)), '0.1.0');
+    assert.equal(codeCaches(), [], "the build's first record: no code cache from this start");
+    // A supervisor that writes its manifest to a new place on every start still gets a code cache.
+    assert.is(versionOf(start(join(dir, 'b', 'claw.yaml'), cache)), '0.1.0');
+    assert.is(codeCaches().length, 1, 'another record of this build exists: this start leaves a code cache');
+    assert.is(readdirSync(cache).filter((n) => n.includes('-manifest-')).length, 2);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
