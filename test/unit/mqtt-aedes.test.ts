@@ -86,6 +86,29 @@ test('3.1.1: agent notifications reach a watching client through the outbox', as
   assert.equal(got, [{ jsonrpc: '2.0', method: 'claw.heartbeat', params: { state: 'READY' } }]);
 });
 
+test('the broker drops a requester between CONNACK and its reply subscription (a restart): it reconnects and still gets its answer', async () => {
+  await agent('/a5/bot');
+  let dropped = 0;
+  const original = broker.authorizeSubscribe;
+  broker.authorizeSubscribe = (client, sub, done) => {
+    if (client.id.startsWith('claw-send-') && dropped === 0) {
+      dropped++;
+      client.close(); // no SUBACK: the subscribe callback gets "Connection closed"
+      return;
+    }
+    original.call(broker, client, sub, done);
+  };
+  try {
+    const c = await connectMqttClient(url('/a5/bot'), { baseDir: '/', connectTimeoutMs: 5000 });
+    closers.push(() => c.close());
+    assert.is(dropped, 1, 'the first subscription was cut off');
+    const r = await c.request({ jsonrpc: '2.0', id: 9, method: 'claw.status' }, { timeoutMs: 3000 });
+    assert.equal((r as { result: { method: string } }).result.method, 'claw.status');
+  } finally {
+    broker.authorizeSubscribe = original;
+  }
+});
+
 test('MQTT 5 against a 3.1.1-only broker: the connection is refused, not downgraded', async () => {
   const err = await connectMqttClient(`mqtt://127.0.0.1:${port}/a4/bot`, { baseDir: '/', connectTimeoutMs: 1500 } as never).then(
     () => undefined,

@@ -43,9 +43,19 @@ export async function connectMqttClient(uri: string, opts: ClientOptions & { con
     onMessage: (topic, payload, props) => link.handle(topic, payload, props) || link.handleOutbox(topic, payload, peer),
   });
   link = new MqttSwarmLink({ connection: conn, swarm: endpoint.swarm, prefix: settings.prefix, protocolVersion: settings.protocolVersion, clientId });
+  const deadline = Date.now() + (opts.connectTimeoutMs ?? 10_000);
   try {
-    await conn.ready(opts.connectTimeoutMs ?? 10_000);
-    await link.start();
+    for (;;) {
+      await conn.ready(Math.max(1, deadline - Date.now()));
+      try {
+        await link.start();
+        break;
+      } catch (e) {
+        // The broker went away between its CONNACK and our reply subscription (a restart): the connection
+        // reconnects by itself and subscribes again, so wait for it, within the same connect timeout.
+        if (Date.now() >= deadline) throw e;
+      }
+    }
   } catch (e) {
     await conn.close({ endSession: true, graceMs: 200 });
     throw new ClawError('unreachable', `cannot connect to ${describeEndpoint(endpoint)}: ${(e as Error).message}`, { cause: e });
