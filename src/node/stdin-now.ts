@@ -1,7 +1,7 @@
 // What a client has already written to stdin when the runtime starts, read at once (docs/startup.md "Round 6").
-// A supervisor usually writes claw.initialize right after spawning claw: reading it synchronously when the stdio
-// transport starts answers it without waiting for a turn of the event loop, in which a start-up garbage
-// collection can come first (~1 ms). Only where such a read cannot block: Node on POSIX with stdin a pipe,
+// A supervisor usually writes claw.initialize right after spawning claw: reading it synchronously once `claw run`
+// has set up (src/cli/run.ts calls the stdio transport's readWaiting) answers it without waiting for a turn of the
+// event loop, in which a start-up garbage collection can come first (~1 ms). Only where such a read cannot block: Node on POSIX with stdin a pipe,
 // a socket or a file (libuv makes pipe and socket descriptors non-blocking when process.stdin opens them; a file
 // read returns at once). Never a terminal, never Bun (its stdin may be a blocking descriptor), never Windows.
 import { builtin } from './builtin.ts';
