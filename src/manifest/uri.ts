@@ -20,6 +20,7 @@
 // (primitive names are case-sensitive).
 import type { PrimitiveKind } from './kinds.ts';
 import { PRIMITIVE_KINDS, URI_KIND } from './kinds.ts';
+import { parseVersion } from '../protocol/semver.ts';
 
 export type ClawUri =
   | {
@@ -109,8 +110,12 @@ function checkNamespace(ns: string): string | undefined {
   );
 }
 
-/** Validate the ABNF `semver` rule; returns a reason when invalid. */
+/**
+ * Validate the ABNF `semver` rule (the grammar is src/protocol/semver.ts, one parser for every CKP version);
+ * returns a reason when invalid, saying what is wrong.
+ */
 export function checkVersion(v: string): string | undefined {
+  if (parseVersion(v)) return undefined;
   const shape = "expected MAJOR.MINOR.PATCH[-pre-release], e.g. '1.2.0' or '2.0.0-rc.1'";
   if (v === '') return `version is empty (${shape})`;
   if (v.includes('@')) return `version '${v}' has invalid character '@' (a single '@' separates name and version)`;
@@ -131,7 +136,7 @@ export function checkVersion(v: string): string | undefined {
       return `version '${v}' has invalid character ${showChar(bad.ch)} in pre-release '${pre}'${extra} (allowed: ASCII letters, digits, '-', '.')`;
     }
   }
-  return undefined;
+  return `version '${v}' is not semver (${shape})`;
 }
 
 function unknownKind(kind: string, where: string): string {

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { isVersion, parseVersion } from '../../src/protocol/semver.ts';
 import { generationOf } from '../../src/manifest/generation.ts';
 import { negotiateVersion } from '../../src/kernel/version.ts';
+import { checkVersion } from '../../src/manifest/uri.ts';
 
 const RE = /^(\d+)\.(\d+)\.(\d+)(-[0-9A-Za-z.-]+)?$/;
 const viaRegex = (s: string) => {
@@ -28,6 +29,9 @@ test('random strings agree with the regular expression', () => {
     let s = '';
     for (let i = 0; i < len; i++) s += alphabet[Math.floor(rnd() * alphabet.length)];
     assert.equal(parseVersion(s), viaRegex(s), JSON.stringify(s));
+    // claw:// URIs' version check accepts the same language and explains every rejection.
+    const why = checkVersion(s);
+    assert.is(why === undefined, viaRegex(s) !== undefined, JSON.stringify(s));
   }
 });
 
