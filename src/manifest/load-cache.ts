@@ -32,11 +32,12 @@ interface CacheRecord {
   manifest: ResolvedManifest;
 }
 
-const decoder = () => new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+// One decoder, made on first use (not at import): a non-streaming decode keeps no state between calls.
+let utf8: TextDecoder | undefined;
 
 function textOf(bytes: Uint8Array): string | undefined {
   try {
-    return decoder().decode(bytes);
+    return (utf8 ??= new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })).decode(bytes);
   } catch {
     return undefined;
   }
