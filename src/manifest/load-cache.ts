@@ -33,7 +33,7 @@ interface CacheRecord {
 }
 
 // One decoder, made on first use (not at import): a non-streaming decode keeps no state between calls.
-let utf8: TextDecoder | undefined;
+let utf8: InstanceType<typeof TextDecoder> | undefined;
 
 function textOf(bytes: Uint8Array): string | undefined {
   try {
