@@ -8,7 +8,10 @@
 //                   that the warm-up runs fill, so every measured start runs with warm caches; a third series,
 //                   "claw, cold cache", starts each time with an empty cache directory (a first start: no code cache, no
 //                   manifest record).
-//   2. RSS at READY VmRSS of the child right after its initialize reply (median; ratio)
+//   2. RSS at READY VmRSS of the child right after its reply to one claw.status sent after the initialize reply
+//                   (median; ratio). Not at the initialize reply itself: claw answers what was waiting on stdin
+//                   before it opens the stdin and stdout streams (docs/startup.md "Round 7"), so the memory those
+//                   take would be missing there; the second request is read through the stream in both processes.
 //   3. throughput   after initialize, N pipelined claw.status requests written at once →
 //                   time until all N replies arrived (req/s; ratio claw/bare, higher is better)
 //
@@ -125,11 +128,12 @@ async function startAndInit(kind, ctx) {
 async function coldStart(kind, ctx) {
   const { p, t, msg } = await startAndInit(kind, ctx);
   try {
-    const mem = readRssKb(p.pid);
     const cpuMs = readCpuMs(p.pid);
     const ms = t - p.t0;
     p.takeLines();
     if (!msg.result) throw new Error(`${kind}: initialize failed: ${JSON.stringify(msg).slice(0, 500)}`);
+    await p.call(`${JSON.stringify({ jsonrpc: '2.0', id: 'rss', method: 'claw.status' })}\n`, 'rss');
+    const mem = readRssKb(p.pid);
     const exit = await p.stop();
     return { ms, cpuMs, rssKb: mem.rss, hwmKb: mem.hwm, exitMs: exit.ms, cleanExit: exit.clean };
   } finally {

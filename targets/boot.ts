@@ -114,17 +114,40 @@ trace?.push(['compiled', process.uptime() * 1e3]);
 run(hotRequire(), module, module.exports, url, payload, { id: BOOT.id, cacheDir: dir, skipCodeCache: () => (oneOff = true) }); // src/node/boot-info.ts
 if (trace) traceFirstWrite(trace);
 
-/** Adds the first stdout write (a reply) to the trace and prints it as one JSON line on stderr. */
+/**
+ * Adds the first stdout write (a reply) to the trace and prints it as one JSON line on stderr. The reply goes to
+ * fd 1 directly (src/node/stdout-now.ts) or through process.stdout; both are watched without creating the stream.
+ */
 function traceFirstWrite(marks: [string, number][]): void {
   marks.push(['main returned', process.uptime() * 1e3]);
-  const out = process.stdout;
-  const write = out.write;
-  out.write = function (this: typeof out, ...args: unknown[]) {
-    out.write = write;
+  let done = false;
+  const mark = () => {
+    if (done) return;
+    done = true;
     marks.push(['first write', process.uptime() * 1e3]);
-    process.stderr.write(`${JSON.stringify({ startup_trace: Object.fromEntries(marks.map(([k, v]) => [k, Math.round(v * 1000) / 1000])) })}\n`);
-    return (write as (...a: unknown[]) => boolean).apply(this, args);
-  } as typeof out.write;
+    builtin('node:fs').writeSync(2, `${JSON.stringify({ startup_trace: Object.fromEntries(marks.map(([k, v]) => [k, Math.round(v * 1000) / 1000])) })}\n`);
+  };
+  const fs = builtin('node:fs');
+  const writeSync = fs.writeSync;
+  fs.writeSync = function (this: unknown, fd: number, ...rest: unknown[]) {
+    if (fd === 1) mark();
+    return (writeSync as (...a: unknown[]) => number).call(this, fd, ...rest);
+  } as typeof fs.writeSync;
+  const stdout = Object.getOwnPropertyDescriptor(process, 'stdout');
+  if (!stdout?.get || !stdout.configurable) return;
+  Object.defineProperty(process, 'stdout', {
+    ...stdout,
+    get() {
+      const out = stdout.get!.call(process) as NodeJS.WriteStream;
+      Object.defineProperty(process, 'stdout', stdout);
+      const write = out.write;
+      out.write = function (this: typeof out, ...args: unknown[]) {
+        mark();
+        return (write as (...a: unknown[]) => boolean).apply(this, args);
+      } as typeof out.write;
+      return out;
+    },
+  });
 }
 
 /**

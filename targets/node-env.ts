@@ -12,6 +12,7 @@ import { bootInfo } from '../src/node/boot-info.ts';
 import { hasBuiltins, useRequire } from '../src/node/builtin.ts';
 import { manifestCache } from '../src/node/manifest-cache-store.ts';
 import { stdinNow } from '../src/node/stdin-now.ts';
+import { stdoutNow } from '../src/node/stdout-now.ts';
 
 declare const __CLAW_VERSION__: string;
 
@@ -26,9 +27,17 @@ export function processEnv(): CliEnv {
     argv: process.argv.slice(2),
     cwd: process.cwd(),
     env: process.env,
-    stdin: process.stdin,
-    interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
-    stdout: process.stdout,
+    // Getters: process.stdin and process.stdout load Node's stream and net modules when first read (2–4 ms),
+    // which `claw run` puts off until its first replies are out (src/node/stdin-now.ts, docs/startup.md).
+    get stdin() {
+      return process.stdin;
+    },
+    get interactive() {
+      return process.stdin.isTTY === true && process.stdout.isTTY === true;
+    },
+    get stdout() {
+      return process.stdout;
+    },
     stderr,
     reader: createFsReader(),
     clock: systemClock,
@@ -40,7 +49,8 @@ export function processEnv(): CliEnv {
     redactor,
     self: process.argv[1] ? { argv0: process.execPath, args: [process.argv[1]] } : undefined,
     manifestCache: launchManifestCache(),
-    stdinNow: () => stdinNow(process.stdin),
+    stdinNow: () => stdinNow(() => process.stdin),
+    stdoutNow: stdoutNow(),
   };
 }
 

@@ -2,7 +2,7 @@
 // A/B cold start of several claw builds (and bare.mjs) in ONE run, rotated run by run, so a burst of load
 // on this shared machine hits every variant alike (BENCH.md "Start-up: code cache"). Measures exactly what
 // scripts/bench.mjs measures for the cold start: spawn → claw.initialize reply line, CPU time to READY and
-// VmRSS at READY, plus one discarded warm-up per variant.
+// VmRSS at READY (after a claw.status reply), plus one discarded warm-up per variant.
 //
 //   node scripts/bench/ab.mjs [--runs=N] [--manifest=FILE] [--node=BIN] [--load] \
 //     [--trace] --variant=label=FILE[,ENV=VALUE...] [--variant=...]
@@ -74,15 +74,24 @@ function once(v) {
       reject(new Error(`${v.label}: no initialize reply in 15 s; stderr: ${err.slice(-1000)}`));
     }, 15000);
     child.stderr.on('data', (d) => (err += d));
+    let ms;
+    let cpuMs;
     child.stdout.on('data', (d) => {
       out += d;
-      if (!out.includes('\n')) return;
-      const ms = performance.now() - t0;
+      const lines = out.split('\n').length - 1;
+      if (lines === 0 || (ms !== undefined && lines < 2)) return;
+      if (ms === undefined) {
+        ms = performance.now() - t0;
+        cpuMs = readCpuMs(child.pid);
+        const msg = JSON.parse(out.slice(0, out.indexOf('\n')));
+        if (!msg.result) reject(new Error(`${v.label}: ${out.slice(0, 300)}`));
+        // RSS after the reply to a second request, read through the stdin stream (scripts/bench.mjs, item 2).
+        child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'claw.status' })}\n`);
+        if (lines < 2) return;
+      }
       const rss = readRssKb(child.pid).rss;
-      const cpuMs = readCpuMs(child.pid);
       clearTimeout(timer);
-      const msg = JSON.parse(out.slice(0, out.indexOf('\n')));
-      if (!msg.result) reject(new Error(`${v.label}: ${out.slice(0, 300)}`));
+      child.stdout.removeAllListeners('data');
       child.once('exit', () => {
         const t = traced && /\{"startup_trace":(\{[^}]*\})\}/.exec(err);
         const marks = t ? JSON.parse(t[1]) : undefined;

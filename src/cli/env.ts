@@ -25,6 +25,8 @@ export interface CliEnv {
   self?: { argv0: string; args: string[] };
   /** What is already waiting on stdin, read without blocking (src/node/stdin-now.ts); the stdin stream continues after it. */
   stdinNow?: () => Uint8Array | undefined;
+  /** Writes to stdout now, without its stream (src/node/stdout-now.ts); returns what would have blocked. */
+  stdoutNow?: (text: string) => Uint8Array | undefined;
   /** Validated launch manifests kept between starts (src/manifest/load-cache.ts): the shipped build only. */
   manifestCache?: ManifestCache;
 }

@@ -26,7 +26,13 @@ export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
   // --listen URIs and claw.runtime.yaml `transports:` (docs/transports.md); a bad scheme is a usage error.
   const listen = listenEntries(args.values.get('listen') ?? [], config);
   checkSchemes(listen);
-  const stdio = createStdioTransport({ input: env.stdin, output: env.stdout, maxFrameBytes: config.limits?.max_frame_bytes, readNow: env.stdinNow });
+  const stdio = createStdioTransport({
+    input: () => env.stdin,
+    output: () => env.stdout,
+    maxFrameBytes: config.limits?.max_frame_bytes,
+    readNow: env.stdinNow,
+    writeNow: env.stdoutNow,
+  });
   const extra = await openTransports(listen, {
     log,
     clock: env.clock,

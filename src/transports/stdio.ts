@@ -12,26 +12,37 @@ export interface ByteSource {
   destroy?(): unknown;
 }
 export interface TextSink {
-  write(s: string): unknown;
+  write(s: string | Uint8Array): unknown;
   on(event: 'error', fn: (err: Error) => void): unknown;
 }
 
 export interface StdioOptions {
-  input: ByteSource;
-  output: TextSink;
+  /**
+   * The streams, opened when first needed: at start(), or with `readNow` once what was waiting has been handled
+   * (a turn of the event loop after readWaiting). On Node, creating process.stdin or process.stdout loads the
+   * stream and net modules, which the first replies need not wait for (docs/startup.md "Round 7").
+   */
+  input: () => ByteSource;
+  output: () => TextSink;
   maxFrameBytes?: number;
   /**
    * What is already waiting on the input, read without blocking (src/node/stdin-now.ts) when the runtime calls
    * readWaiting(). The input stream continues after those bytes.
    */
   readNow?: () => Uint8Array | undefined;
+  /**
+   * Writes a reply synchronously without the output stream (src/node/stdout-now.ts); returns what it could not
+   * write, which then goes to the stream. Used only until the input stream is open.
+   */
+  writeNow?: (text: string) => Uint8Array | undefined;
 }
 
 export interface StdioTransport extends Transport {
   /**
    * Handle now what the client has already written, without waiting for a turn of the event loop. The runtime
    * calls it once everything a frame may need is set up (after `--start` opened its session): the frames then
-   * meet the state they would have met a turn later. Does nothing before start() or without `readNow`.
+   * meet the state they would have met a turn later. With `readNow`, the input stream is opened after this (or a
+   * turn after start(), if the runtime never calls it). Does nothing before start().
    */
   readWaiting(): void;
 }
@@ -49,10 +60,19 @@ export function createStdioTransport(opts: StdioOptions): StdioTransport {
   };
   // A reader that went away (EPIPE) must not crash the runtime; we stop writing.
   let writable = true;
-  const out = opts.output;
-  out.on('error', () => {
-    writable = false;
-  });
+  let out: TextSink | undefined;
+  const stream = (): TextSink => {
+    if (!out) {
+      out = opts.output();
+      out.on('error', () => {
+        writable = false;
+      });
+    }
+    return out;
+  };
+  // Replies go straight to the descriptor until the input stream opens (writeNow), then to the output stream:
+  // a direct write is complete when it returns, so the order on the wire is the order of the writes.
+  let direct = opts.writeNow;
   // Replies produced together (a chunk of pipelined requests answered in the same microtask drain)
   // reach the OS in one write: they are joined into one string, written from the nextTick queue,
   // which runs as soon as the code producing them yields, before any I/O or timer. Order is
@@ -66,7 +86,12 @@ export function createStdioTransport(opts: StdioOptions): StdioTransport {
     // Runs from the nextTick queue, outside the router's guard: a writer that throws (closed stream) stops
     // the output, never the runtime.
     try {
-      out.write(s);
+      let rest: string | Uint8Array | undefined = s;
+      if (direct) {
+        rest = direct(s);
+        if (rest !== undefined) direct = undefined; // would block: the stream queues the rest and all after it
+      }
+      if (rest !== undefined) stream().write(rest);
     } catch {
       writable = false;
     }
@@ -77,33 +102,49 @@ export function createStdioTransport(opts: StdioOptions): StdioTransport {
     pending += encodeFrame(msg);
   };
   let started: FrameSink | undefined;
+  let input: ByteSource | undefined;
+  let listening = false;
+  const listen = () => {
+    if (listening || !open) return;
+    listening = true;
+    direct = undefined;
+    stream(); // its 'error' listener from now on, as for the input
+    input = opts.input();
+    const sink = started!;
+    input.on('data', (chunk) => decoder.feed(typeof chunk === 'string' ? enc.encode(chunk) : chunk, sink));
+    input.on('end', () => {
+      decoder.finish(sink);
+      finish();
+    });
+    input.on('close', finish);
+    input.on('error', finish);
+  };
   return {
     name: 'stdio',
     closed,
     readWaiting() {
-      if (!started || !open) return;
+      if (!started || !open || listening) return;
       const waiting = opts.readNow?.();
       if (waiting) decoder.feed(waiting, started);
+      // After the replies to what was waiting: they are produced within this turn (microtasks, nextTick).
+      if (waiting) setImmediate(listen);
+      else listen();
     },
     start(deliver) {
-      const sink: FrameSink = {
+      started = {
         frame: (text) => deliver({ payload: { text }, reply: write }),
         oversize: (bytes, limit) => deliver({ payload: { error: 'oversize', bytes, limit }, reply: write }),
         encoding: () => deliver({ payload: { error: 'encoding' }, reply: write }),
       };
-      started = sink;
-      opts.input.on('data', (chunk) => decoder.feed(typeof chunk === 'string' ? enc.encode(chunk) : chunk, sink));
-      opts.input.on('end', () => {
-        decoder.finish(sink);
-        finish();
-      });
-      opts.input.on('close', finish);
-      opts.input.on('error', finish);
+      // Without readNow nothing is read at once: the stream now. With it, the runtime calls readWaiting when it
+      // is set up; a turn later the stream opens regardless.
+      if (opts.readNow) setImmediate(listen);
+      else listen();
     },
     notify: write,
     async close() {
       finish();
-      opts.input.destroy?.();
+      if (listening) input?.destroy?.();
     },
   };
 }

@@ -10,7 +10,7 @@ function setup(maxFrameBytes?: number) {
   const output = new PassThrough();
   const written: string[] = [];
   output.on('data', (c: Buffer) => written.push(c.toString('utf8')));
-  const t = createStdioTransport({ input, output, maxFrameBytes });
+  const t = createStdioTransport({ input: () => input, output: () => output, maxFrameBytes });
   const frames: InboundFrame[] = [];
   t.start((f) => frames.push(f));
   return { input, output, written, t, frames };
@@ -37,7 +37,7 @@ test('readWaiting: what is already waiting is delivered at once, before the stre
   const output = new PassThrough();
   const waiting = Buffer.from('{"jsonrpc":"2.0","id":1,"method":"a"}\n{"jsonrpc":"2.0","id":2,');
   let calls = 0;
-  const t = createStdioTransport({ input, output, readNow: () => (calls++, waiting) });
+  const t = createStdioTransport({ input: () => input, output: () => output, readNow: () => (calls++, waiting) });
   const frames: InboundFrame[] = [];
   t.readWaiting();
   assert.is(calls, 0, 'nothing is read before start()');
@@ -53,7 +53,7 @@ test('readWaiting: what is already waiting is delivered at once, before the stre
     [{ text: '{"jsonrpc":"2.0","id":1,"method":"a"}' }, { text: '{"jsonrpc":"2.0","id":2,"method":"b"}' }, { text: '{"jsonrpc":"2.0","id":3,"method":"c"}' }],
   );
   // Nothing waiting: nothing delivered, the stream alone.
-  const t2 = createStdioTransport({ input: new PassThrough(), output, readNow: () => undefined });
+  const t2 = createStdioTransport({ input: () => new PassThrough(), output: () => output, readNow: () => undefined });
   const none: InboundFrame[] = [];
   t2.start((f) => none.push(f));
   t2.readWaiting();
@@ -157,7 +157,7 @@ test('a writer that throws stops the output, not the runtime; replies of one bur
     },
     on() {},
   };
-  const t = createStdioTransport({ input, output });
+  const t = createStdioTransport({ input: () => input, output: () => output });
   const frames: InboundFrame[] = [];
   t.start((f) => frames.push(f));
   input.write('{"jsonrpc":"2.0","id":1,"method":"a"}\n{"jsonrpc":"2.0","id":2,"method":"b"}\n');

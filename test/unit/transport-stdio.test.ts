@@ -9,7 +9,7 @@ transportContract(
   async () => {
     const input = new PassThrough();
     const output = new PassThrough();
-    const transport = createStdioTransport({ input, output, maxFrameBytes: 1024 });
+    const transport = createStdioTransport({ input: () => input, output: () => output, maxFrameBytes: 1024 });
     // The peer reads stdout line by line; a reply is matched to the frame it answers by id (the
     // only correlation stdio has), an id-less error reply to an id-less frame.
     const lines: any[] = [];
