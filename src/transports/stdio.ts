@@ -125,9 +125,9 @@ export function createStdioTransport(opts: StdioOptions): StdioTransport {
     readWaiting() {
       if (!started || !open || listening) return;
       const waiting = opts.readNow?.();
+      // The stream opens in the check phase start() scheduled, after the replies to what was waiting: they are
+      // produced within this turn (microtasks, nextTick). Nothing waiting: no reason to wait for it.
       if (waiting) decoder.feed(waiting, started);
-      // After the replies to what was waiting: they are produced within this turn (microtasks, nextTick).
-      if (waiting) setImmediate(listen);
       else listen();
     },
     start(deliver) {
@@ -137,7 +137,8 @@ export function createStdioTransport(opts: StdioOptions): StdioTransport {
         encoding: () => deliver({ payload: { error: 'encoding' }, reply: write }),
       };
       // Without readNow nothing is read at once: the stream now. With it, the runtime calls readWaiting when it
-      // is set up; a turn later the stream opens regardless.
+      // is set up, within this turn; the stream opens in its check phase (or later, if set-up took turns: then
+      // readWaiting finds the stream open and does nothing).
       if (opts.readNow) setImmediate(listen);
       else listen();
     },
