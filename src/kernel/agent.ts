@@ -1,5 +1,6 @@
 // The agent kernel: lifecycle, the method table, and the session a claw.initialize opens.
 // It knows ports only; targets/ hand it transports' notify, a clock, a logger and the loader.
+import type { SessionAbort } from './session-abort.ts';
 import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.ts';
 import type { ResolvedManifest } from '../manifest/resolved.ts';
@@ -21,7 +22,7 @@ export interface Session {
   level: Level;
   capabilities: Record<string, object>;
   /** Aborted when the session ends: in-flight work that did not drain is cancelled through it. */
-  abort: AbortController;
+  abort: SessionAbort;
 }
 
 /** A capability module (tools, memory, swarm…) adds methods and start/stop work to the kernel. */

@@ -1,4 +1,5 @@
 // claw.initialize (spec §9.3.1): version negotiation, manifest, STARTING → READY, capabilities.
+import { lazyAbort } from '../session-abort.ts';
 import * as v from 'valibot';
 import { ErrorCode, ProtocolError } from '../../protocol/errors.ts';
 import { initializeParams, issuesData } from '../../protocol/wire.ts';
@@ -37,7 +38,7 @@ export async function openSession(agent: AgentCore, manifest: ResolvedManifest, 
   const level = Math.min(manifestLevel(manifest), agent.runtimeLevel()) as Level;
   // §9.3.1 per group: what this runtime implements of what the manifest's primitives reach (docs/protocol.md).
   const capabilities = negotiateCapabilities(requested, agent.supportedGroups(manifestLevel(manifest)));
-  await agent.startSession({ manifest, protocolVersion: version, level, capabilities, abort: new AbortController() });
+  await agent.startSession({ manifest, protocolVersion: version, level, capabilities, abort: lazyAbort() });
   agent.opts.log.info('session started', { client: client.name, clientVersion: client.version, protocolVersion: version, conformanceLevel: levelName(level) });
   return {
     protocolVersion: version,
