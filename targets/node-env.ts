@@ -13,13 +13,17 @@ import { hasBuiltins, useRequire } from '../src/node/builtin.ts';
 import { manifestCache } from '../src/node/manifest-cache-store.ts';
 import { stdinNow } from '../src/node/stdin-now.ts';
 import { stdoutNow } from '../src/node/stdout-now.ts';
+import { whenFlushed } from '../src/node/when-flushed.ts';
 
 declare const __CLAW_VERSION__: string;
 
 const redactor = new Redactor();
 
+/** The stdio streams this process created (through the getters below), whose queues the exit waits for. */
+const opened: { stdout?: NodeJS.WriteStream; stderr?: NodeJS.WriteStream } = {};
+
 /** stderr as synchronous writes to fd 2; process.stderr only if fd 2 would block (see createLogSink). */
-const stderr = createLogSink({ writeSync: (data) => writeSync(2, data) }, () => process.stderr);
+const stderr = createLogSink({ writeSync: (data) => writeSync(2, data) }, () => (opened.stderr = process.stderr));
 
 
 export function processEnv(): CliEnv {
@@ -36,7 +40,7 @@ export function processEnv(): CliEnv {
       return process.stdin.isTTY === true && process.stdout.isTTY === true;
     },
     get stdout() {
-      return process.stdout;
+      return (opened.stdout = process.stdout);
     },
     stderr,
     reader: createFsReader(),
@@ -76,7 +80,11 @@ export async function runProcess(): Promise<void> {
   registerMqttAdapters();
   const code = await main(processEnv());
   process.exitCode = code;
-  // Let pending writes drain; if some handle keeps the loop alive, exit anyway shortly after.
-  setTimeout(() => process.exit(code), 1000).unref();
+  // Once stdout and stderr have handed every byte to the OS: if some handle still keeps the loop alive, exit
+  // anyway shortly after.
+  whenFlushed(
+    () => [opened.stdout, opened.stderr],
+    () => setTimeout(() => process.exit(code), 1000).unref(),
+  );
 }
 

@@ -4,9 +4,9 @@
 // net modules (2–4 ms). process.stdin and process.stdout do it by opening libuv's pipe handle on the descriptor
 // (`uv_pipe_open` sets O_NONBLOCK); this opens the same handle from Node's pipe_wrap binding and closes it again
 // (libuv never closes descriptors 0–2; O_NONBLOCK stays, and Node puts the original flags back at exit, as it does
-// after process.stdin). Where the binding cannot be had quietly — no `process.binding` (Bun, a future Node), the
-// permission model (it throws), `--pending-deprecation` (Node wraps it to print DEP0111) — the answer is false and
-// the caller uses the stream.
+// after process.stdin). Where the binding cannot be had quietly — no `process.binding` (a future Node), no
+// pipe_wrap behind it (Bun throws "not implemented"), the permission model (it throws), `--pending-deprecation`
+// (Node wraps it to print DEP0111) — the answer is false and the caller uses the stream.
 
 /** libuv's pipe handle as Node's pipe_wrap binding exposes it (the one process.stdin wraps). */
 interface PipeHandle {
@@ -24,13 +24,16 @@ export function makeNonBlocking(fd: number, binding: () => PipeBinding | undefin
     return false; // permission model (ERR_ACCESS_DENIED), binding gone
   }
   if (!b || typeof b.Pipe !== 'function') return false;
+  let handle: PipeHandle | undefined;
   try {
-    const handle = new b.Pipe(b.constants.SOCKET);
-    const err = handle.open(fd);
-    handle.close();
-    return err === 0;
+    handle = new b.Pipe(b.constants.SOCKET);
+    return handle.open(fd) === 0;
   } catch {
     return false;
+  } finally {
+    try {
+      handle?.close();
+    } catch {}
   }
 }
 

@@ -17,7 +17,8 @@ export function stdoutNow(binding?: () => PipeBinding | undefined): (text: strin
   return (text) => {
     const fs = builtin('node:fs');
     const bytes = Buffer.from(text, 'utf8');
-    direct ??= process.platform !== 'win32' && writableNow(fs, binding);
+    // Not on Windows (no O_NONBLOCK) nor Bun (stdin-now.ts does not read there, so nothing is answered early).
+    direct ??= process.platform !== 'win32' && !process.versions.bun && writableNow(fs, binding);
     if (!direct) return bytes;
     let off = 0;
     while (off < bytes.length) {

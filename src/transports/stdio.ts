@@ -18,9 +18,10 @@ export interface TextSink {
 
 export interface StdioOptions {
   /**
-   * The streams, opened when first needed: at start(), or with `readNow` once what was waiting has been handled
-   * (a turn of the event loop after readWaiting). On Node, creating process.stdin or process.stdout loads the
-   * stream and net modules, which the first replies need not wait for (docs/startup.md "Round 7").
+   * The streams, opened when first needed: at start(), or with `readNow` in the check phase start() schedules
+   * (after the replies to what readWaiting found waiting), or in readWaiting when nothing was waiting. On Node,
+   * creating process.stdin or process.stdout loads the stream and net modules, which the first replies need not
+   * wait for (docs/startup.md "Round 7").
    */
   input: () => ByteSource;
   output: () => TextSink;
@@ -40,9 +41,9 @@ export interface StdioOptions {
 export interface StdioTransport extends Transport {
   /**
    * Handle now what the client has already written, without waiting for a turn of the event loop. The runtime
-   * calls it once everything a frame may need is set up (after `--start` opened its session): the frames then
-   * meet the state they would have met a turn later. With `readNow`, the input stream is opened after this (or a
-   * turn after start(), if the runtime never calls it). Does nothing before start().
+   * calls it once everything a frame may need is set up (after `--start` opened its session). If that set-up
+   * took a turn of the event loop, the input stream is open already and this does nothing: the stream delivers
+   * the same bytes. Does nothing before start().
    */
   readWaiting(): void;
 }

@@ -35,6 +35,7 @@ test('a failed open (e.g. EINVAL: not a pipe) answers false and still closes the
   assert.equal(f.calls, ['new 7', 'open 0', 'close']);
   const g = fakeBinding(new Error('boom'));
   assert.is(makeNonBlocking(0, g.binding), false);
+  assert.equal(g.calls, ['new 7', 'open 0', 'close'], 'closed after a throwing open too');
 });
 
 test('no binding, a binding that throws (permission model), or one without Pipe: false', () => {
