@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // A/B cold start of several claw builds (and bare.mjs) in ONE run, rotated run by run, so a burst of load
 // on this shared machine hits every variant alike (BENCH.md "Start-up: code cache"). Measures exactly what
-// scripts/bench.mjs measures for the cold start: spawn → claw.initialize reply line, CPU time to READY and
-// VmRSS at READY (after a claw.status reply), plus one discarded warm-up per variant.
+// scripts/bench.mjs measures for the cold start: spawn → claw.initialize reply line, then CPU time and VmRSS
+// after the reply to one claw.status, plus one discarded warm-up per variant.
 //
 //   node scripts/bench/ab.mjs [--runs=N] [--manifest=FILE] [--node=BIN] [--load] \
 //     [--trace] --variant=label=FILE[,ENV=VALUE...] [--variant=...]
@@ -82,7 +82,6 @@ function once(v) {
       if (lines === 0 || (ms !== undefined && lines < 2)) return;
       if (ms === undefined) {
         ms = performance.now() - t0;
-        cpuMs = readCpuMs(child.pid);
         const msg = JSON.parse(out.slice(0, out.indexOf('\n')));
         if (!msg.result) reject(new Error(`${v.label}: ${out.slice(0, 300)}`));
         // RSS after the reply to a second request, read through the stdin stream (scripts/bench.mjs, item 2).
@@ -90,6 +89,7 @@ function once(v) {
         if (lines < 2) return;
       }
       const rss = readRssKb(child.pid).rss;
+      cpuMs = readCpuMs(child.pid);
       clearTimeout(timer);
       child.stdout.removeAllListeners('data');
       child.once('exit', () => {
