@@ -6,7 +6,8 @@
 // (libuv never closes descriptors 0–2; O_NONBLOCK stays, and Node puts the original flags back at exit, as it does
 // after process.stdin). Where the binding cannot be had quietly — no `process.binding` (a future Node), no
 // pipe_wrap behind it (Bun throws "not implemented"), the permission model (it throws), `--pending-deprecation`
-// (Node wraps it to print DEP0111) — the answer is false and the caller uses the stream.
+// (Node wraps it to print DEP0111), a Node that would warn about pipe_wrap — the answer is false and the caller
+// uses the stream.
 
 /** libuv's pipe handle as Node's pipe_wrap binding exposes it (the one process.stdin wraps). */
 interface PipeHandle {
@@ -37,9 +38,23 @@ export function makeNonBlocking(fd: number, binding: () => PipeBinding | undefin
   }
 }
 
-/** Node's pipe_wrap binding, only through the undecorated `process.binding` (documentation-only deprecation DEP0111). */
+/**
+ * Node's pipe_wrap binding, only through the undecorated `process.binding` (documentation-only deprecation DEP0111),
+ * and only while that stays quiet: a Node that starts warning about this module (its runtime-deprecated list
+ * emits through process.emitWarning during the call) gets no warning printed and the streams instead.
+ */
 function pipeBinding(): PipeBinding | undefined {
   const binding = (process as unknown as { binding?: (name: string) => unknown }).binding;
   if (typeof binding !== 'function' || binding.name !== 'binding') return undefined;
-  return binding.call(process, 'pipe_wrap') as PipeBinding;
+  const emitWarning = process.emitWarning;
+  let warned = false;
+  process.emitWarning = (() => {
+    warned = true;
+  }) as typeof process.emitWarning;
+  try {
+    const b = binding.call(process, 'pipe_wrap') as PipeBinding;
+    return warned ? undefined : b;
+  } finally {
+    process.emitWarning = emitWarning;
+  }
 }

@@ -65,4 +65,36 @@ test('process.binding wrapped by --pending-deprecation (it would print DEP0111) 
   }
 });
 
+test('a Node that warns about process.binding(\'pipe_wrap\') (runtime deprecation): not used, and no warning printed', () => {
+  const proc = process as unknown as { binding: unknown };
+  const original = proc.binding;
+  const emitWarning = process.emitWarning;
+  const printed: string[] = [];
+  const recorder = ((w: string) => printed.push(w)) as typeof process.emitWarning;
+  process.emitWarning = recorder;
+  let opened = 0;
+  proc.binding = function binding(name: string) {
+    process.emitWarning(`Access to process.binding('${name}') is deprecated.`, 'DeprecationWarning', 'DEP0111');
+    return {
+      Pipe: class {
+        open() {
+          opened++;
+          return 0;
+        }
+        close() {}
+      },
+      constants: { SOCKET: 0 },
+    };
+  };
+  try {
+    assert.is(makeNonBlocking(0), false);
+    assert.is(opened, 0, 'the handle is not opened');
+    assert.equal(printed, [], 'the warning is not passed on');
+    assert.is(process.emitWarning, recorder, 'emitWarning is put back');
+  } finally {
+    proc.binding = original;
+    process.emitWarning = emitWarning;
+  }
+});
+
 test.run();
