@@ -55,7 +55,7 @@ export async function prepareRuntime(env: CliEnv, args: ParsedArgs, o: { default
     {
       env: cfg.config.secrets?.env === false ? undefined : env.env,
       dir: cfg.config.secrets?.dir ?? env.env.CLAW_SECRETS_DIR,
-      readFile: env.readText,
+      readFile: async (p, o) => new TextDecoder().decode(await env.reader.read(p, o)),
     },
     redactor,
     (ref) => log.warn('secret too short to be redacted from logs and tool output (fewer than 4 characters)', { secret_ref: ref }),

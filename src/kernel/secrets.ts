@@ -8,8 +8,15 @@ export interface SecretSources {
   store?: SecretStore;
   env?: Record<string, string | undefined>;
   dir?: string;
-  readFile?: (path: string) => Promise<string>;
+  /**
+   * Text of a secrets file, refusing anything but a regular file of at most `maxBytes` (src/node/fs-reader.ts
+   * readBounded): a ref naming a FIFO or a device in the secrets directory must not hang or fill the runtime.
+   */
+  readFile?: (path: string, opts: { maxBytes: number }) => Promise<string>;
 }
+
+/** A secret is a key or a token: far below this. */
+export const MAX_SECRET_FILE_BYTES = 64 * 1024;
 
 const SAFE_REF = /^[A-Za-z0-9_.-]+$/;
 
@@ -45,7 +52,7 @@ export class SecretResolver {
     // The ref becomes a file name: refuse anything that could leave the secrets directory.
     if (this.sources.dir && this.sources.readFile && SAFE_REF.test(ref) && ref !== '.' && ref !== '..') {
       try {
-        return (await this.sources.readFile(`${this.sources.dir}/${ref}`)).replace(/\r?\n$/, '');
+        return (await this.sources.readFile(`${this.sources.dir}/${ref}`, { maxBytes: MAX_SECRET_FILE_BYTES })).replace(/\r?\n$/, '');
       } catch {
         return undefined;
       }

@@ -4,12 +4,12 @@
 import { documentSchema, specSchema } from './schema/index.ts';
 import { kindExistsIn, PRIMITIVE_KINDS, SPEC_SECTION, URI_KIND, type DocumentKind, type PrimitiveKind, type SchemaGeneration } from './kinds.ts';
 import { formatPath, type ManifestIssue, type PathSegment, type RawIssue } from './issues.ts';
-import { parseSource, type ParsedSource } from './source.ts';
+import { MAX_SOURCE_BYTES, parseSource, type ParsedSource } from './source.ts';
 import { schemaIssues } from './schema-issues.ts';
 import { generationOf } from './generation.ts';
 import { SLOTS, type Slot } from './slots.ts';
 import { expandGlob, isGlob } from './glob.ts';
-import { dirnameOf, joinPath, type SourceReader } from './reader.ts';
+import { dirnameOf, isInside, joinPath, type SourceReader } from './reader.ts';
 import { isClawUri, parseClawUri } from './uri.ts';
 import { applyDefaults } from './defaults.ts';
 import { crossCheck } from './crosscheck.ts';
@@ -22,6 +22,11 @@ export interface LoadOptions {
   registries?: RegistryConfig[];
   /** Validated launch manifests kept between starts (load-cache.ts); loadManifestFile only. */
   cache?: ManifestCache;
+  /**
+   * File references must stay inside this directory, symlinks followed: set for a manifest that came over the
+   * wire, whose references are untrusted (docs/manifest.md "Manifests sent over the wire").
+   */
+  within?: string;
 }
 
 export interface LoadResult {
@@ -74,12 +79,11 @@ class Load {
     if (cached) return cached;
     let bytes: Uint8Array;
     try {
-      bytes = await this.opts.reader.read(path);
+      bytes = await this.opts.reader.read(path, this.opts.within === undefined ? undefined : { within: this.opts.within });
     } catch (e) {
-      const code = (e as { code?: string }).code;
-      const why = code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a directory' : `cannot be read (${code ?? String(e)})`;
-      if (from) this.issue(from.file, from.segments, `referenced file ${path} ${why}`, 'file-not-found', '§6');
-      else this.issue(path, [], `file ${why}`, 'file-not-found', '§6');
+      const { why, rule } = unreadable((e as { code?: string }).code, this.opts.within);
+      if (from) this.issue(from.file, from.segments, `referenced file ${path} ${why}`, rule, '§6');
+      else this.issue(path, [], `file ${why}`, rule, '§6');
       return undefined;
     }
     const r = parseSource(path, bytes);
@@ -150,6 +154,7 @@ class Load {
       skills: [],
       worldModels: [],
       policies: [],
+      ...present('fileRoot', this.opts.within),
     };
     for (const slot of SLOTS) {
       const value = doc.spec[slot.key];
@@ -234,6 +239,12 @@ class Load {
       this.sources.set(got.location, r.source);
       return this.primitiveFromSource(slot, r.source, c);
     }
+    const within = this.opts.within;
+    if (within !== undefined && !staysInside(c.baseDir, entry, within)) {
+      // Checked before anything is touched: whether such a path exists is not the sender's business either.
+      this.issue(c.src.file, c.at, `${JSON.stringify(entry)} points outside ${within}: a manifest sent over the wire may only reference files in that directory`, 'file-outside', '§6');
+      return [];
+    }
     if (isGlob(entry)) {
       files = await expandGlob(this.opts.reader, c.baseDir, entry);
       if (files.length === 0) {
@@ -307,6 +318,39 @@ class Load {
       }
     }
   }
+}
+
+/** Wording and rule of a file that could not be read, by the reader's error code (src/node/fs-reader.ts). */
+function unreadable(code: string | undefined, within: string | undefined): { why: string; rule: string } {
+  switch (code) {
+    case 'ENOENT':
+      return { why: 'does not exist', rule: 'file-not-found' };
+    case 'EISDIR':
+      return { why: 'is a directory', rule: 'file-not-found' };
+    case 'not-regular':
+      return { why: 'is not a regular file (a device, FIFO or socket)', rule: 'file-not-regular' };
+    case 'too-large':
+      return { why: `is larger than ${MAX_SOURCE_BYTES} bytes`, rule: 'file-too-large' };
+    case 'outside':
+    case 'ELOOP':
+      return { why: `resolves (through a symlink) outside ${within}`, rule: 'file-outside' };
+    default:
+      return { why: `cannot be read (${code ?? 'error'})`, rule: 'file-not-found' };
+  }
+}
+
+/**
+ * Whether a path or glob reference, taken from `baseDir`, stays inside `within` as written: no absolute path
+ * elsewhere, no `..` climbing out (a glob's `..` segments included). Symlinks are the reader's to check.
+ */
+function staysInside(baseDir: string, ref: string, within: string): boolean {
+  if (!isGlob(ref)) return isInside(joinPath(baseDir, ref), within);
+  // A glob is walked segment by segment: each prefix before its first wildcard must stay inside, and a `..` after
+  // a wildcard could climb out of wherever it matched, so none is allowed there.
+  const segs = ref.split('/');
+  const firstWild = segs.findIndex((s) => isGlob(s));
+  if (segs.slice(firstWild).includes('..')) return false;
+  return isInside(joinPath(baseDir, segs.slice(0, firstWild).join('/') || '.'), within);
 }
 
 /**

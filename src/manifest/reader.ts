@@ -1,7 +1,23 @@
 // The loader reads files only through this port, so it runs the same on Node, Bun and in tests.
+
+export interface ReadOptions {
+  /** Refuse a file larger than this many bytes (default: MAX_SOURCE_BYTES, src/manifest/source.ts). */
+  maxBytes?: number;
+  /**
+   * The file must resolve inside this directory, symlinks followed: references from a manifest that came over
+   * the wire (docs/manifest.md "Manifests sent over the wire").
+   */
+  within?: string;
+  /** Give the first `maxBytes` bytes of a larger file instead of refusing it (a prompt file cut to size). */
+  truncate?: boolean;
+}
+
 export interface SourceReader {
-  /** Bytes of a file; rejects with a LocalError-like `{ code: 'ENOENT' | ... }` when it can't. */
-  read(path: string): Promise<Uint8Array>;
+  /**
+   * Bytes of a regular file, never more than the cap; rejects with `{ code }`: an errno code (ENOENT, EISDIR ...)
+   * or 'not-regular' (a device, FIFO, socket), 'too-large', 'outside' (src/node/fs-reader.ts).
+   */
+  read(path: string, opts?: ReadOptions): Promise<Uint8Array>;
   /** Entries of a directory (names only) with whether each is a directory; [] when it does not exist. */
   list(dir: string): Promise<{ name: string; dir: boolean }[]>;
   /** Fetch a registry document over HTTP(S); undefined when the registry does not have it. */
@@ -36,4 +52,11 @@ export function normalize(p: string): string {
   }
   const s = out.join('/');
   return abs ? `/${s}` : s === '' ? '.' : s;
+}
+
+/** Whether normalized absolute path `p` is `dir` or below it (lexically: no filesystem access). */
+export function isInside(p: string, dir: string): boolean {
+  const d = normalize(dir);
+  const q = normalize(p);
+  return q === d || q.startsWith(d === '/' ? '/' : `${d}/`);
 }

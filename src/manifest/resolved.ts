@@ -51,4 +51,9 @@ export interface ResolvedManifest {
    * byte-for-byte identical manifest sent in claw.initialize needs no second validation (docs/protocol.md).
    */
   sourceKey?: string;
+  /**
+   * Set for a manifest that came over the wire: the directory every file it names must stay inside (the files
+   * read later too, such as Identity context_files). docs/manifest.md "Manifests sent over the wire".
+   */
+  fileRoot?: string;
 }

@@ -1,16 +1,114 @@
-// SourceReader over node:fs (and fetch for http registries).
-// Synchronous reads behind the async interface: what this reads (manifests, primitive files, the runtime
-// configuration, mostly at start-up) is small, and fs/promises' readFile goes to the thread pool four times
-// (open, fstat, read, close), each a turn of the event loop: ~1 ms of wall time per file on the start path,
-// twice before the first reply (claw.runtime.yaml lookup, the manifest). Errors are the same (ENOENT, EISDIR
-// ...), as rejections. docs/startup.md.
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import type { SourceReader } from '../manifest/reader.ts';
+// SourceReader over node:fs (and fetch for http registries): the one reader for every file the runtime loads
+// as configuration (manifests, referenced primitives, glob matches, claw.runtime.yaml, secrets files, identity
+// context files).
+// Synchronous reads behind the async interface: what this reads is small (capped below), mostly at start-up,
+// and fs/promises' readFile goes to the thread pool four times (open, fstat, read, close), each a turn of the
+// event loop: ~1 ms of wall time per file on the start path. docs/startup.md.
+//
+// A path can name something that is not a file: /dev/zero and /dev/urandom never end, a FIFO without a writer
+// blocks open() and read() forever, a directory cannot be read. So a file is opened with O_NONBLOCK (opening a
+// FIFO then returns at once), the open descriptor is fstat'ed (what was opened, not what the path named a moment
+// before), anything but a regular file is refused, and at most cap+1 bytes are read, so an oversized file is
+// refused without being held in memory. docs/manifest.md "What the loader reads".
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
+import { ClawError } from '../protocol/errors.ts';
+import { MAX_SOURCE_BYTES } from '../manifest/source.ts';
+import { isInside, type ReadOptions, type SourceReader } from '../manifest/reader.ts';
+
+/** Read failures the loader words itself; `code` says which (ENOENT and other errno codes pass through). */
+export type ReadRefusal = 'not-regular' | 'too-large' | 'outside';
+
+const refuse = (code: ReadRefusal, message: string) => new ClawError(code, message);
+
+/**
+ * Bytes of the regular file at `path`, at most `maxBytes` (default MAX_SOURCE_BYTES). With `within`, the path
+ * must resolve (symlinks followed) to a file inside that directory. Throws a ClawError (codes above) or the
+ * errno error (ENOENT, EACCES ...); never blocks on a FIFO or device, never reads past the cap.
+ */
+export function readBounded(path: string, opts: ReadOptions = {}): Uint8Array {
+  const cap = opts.maxBytes ?? MAX_SOURCE_BYTES;
+  let target = path;
+  let flags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+  if (opts.within !== undefined) {
+    // Resolve every symlink now and open the resolved path without following a last one: a link inside the
+    // directory that points outside it is refused like a path that says so.
+    target = realpathSync(path);
+    if (!isInside(target, realpathSync(opts.within))) throw refuse('outside', `${path} resolves outside ${opts.within}`);
+    flags |= constants.O_NOFOLLOW ?? 0;
+  }
+  const fd = openSync(target, flags);
+  try {
+    const st = fstatSync(fd);
+    if (st.isDirectory()) throw Object.assign(new Error(`${path} is a directory`), { code: 'EISDIR' });
+    if (!st.isFile()) throw refuse('not-regular', `${path} is not a regular file`);
+    if (st.size > cap && !opts.truncate) throw refuse('too-large', `${path} is larger than ${cap} bytes`);
+    // A regular file can still grow, or say size 0 and have content (/proc): read up to cap+1 whatever fstat said.
+    const buf = new Uint8Array(Math.min(cap + 1, Math.max(st.size + 1, 4096)));
+    let n = 0;
+    let chunk = buf;
+    for (;;) {
+      if (n === chunk.length) {
+        if (chunk.length > cap) break;
+        const bigger = new Uint8Array(Math.min(cap + 1, chunk.length * 2));
+        bigger.set(chunk);
+        chunk = bigger;
+      }
+      const got = readSync(fd, chunk, n, chunk.length - n, null);
+      if (got === 0) break;
+      n += got;
+    }
+    if (n > cap) {
+      if (!opts.truncate) throw refuse('too-large', `${path} is larger than ${cap} bytes`);
+      n = cap;
+    }
+    return chunk.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** readBounded as UTF-8 text (a BOM kept; the caller decides). */
+export function readBoundedText(path: string, opts: ReadOptions = {}): string {
+  return new TextDecoder().decode(readBounded(path, opts));
+}
+
+/** A registry's answer, read up to the same cap as a file (a registry is a URL the runtime config names). */
+async function fetchBounded(url: string, cap: number): Promise<Uint8Array | undefined> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+  if (res.status === 404) return undefined;
+  if (!res.ok) throw new Error(`HTTP ${res.status}`);
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (declared > cap) {
+    await res.body?.cancel();
+    throw new Error(`answer is larger than ${cap} bytes`);
+  }
+  if (!res.body) return new Uint8Array(0);
+  const parts: Uint8Array[] = [];
+  let n = 0;
+  const it = res.body.getReader();
+  for (;;) {
+    const { done, value } = await it.read();
+    if (done) break;
+    n += value.length;
+    if (n > cap) {
+      await it.cancel();
+      throw new Error(`answer is larger than ${cap} bytes`);
+    }
+    parts.push(value);
+  }
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
 
 export function createFsReader(): SourceReader {
   return {
-    async read(path) {
-      return new Uint8Array(readFileSync(path));
+    async read(path, opts) {
+      return readBounded(path, opts);
     },
     // throwIfNoEntry: a missing path answers undefined instead of throwing; any other state (a directory, no
     // permission to stat) says true and lets read() report what is wrong.
@@ -30,10 +128,7 @@ export function createFsReader(): SourceReader {
       }
     },
     async fetch(url) {
-      const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
-      if (res.status === 404) return undefined;
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      return new Uint8Array(await res.arrayBuffer());
+      return fetchBounded(url, MAX_SOURCE_BYTES);
     },
   };
 }

@@ -3,7 +3,8 @@
 // conversation history, audit); channels reach it through `agent()`. It adds no JSON-RPC methods —
 // CKP has none for "talk to the agent"; channels do (the CLI channel of `claw chat`, queue channels).
 import { nodeCrypto } from '../node/lazy.ts';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import { readBoundedText } from '../node/fs-reader.ts';
 import type { KernelModule, AgentCore } from '../kernel/agent.ts';
 import type { Clock, Logger, ProviderClient, TelemetrySink } from '../kernel/ports.ts';
 import type { FailureRecord } from '../provider/index.ts';
@@ -13,7 +14,8 @@ import type { SecretResolver } from '../kernel/secrets.ts';
 import type { Redactor } from '../log/redactor.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { ResolvedManifest } from '../manifest/resolved.ts';
-import { dirnameOf, joinPath } from '../manifest/reader.ts';
+import { dirnameOf, isInside, joinPath } from '../manifest/reader.ts';
+import { ClawError } from '../protocol/errors.ts';
 import { createProviderClient } from '../provider/index.ts';
 import { createAgentService } from '../agent/service.ts';
 import { NO_AGENT_TOOLS, perConversationAgent, type ConversationKey, type TurnAgent } from '../channels/agent-adapter.ts';
@@ -112,14 +114,21 @@ export function agentModule(d: AgentModuleDeps): AgentModule {
   };
 }
 
-/** Identity context_files (§5.1): name → path relative to the Identity's file; unreadable files are said, not fatal. */
+/**
+ * Identity context_files (§5.1): name → path relative to the Identity's file; unreadable files are said, not fatal.
+ * Read like every manifest file (regular files only, bounded); a wire manifest's stay inside its fileRoot.
+ */
 async function readContextFiles(m: ResolvedManifest, log: Logger): Promise<[string, string][]> {
   const files = (m.identity.spec.context_files ?? {}) as Record<string, string>;
-  const base = dirnameOf(m.identity.origin.file);
+  const file = m.identity.origin.file;
+  const base = m.fileRoot !== undefined && !file.startsWith('/') ? m.fileRoot : dirnameOf(file);
   const out: [string, string][] = [];
   for (const [name, rel] of Object.entries(files)) {
     try {
-      const text = await readFile(joinPath(base, rel), 'utf8');
+      const path = joinPath(base, rel);
+      if (m.fileRoot !== undefined && !isInside(path, m.fileRoot)) throw new ClawError('outside', `${rel} is outside ${m.fileRoot}`);
+      // Enough bytes for MAX_CONTEXT_FILE_CHARS characters of any UTF-8 text (at most 4 bytes each).
+      const text = readBoundedText(path, { maxBytes: 4 * MAX_CONTEXT_FILE_CHARS, truncate: true, ...(m.fileRoot === undefined ? {} : { within: m.fileRoot }) });
       out.push([name, text.length > MAX_CONTEXT_FILE_CHARS ? text.slice(0, MAX_CONTEXT_FILE_CHARS) : text]);
     } catch (e) {
       log.warn('context file not readable', { name, path: rel, error: (e as NodeJS.ErrnoException).code ?? String(e) });

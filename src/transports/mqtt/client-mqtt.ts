@@ -13,6 +13,7 @@ import { MqttConnection } from './connection.ts';
 import { MqttSwarmLink } from './link.ts';
 import { SecretResolver } from '../../kernel/secrets.ts';
 import { Redactor } from '../../log/redactor.ts';
+import { readBoundedText } from '../../node/fs-reader.ts';
 
 const SILENT: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -25,7 +26,7 @@ export async function connectMqttClient(uri: string, opts: ClientOptions & { con
   const secrets =
     opts.secrets ??
     new SecretResolver(
-      { env: process.env, dir: process.env.CLAW_SECRETS_DIR, readFile: async (p) => (await import('node:fs/promises')).readFile(p, 'utf8') },
+      { env: process.env, dir: process.env.CLAW_SECRETS_DIR, readFile: async (p, o) => readBoundedText(p, o) },
       new Redactor(),
     );
   const { password, ca } = await connectionSecrets(settings, { secrets, baseDir: opts.baseDir });
