@@ -2,6 +2,7 @@
 // else none (embedded defaults). Relative paths inside it resolve against its own directory.
 import { runtimeConfigSchema, RUNTIME_CONFIG_FILE, type RuntimeConfig } from './runtime-config.ts';
 import { parseSource } from '../manifest/source.ts';
+import { unreadable } from '../manifest/unreadable.ts';
 import { schemaIssues } from '../manifest/schema-issues.ts';
 import { realSchema } from '../manifest/schema/helpers.ts';
 import { formatPath, type ManifestIssue } from '../manifest/issues.ts';
@@ -25,7 +26,8 @@ export async function loadRuntimeConfig(reader: SourceReader, opts: { explicit?:
     bytes = await reader.read(file);
   } catch (e) {
     if (!opts.explicit && (e as { code?: string }).code === 'ENOENT') return { config: {}, issues: [] };
-    return { config: {}, file, issues: [{ file, path: '(root)', message: `runtime configuration cannot be read (${(e as { code?: string }).code ?? e})`, rule: 'file-not-found' }] };
+    const { why, rule } = unreadable((e as { code?: string }).code, undefined);
+    return { config: {}, file, issues: [{ file, path: '(root)', message: `runtime configuration ${why}`, rule }] };
   }
   const parsed = parseSource(file, bytes);
   if (!parsed.ok) {

@@ -4,7 +4,8 @@
 import { documentSchema, specSchema } from './schema/index.ts';
 import { kindExistsIn, PRIMITIVE_KINDS, SPEC_SECTION, URI_KIND, type DocumentKind, type PrimitiveKind, type SchemaGeneration } from './kinds.ts';
 import { formatPath, type ManifestIssue, type PathSegment, type RawIssue } from './issues.ts';
-import { MAX_SOURCE_BYTES, parseSource, type ParsedSource } from './source.ts';
+import { parseSource, type ParsedSource } from './source.ts';
+import { unreadable } from './unreadable.ts';
 import { schemaIssues } from './schema-issues.ts';
 import { generationOf } from './generation.ts';
 import { SLOTS, type Slot } from './slots.ts';
@@ -317,25 +318,6 @@ class Load {
         } else seen.set(p.name, p);
       }
     }
-  }
-}
-
-/** Wording and rule of a file that could not be read, by the reader's error code (src/node/fs-reader.ts). */
-function unreadable(code: string | undefined, within: string | undefined): { why: string; rule: string } {
-  switch (code) {
-    case 'ENOENT':
-      return { why: 'does not exist', rule: 'file-not-found' };
-    case 'EISDIR':
-      return { why: 'is a directory', rule: 'file-not-found' };
-    case 'not-regular':
-      return { why: 'is not a regular file (a device, FIFO or socket)', rule: 'file-not-regular' };
-    case 'too-large':
-      return { why: `is larger than ${MAX_SOURCE_BYTES} bytes`, rule: 'file-too-large' };
-    case 'outside':
-    case 'ELOOP':
-      return { why: `resolves (through a symlink) outside ${within}`, rule: 'file-outside' };
-    default:
-      return { why: `cannot be read (${code ?? 'error'})`, rule: 'file-not-found' };
   }
 }
 

@@ -1,0 +1,88 @@
+// The one reader for configuration files (src/node/fs-reader.ts): regular files only, never blocking, never past
+// the cap, and with `within` never outside a directory, symlinks included. Each refusal is tried for real.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readBounded, readBoundedText } from '../../src/node/fs-reader.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'claw-fs-reader-'));
+const root = join(dir, 'root');
+mkdirSync(root);
+writeFileSync(join(root, 'ok.yaml'), 'kind: Identity\n');
+writeFileSync(join(dir, 'secret.txt'), 'outside the root\n');
+symlinkSync(join(dir, 'secret.txt'), join(root, 'escape.yaml'));
+symlinkSync('ok.yaml', join(root, 'inner-link.yaml'));
+execFileSync('mkfifo', [join(root, 'fifo')]);
+
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The error `fn` throws, within a time bound: a blocking read would hold the test past it. */
+function refusal(fn: () => unknown): { code?: string; message: string } {
+  const t0 = Date.now();
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(Date.now() - t0 < 2000, `refused in ${Date.now() - t0} ms`);
+    return e as { code?: string; message: string };
+  }
+  throw new assert.Assertion({ message: 'expected a refusal', operator: 'throws', expects: 'error', actual: 'read', generated: false });
+}
+
+test('a regular file is read whole', () => {
+  assert.is(readBoundedText(join(root, 'ok.yaml')), 'kind: Identity\n');
+  assert.is(readBoundedText(join(root, 'ok.yaml'), { within: root }), 'kind: Identity\n');
+  assert.is(readBoundedText(join(root, 'inner-link.yaml'), { within: root }), 'kind: Identity\n');
+});
+
+test('/dev/zero and /dev/urandom are refused without reading them', () => {
+  for (const dev of ['/dev/zero', '/dev/urandom']) {
+    const before = process.memoryUsage().rss;
+    const e = refusal(() => readBounded(dev));
+    assert.is(e.code, 'not-regular', dev);
+    assert.ok(process.memoryUsage().rss - before < 32 * 1024 * 1024, 'no buffer was filled');
+  }
+});
+
+test('a FIFO with no writer is refused at once, not waited on', () => {
+  const e = refusal(() => readBounded(join(root, 'fifo')));
+  assert.is(e.code, 'not-regular');
+  assert.match(e.message, /fifo is not a regular file/);
+});
+
+test('a directory is refused as EISDIR', () => {
+  assert.is(refusal(() => readBounded(root)).code, 'EISDIR');
+});
+
+test('a file over the cap is refused; at the cap it is read; truncate gives the first cap bytes', () => {
+  const big = join(root, 'big.yaml');
+  writeFileSync(big, 'x'.repeat(1001));
+  const e = refusal(() => readBounded(big, { maxBytes: 1000 }));
+  assert.is(e.code, 'too-large');
+  assert.not.match(e.message, /xxx/, 'the message carries no content');
+  assert.is(readBounded(big, { maxBytes: 1001 }).length, 1001);
+  assert.is(readBounded(big, { maxBytes: 10, truncate: true }).length, 10);
+});
+
+test('a file that says size 0 but has content is still capped (/proc)', () => {
+  assert.is(refusal(() => readBounded('/proc/self/status', { maxBytes: 16 })).code, 'too-large');
+});
+
+test('within: a symlink inside the directory that points outside it is refused', () => {
+  const e = refusal(() => readBounded(join(root, 'escape.yaml'), { within: root }));
+  assert.is(e.code, 'outside');
+  assert.not.match(e.message, /outside the root\n/, 'the message carries no content');
+  // Without `within` (a launch manifest, written by the operator) the same link is followed.
+  assert.is(readBoundedText(join(root, 'escape.yaml')), 'outside the root\n');
+});
+
+test('within: a path outside the directory is refused, and a FIFO inside it too', () => {
+  assert.is(refusal(() => readBounded(join(dir, 'secret.txt'), { within: root })).code, 'outside');
+  assert.is(refusal(() => readBounded(join(root, '../secret.txt'), { within: root })).code, 'outside');
+  assert.is(refusal(() => readBounded(join(root, 'fifo'), { within: root })).code, 'not-regular');
+  assert.is(refusal(() => readBounded(join(root, 'missing.yaml'), { within: root })).code, 'ENOENT');
+});
+
+test.run();
