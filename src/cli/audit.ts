@@ -29,7 +29,8 @@ export async function auditCommand(env: CliEnv, argv: string[]): Promise<number>
   if (isDirectory(file)) return verifyDirectory(env, file, args.flags.has('json'), expectHead);
   let bytes: Uint8Array;
   try {
-    bytes = await env.reader.read(file);
+    // An audit log is not a manifest: its size is the operator's (no rotation by default); regular files only still.
+    bytes = await env.reader.read(file, { maxBytes: 2 ** 31 - 1 });
   } catch (e) {
     env.stderr.write(`${file}: cannot be read (${(e as { code?: string }).code ?? String(e)})\n`);
     return 1;
