@@ -14,6 +14,9 @@ import { chatUrl, openaiBody, openaiStream, parseOpenai } from './openai.ts';
 import { answer, compileRules, rulesPath, type Rules } from './rules.ts';
 import { SseParser } from './sse.ts';
 import { estimateText } from './tokens.ts';
+import { readBounded } from '../node/fs-reader.ts';
+import { isInside, joinPath } from '../manifest/reader.ts';
+import { ClawError } from '../protocol/errors.ts';
 
 export class ProviderEndpoint {
   private rules?: Promise<Rules>;
@@ -119,10 +122,15 @@ export class ProviderEndpoint {
 
   private loadRules(): Promise<Rules> {
     return (this.rules ??= (async () => {
-      const file = rulesPath(this.spec.endpoint, this.p.origin.file);
-      const read = this.deps.readFile ?? (async (f: string) => (await import('node:fs/promises')).readFile(f));
+      // A manifest sent over the wire names its rules file under its file root, like every file it names
+      // (docs/manifest.md "Manifests sent over the wire"); the read is the loader's (regular files, capped).
+      const root = this.deps.manifest?.fileRoot;
+      const declared = rulesPath(this.spec.endpoint, this.p.origin.file);
+      const file = root === undefined ? declared : joinPath(root, declared);
+      const read = this.deps.readFile ?? (async (f: string) => readBounded(f, root === undefined ? {} : { within: root }));
       let bytes: Uint8Array;
       try {
+        if (root !== undefined && !isInside(file, root)) throw new ClawError('outside', `${declared} is outside ${root}`);
         bytes = await read(file);
       } catch (e) {
         throw new ProviderFailure('config', `custom provider: cannot read rules file ${file} (${(e as { code?: string }).code ?? 'error'})`, { cause: e });

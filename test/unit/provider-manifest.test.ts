@@ -2,10 +2,12 @@
 // is down, falling back to an inline `custom` provider whose rules file sits beside the manifest.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadManifestFile } from '../../src/manifest/loader.ts';
+import { loadWireManifest } from '../../src/runtime/wire-manifest.ts';
 import { createFsReader } from '../../src/node/fs-reader.ts';
 import { createProviderClient } from '../../src/provider/index.ts';
 import { deadUrl } from '../helpers/fake-llm-server.ts';
@@ -66,6 +68,48 @@ spec:
     ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a wire manifest\'s rules files: devices, paths out of its root and FIFOs are refused at once; one inside is read', async () => {
+  const base = mkdtempSync(join(tmpdir(), 'claw-provw-'));
+  const dir = join(base, 'agent');
+  try {
+    mkdirSync(dir);
+    writeFileSync(join(base, 'outside.yaml'), 'rules:\n  - contains: hello\n    message: "leaked"\n');
+    writeFileSync(join(dir, 'rules.yaml'), 'rules:\n  - contains: hello\n    message: "inside"\n');
+    execFileSync('mkfifo', [join(dir, 'pipe.yaml')]);
+    const custom = (name: string, endpoint: string) => ({ inline: { name, protocol: 'custom', endpoint, model: 'rules', auth: { type: 'none' } } });
+    const names = ['zero', 'climb', 'fifo', 'inside'];
+    const sent = {
+      kind: 'Claw',
+      metadata: { name: 'wire' },
+      spec: {
+        identity: { inline: { personality: 'p' } },
+        providers: [
+          { inline: { ...custom('zero', 'file:/dev/zero').inline, fallback: names.slice(1).map((n) => ({ provider_ref: n })) } },
+          custom('climb', 'file:../outside.yaml'),
+          custom('fifo', 'file:pipe.yaml'),
+          custom('inside', 'file:rules.yaml'),
+        ],
+      },
+    };
+    const loaded = await loadWireManifest(sent, '0.3.0', { reader: createFsReader(), cwd: dir, config: {} });
+    assert.equal(loaded.issues, []);
+    const { deps } = setup([]);
+    deps.manifest = loaded.manifest!;
+    const t0 = Date.now();
+    const problems = await createProviderClient(deps).prepare();
+    assert.ok(Date.now() - t0 < 2000, `prepared in ${Date.now() - t0} ms`);
+    assert.equal(problems, [
+      { provider: 'zero', reason: 'config', message: 'zero: custom provider: cannot read rules file /dev/zero (outside)' },
+      { provider: 'climb', reason: 'config', message: `climb: custom provider: cannot read rules file ${base}/outside.yaml (outside)` },
+      { provider: 'fifo', reason: 'config', message: `fifo: custom provider: cannot read rules file ${dir}/pipe.yaml (not-regular)` },
+    ]);
+    const r = await createProviderClient(deps).complete({ messages: [user('hello')], signal: signal() });
+    assert.is(r.provider, 'inside');
+  } finally {
+    rmSync(base, { recursive: true, force: true });
   }
 });
 
