@@ -118,7 +118,7 @@ export function agentModule(d: AgentModuleDeps): AgentModule {
  * Identity context_files (§5.1): name → path relative to the Identity's file; unreadable files are said, not fatal.
  * Read like every manifest file (regular files only, bounded); a wire manifest's stay inside its fileRoot.
  */
-async function readContextFiles(m: ResolvedManifest, log: Logger): Promise<[string, string][]> {
+export async function readContextFiles(m: ResolvedManifest, log: Logger): Promise<[string, string][]> {
   const files = (m.identity.spec.context_files ?? {}) as Record<string, string>;
   const file = m.identity.origin.file;
   const base = m.fileRoot !== undefined && !file.startsWith('/') ? m.fileRoot : dirnameOf(file);
