@@ -9,7 +9,7 @@ import { unreadable } from './unreadable.ts';
 import { schemaIssues } from './schema-issues.ts';
 import { generationOf } from './generation.ts';
 import { SLOTS, type Slot } from './slots.ts';
-import { expandGlob, isGlob } from './glob.ts';
+import { expandGlob, GlobTooWide, isGlob } from './glob.ts';
 import { dirnameOf, isInside, joinPath, type SourceReader } from './reader.ts';
 import { isClawUri, parseClawUri } from './uri.ts';
 import { applyDefaults } from './defaults.ts';
@@ -247,7 +247,13 @@ class Load {
       return [];
     }
     if (isGlob(entry)) {
-      files = await expandGlob(this.opts.reader, c.baseDir, entry);
+      try {
+        files = await expandGlob(this.opts.reader, c.baseDir, entry);
+      } catch (e) {
+        if (!(e instanceof GlobTooWide)) throw e;
+        this.issue(c.src.file, c.at, e.message, 'glob-too-wide', '§6');
+        return [];
+      }
       if (files.length === 0) {
         this.issue(c.src.file, c.at, `glob ${entry} matched no files in ${c.baseDir}`, 'glob-empty', '§6');
         return [];

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { expandGlob, isGlob } from '../../src/manifest/glob.ts';
+import { expandGlob, GlobTooWide, isGlob } from '../../src/manifest/glob.ts';
 import type { SourceReader } from '../../src/manifest/reader.ts';
 
 /** An in-memory tree: file paths (absolute) → content. Directories are implied. */
@@ -126,6 +126,21 @@ test('results are unique', async () => {
   const out = await expandGlob(r, '/w', 'tools/**/**/?.yaml');
   assert.equal(out, [...new Set(out)]);
   assert.equal(out, ['/w/tools/a.yaml', '/w/tools/b.yaml', '/w/tools/nested/deeper/x.yaml', '/w/tools/nested/deeper/y.yaml', '/w/tools/nested/x.yaml']);
+});
+
+test('a ** walk over more directories than the limit stops with GlobTooWide instead of walking on', async () => {
+  const wide = memReader(Array.from({ length: 50 }, (_, i) => `/w/d${i}/sub/x.yaml`));
+  assert.is((await expandGlob(wide, '/w', '**/x.yaml')).length, 50);
+  const before = wide.listed.length;
+  let thrown: unknown;
+  try {
+    await expandGlob(wide, '/w', '**/x.yaml', 20);
+  } catch (e) {
+    thrown = e;
+  }
+  assert.instance(thrown, GlobTooWide);
+  assert.is((thrown as GlobTooWide).code, 'glob-too-wide');
+  assert.is(wide.listed.length - before, 20, 'no directory listed past the limit');
 });
 
 test.run();
