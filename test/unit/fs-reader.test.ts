@@ -6,7 +6,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readBounded, readBoundedText } from '../../src/node/fs-reader.ts';
+import { createServer } from 'node:http';
+import { createFsReader, readBounded, readBoundedText } from '../../src/node/fs-reader.ts';
+import { MAX_SOURCE_BYTES } from '../../src/manifest/source.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'claw-fs-reader-'));
 const root = join(dir, 'root');
@@ -83,6 +85,40 @@ test('within: a path outside the directory is refused, and a FIFO inside it too'
   assert.is(refusal(() => readBounded(join(root, '../secret.txt'), { within: root })).code, 'outside');
   assert.is(refusal(() => readBounded(join(root, 'fifo'), { within: root })).code, 'not-regular');
   assert.is(refusal(() => readBounded(join(root, 'missing.yaml'), { within: root })).code, 'ENOENT');
+});
+
+test('an HTTP registry answer is capped too: an endless body or a huge Content-Length is refused', async () => {
+  let streamed = 0;
+  const server = createServer((req, res) => {
+    if (req.url === '/huge') {
+      res.writeHead(200, { 'content-length': String(MAX_SOURCE_BYTES + 1) });
+      res.end('x');
+      return;
+    }
+    res.writeHead(200);
+    const chunk = Buffer.alloc(64 * 1024);
+    const more = () => {
+      while (!res.destroyed && streamed < 64 * MAX_SOURCE_BYTES) {
+        streamed += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', more);
+      }
+    };
+    more();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  try {
+    const reader = createFsReader();
+    for (const path of ['/huge', '/endless']) {
+      let err: Error | undefined;
+      await reader.fetch!(`http://127.0.0.1:${port}${path}`).catch((e) => (err = e));
+      assert.match(String(err?.message), /larger than/, path);
+    }
+    assert.ok(streamed < 4 * MAX_SOURCE_BYTES, `the server got to write ${streamed} bytes`);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
 });
 
 test.run();
