@@ -175,7 +175,7 @@ export async function killCgroupDir(dir: string): Promise<number> {
   }
   // Zombies leave the group when they are reaped (slowly on some boards): retry briefly; if it stays, the
   // next probe's stale-group removal (cgroup.ts) takes it once empty.
-  for (let i = 0; i < 20; i++) {
+  for (let i = 0; i < 10; i++) {
     try {
       rmdirSync(dir);
       break;

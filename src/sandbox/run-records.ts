@@ -76,36 +76,43 @@ export interface RunRecords {
   add(r: RunRecord, cgroupBase?: string): (() => void) | undefined;
 }
 
+/** Owner directories made by this process, removed at a clean exit (one hook for all of them). */
+const madeDirs = new Map<string, { base?: string }>();
+function removeMadeDirs(): void {
+  for (const [dir, m] of madeDirs) {
+    try {
+      if (m.base !== undefined) unlinkSync(join(dir, CGROUP_BASE_FILE));
+      rmdirSync(dir);
+    } catch {
+      // not empty (records of runs still alive), or gone: the next start's sweep decides
+    }
+  }
+  madeDirs.clear();
+}
+
 /** Records of this runtime under `root`; the owner directory is made on the first record. */
 export function runRecords(root: string, owner: Owner = currentOwner()): RunRecords {
   const dir = join(root, ownerDirName(owner));
-  let made = false;
-  let base: string | undefined;
   const make = () => {
-    if (made) return;
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    made = true;
-    // A clean exit leaves no directory behind (records of runs still alive stay for the next sweep).
-    process.once('exit', () => {
-      try {
-        if (base !== undefined) unlinkSync(join(dir, CGROUP_BASE_FILE));
-        rmdirSync(dir);
-      } catch {
-        // not empty, or already gone: the next start's sweep decides
-      }
-    });
+    let m = madeDirs.get(dir);
+    if (!m) {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      if (madeDirs.size === 0) process.once('exit', removeMadeDirs);
+      madeDirs.set(dir, (m = {}));
+    }
+    return m;
   };
   return {
     root,
     add(r, cgroupBase) {
       try {
-        make();
+        const m = make();
         if (r.kind === 'cgroup') {
-          if (base === undefined && cgroupBase) {
+          if (m.base === undefined && cgroupBase) {
             writeFileSync(join(dir, CGROUP_BASE_FILE), cgroupBase, { mode: 0o600 });
-            base = cgroupBase;
+            m.base = cgroupBase;
           }
-          if (base !== cgroupBase) return undefined; // one cgroup base per runtime process (cgroup.ts)
+          if (m.base !== cgroupBase) return undefined; // one cgroup base per runtime process (cgroup.ts)
         }
         const file = join(dir, recordName(r));
         closeSync(openSync(file, 'w', 0o600));

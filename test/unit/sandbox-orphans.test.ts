@@ -57,7 +57,7 @@ test('record names: empty files whose name is the record; nothing else parses', 
   for (const bad of ['6e9107ed-1', 'zz9107ed-1-2', '6e9107ed-1-2-3', '../6e9107ed-1-2']) assert.is(parseOwnerDirName(bad), undefined, bad);
 });
 
-test('runRecords: one empty file per run, removed by its drop function; the owner dir goes at a clean exit only', () => {
+test('runRecords: one empty file per run, removed by its drop function; one cgroup base per runtime', () => {
   const root = tempRoot();
   const owner: Owner = { boot: 'abcdef01', pid: 99999, start: 5 };
   const r = runRecords(root, owner);
