@@ -1,5 +1,5 @@
 // Starting one sandboxed process: plan (levels.ts) → private dirs, secrets, cgroup → command chain
-//   [sh: enter cgroup, exec] → [bwrap … --] → [prlimit … --] → tool
+//   [sh: enter cgroup, exec | sh: wait until the run is recorded, exec] → [bwrap … --] → [prlimit … --] → tool
 // Each layer execs the next, so the tool ends up with the pid we spawned when neither cgroup entry
 // nor bubblewrap is needed. prlimit runs inside bubblewrap: the limits then apply to the tool only,
 // and RLIMIT_NPROC is counted in the sandbox's own user namespace.
