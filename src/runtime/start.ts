@@ -129,7 +129,7 @@ export function startRuntime(d: RuntimeDeps): Runtime {
           log: d.log,
           provider: (telemetry) => providerFor(m, telemetry),
         }),
-      environment: (m) => createToolEnvironment({ config: d.config, log: d.log, secrets: d.secrets, env: d.env, cwd: d.cwd, version: d.version, worker: d.worker }, m),
+      environment: (m) => createToolEnvironment({ config: d.config, log: d.log, secrets: d.secrets, env: d.env, cwd: d.cwd, version: d.version, worker: d.worker, dataDir }, m),
     });
   });
   const agentModuleOf = agentLoop

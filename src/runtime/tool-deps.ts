@@ -2,6 +2,8 @@
 // with a sandboxed spawner per sandbox, the network guard and the builtins' worker command.
 // Host capabilities are probed once, when the first session needs them.
 import { detectHost, type HostCapabilities } from '../sandbox/host.ts';
+import { sweepOrphansOnce } from '../sandbox/orphans.ts';
+import { runRecords } from '../sandbox/run-records.ts';
 import { checkLevel } from '../sandbox/levels.ts';
 import { runSandboxed } from '../sandbox/runner.ts';
 import { spawnSandboxed } from '../sandbox/spawn.ts';
@@ -38,6 +40,8 @@ export interface ToolEnvironmentDeps {
   cwd: string;
   version: string;
   worker?: WorkerCommand;
+  /** data_dir: tool runs are recorded under sandbox-runs/ there (src/sandbox/run-records.ts). */
+  dataDir?: string;
 }
 
 /**
@@ -62,6 +66,12 @@ export function cwdFor(sandbox: SandboxSpec, fallback: string): string {
 
 export async function createToolEnvironment(d: ToolEnvironmentDeps, manifest: ResolvedManifest): Promise<ToolEnvironment> {
   const host = await detectHost();
+  // What a runtime killed mid-call left running is killed before this one runs tools (src/sandbox/orphans.ts).
+  const records = d.dataDir ? runRecords(`${d.dataDir}/sandbox-runs`) : undefined;
+  if (records) {
+    const swept = await sweepOrphansOnce(records.root);
+    if (swept.runtimes > 0) d.log.warn('sandbox: swept tool processes of a runtime that died', { ...swept });
+  }
   const allowDowngrade = d.config.sandbox?.allow_downgrade;
   const graceMs = d.config.sandbox?.kill_grace_ms;
   const run: ProcessRunner = (req) =>
@@ -80,6 +90,7 @@ export async function createToolEnvironment(d: ToolEnvironmentDeps, manifest: Re
       stdin: req.stdin,
       signal: req.signal,
       graceMs,
+      records,
     });
   // One MCP server process runs under one sandbox: the pool's partition is the tool's sandbox_ref.
   const sandboxOfPartition = (partition: string): SandboxSpec =>
@@ -88,7 +99,7 @@ export async function createToolEnvironment(d: ToolEnvironmentDeps, manifest: Re
     (partition: string): McpSpawn =>
     async (bin, argv, _env, cwd): Promise<McpProcess> => {
       const sandbox = sandboxOfPartition(partition);
-      const p = await spawnSandboxed({ bin, argv, env: d.env, cwd: cwd ?? cwdFor(sandbox, d.cwd), sandbox, host, allowDowngrade, graceMs });
+      const p = await spawnSandboxed({ bin, argv, env: d.env, cwd: cwd ?? cwdFor(sandbox, d.cwd), sandbox, host, allowDowngrade, graceMs, records });
       return {
         stdin: p.stdin,
         stdout: p.stdout,

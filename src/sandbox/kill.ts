@@ -10,10 +10,8 @@
 //
 // Under bubblewrap SIGTERM must not reach the two bubblewrap processes: the outer one dies of it
 // and takes the namespace down at once with SIGKILL, which would cancel the tool's grace period.
-// /proc is read synchronously: it is memory-backed, a scan of a few hundred entries takes well
-// under a millisecond that way, against ~10 ms through the promise API.
-import { readdirSync, readFileSync } from 'node:fs';
 import type { RunCgroup } from './cgroup.ts';
+import { readProc, readProcTable, type ProcInfo } from './proc-table.ts';
 
 export interface KillTarget {
   /** pid of what we spawned (the process-group id). */
@@ -24,39 +22,9 @@ export interface KillTarget {
   exited: boolean;
 }
 
-interface Stat {
-  pid: number;
-  ppid: number;
-  pgid: number;
-  zombie: boolean;
-}
-
-function readStat(pid: number): Stat | undefined {
-  try {
-    const t = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // "pid (comm) S ppid pgrp ..." — comm may hold spaces and parentheses: split after the last ')'.
-    const f = t.slice(t.lastIndexOf(')') + 2).split(' ');
-    return { pid, zombie: f[0] === 'Z' || f[0] === 'X', ppid: Number(f[1]), pgid: Number(f[2]) };
-  } catch {
-    return undefined;
-  }
-}
-
 /** Live (non-zombie) processes whose process group is `pgid`. Linux /proc scan, a few ms. */
-export function groupMembers(pgid: number): Stat[] {
-  let names: string[];
-  try {
-    names = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  const out: Stat[] = [];
-  for (const n of names) {
-    if (n.charCodeAt(0) < 48 || n.charCodeAt(0) > 57) continue;
-    const s = readStat(Number(n));
-    if (s && s.pgid === pgid && !s.zombie) out.push(s);
-  }
-  return out;
+export function groupMembers(pgid: number): ProcInfo[] {
+  return readProcTable().filter((s) => s.pgid === pgid && !s.zombie);
 }
 
 function send(pid: number, sig: NodeJS.Signals): void {
@@ -81,7 +49,7 @@ function groupExists(pgid: number): boolean {
 
 async function liveCgroupPids(cg: RunCgroup): Promise<number[]> {
   return (await cg.pids()).filter((p) => {
-    const s = readStat(p);
+    const s = readProc(p);
     return !!s && !s.zombie;
   });
 }

@@ -1,9 +1,10 @@
 // Starting one sandboxed process: plan (levels.ts) → private dirs, secrets, cgroup → command chain
-//   [sh: enter cgroup, exec] → [bwrap … --] → [prlimit … --] → tool
+//   [sh: enter cgroup, exec | sh: wait until the run is recorded, exec] → [bwrap … --] → [prlimit … --] → tool
 // Each layer execs the next, so the tool ends up with the pid we spawned when neither cgroup entry
 // nor bubblewrap is needed. prlimit runs inside bubblewrap: the limits then apply to the tool only,
 // and RLIMIT_NPROC is counted in the sandbox's own user namespace.
 import type { ChildProcess } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import { childProcess } from '../node/lazy.ts';
 import { accessSync, constants } from 'node:fs';
 import { mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
@@ -17,7 +18,9 @@ import { buildEnv, DEFAULT_PATH, writeSecretFiles } from './env.ts';
 import { whichSync, type HostCapabilities } from './host.ts';
 import { planIsolation, type IsolationPlan } from './levels.ts';
 import { checkPath, within } from './paths.ts';
+import { readProc } from './proc-table.ts';
 import { returnRunDir, takeRunDir } from './run-dirs.ts';
+import { cgroupRecord, type RunRecords } from './run-records.ts';
 import { fsMode, injectionMode, mountPaths } from './spec-view.ts';
 
 export interface LaunchOptions {
@@ -41,6 +44,11 @@ export interface LaunchOptions {
   readOnlyBinds?: string[];
   /** Parent of the per-run private directories (default: os.tmpdir()). */
   tmpRoot?: string;
+  /**
+   * Where runs without bubblewrap are recorded so that the next start kills what a crashed runtime
+   * left running (run-records.ts, orphans.ts). Absent: nothing is recorded.
+   */
+  records?: RunRecords;
 }
 
 export interface Launched {
@@ -59,6 +67,12 @@ export interface Launched {
 
 /** Enter each cgroup.procs file given before `--`, then exec the rest. POSIX sh, no bashisms. */
 const ENTER_CGROUP = 'while [ "$#" -gt 0 ] && [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
+
+/**
+ * Wait for one line on fd 3 (the runtime writes it once the run is recorded), close fd 3, exec the rest.
+ * If the runtime dies first, fd 3 reads end-of-file and the tool never starts.
+ */
+const AWAIT_RECORD = 'read -r _go <&3 || exit 125; exec 3<&-; exec "$@"';
 
 // The binary lookup is synchronous: a few access(2) calls (microseconds), while fs/promises sends every
 // one through the libuv thread pool and back (BENCH.md "Tool calls"). Run directories: run-dirs.ts.
@@ -163,6 +177,12 @@ export async function launch(o: LaunchOptions): Promise<Launched | { notFound: s
       });
       const cg = cgroup;
       undo.push(() => cg.remove());
+      // The group holds every process of the tool, so recording it before the spawn is enough.
+      if (o.records && !plan.bwrap) {
+        const { record, base } = cgroupRecord(cg.dir);
+        const drop = o.records.add(record, base);
+        if (drop) undo.push(async () => drop());
+      }
     }
 
     const prl = plan.prlimit && o.host.prlimit.path ? [o.host.prlimit.path, ...prlimitArgs(plan), '--'] : [];
@@ -192,14 +212,19 @@ export async function launch(o: LaunchOptions): Promise<Launched | { notFound: s
       chain = [o.host.bwrap.path, ...args, '--', ...chain];
     }
     if (cgroup) chain = [o.host.sh!, '-c', ENTER_CGROUP, 'claw-enter-cgroup', cgroup.procsFile, '--', ...chain];
+    // Without bubblewrap or a cgroup, the record needs the pid: the process waits until it is written.
+    const recordPid = !!o.records && !plan.bwrap && !cgroup;
+    const gated = recordPid && !!o.host.sh;
+    if (gated) chain = [o.host.sh!, '-c', AWAIT_RECORD, 'claw-await-record', ...chain];
 
     const { spawn } = await childProcess();
     const child = spawn(chain[0], chain.slice(1), {
       detached: true, // own process group: kill(-pid) reaches the whole tree (kill.ts)
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: gated ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
       env,
       cwd: plan.bwrap ? '/' : cwd,
     });
+    if (recordPid) recordProcess(child, o.records!, gated, undo);
     const spawned = new Promise<void>((res, rej) => {
       child.once('spawn', res);
       child.once('error', rej);
@@ -210,6 +235,19 @@ export async function launch(o: LaunchOptions): Promise<Launched | { notFound: s
     await cleanup();
     throw e;
   }
+}
+
+/** Record the spawned process (pid, start time) and then let it exec the tool (AWAIT_RECORD). */
+function recordProcess(child: ChildProcess, records: RunRecords, gated: boolean, undo: (() => Promise<unknown>)[]): void {
+  const gate = gated ? (child.stdio[3] as Writable | null) : null;
+  gate?.on('error', () => undefined); // EPIPE: the process is already gone
+  const start = child.pid ? readProc(child.pid)?.start : undefined;
+  if (child.pid && start !== undefined) {
+    const drop = records.add({ kind: 'process', pid: child.pid, start });
+    if (drop) undo.push(async () => drop());
+  }
+  gate?.end('\n');
+  if (gate) undo.push(async () => gate.destroy());
 }
 
 /**
