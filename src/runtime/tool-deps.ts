@@ -1,7 +1,8 @@
 // Composition of the tool layer for a running agent: the sandbox runner (src/sandbox), the MCP pool
 // with a sandboxed spawner per sandbox, the network guard and the builtins' worker command.
 // Host capabilities are probed once, when the first session needs them.
-import { detectHost, type HostCapabilities } from '../sandbox/host.ts';
+import { resolve } from 'node:path';
+import { detectHost, type HostCapabilities, type PrivatePaths } from '../sandbox/host.ts';
 import { checkLevel } from '../sandbox/levels.ts';
 import { runSandboxed } from '../sandbox/runner.ts';
 import { spawnSandboxed } from '../sandbox/spawn.ts';
@@ -38,6 +39,9 @@ export interface ToolEnvironmentDeps {
   cwd: string;
   version: string;
   worker?: WorkerCommand;
+  /** data_dir and the runtime configuration file: hidden from every tool (docs/security.md). */
+  dataDir?: string;
+  configFile?: string;
 }
 
 /**
@@ -60,8 +64,20 @@ export function cwdFor(sandbox: SandboxSpec, fallback: string): string {
   return fallback;
 }
 
+/** The runtime's own files on this host, which no sandbox may show a tool (src/sandbox/bwrap-args.ts). */
+function privatePaths(d: ToolEnvironmentDeps): PrivatePaths {
+  const secrets = d.config.secrets?.dir ?? d.env.CLAW_SECRETS_DIR;
+  const abs = (p: string) => resolve(d.cwd, p);
+  return {
+    dirs: [secrets, d.dataDir].filter((x): x is string => !!x).map(abs),
+    files: d.configFile ? [abs(d.configFile)] : [],
+    // The agent's workspace (write-workspace skills) is shared with tools on purpose.
+    shared: d.dataDir ? [abs(`${d.dataDir}/workspace`)] : [],
+  };
+}
+
 export async function createToolEnvironment(d: ToolEnvironmentDeps, manifest: ResolvedManifest): Promise<ToolEnvironment> {
-  const host = await detectHost();
+  const host = { ...(await detectHost()), private: privatePaths(d) };
   const allowDowngrade = d.config.sandbox?.allow_downgrade;
   const graceMs = d.config.sandbox?.kill_grace_ms;
   const run: ProcessRunner = (req) =>
@@ -119,7 +135,7 @@ export async function createToolEnvironment(d: ToolEnvironmentDeps, manifest: Re
     isolationNotes(sandbox, impl) {
       const t = isolationTarget(sandbox, impl);
       const r = checkLevel(t.spec, host, allowDowngrade, t.use);
-      return r.ok ? r.notes : [];
+      return r.ok ? [...r.notes, r.unprotected] : [];
     },
   };
 }

@@ -12,9 +12,17 @@
 //   prlimit               : none             run without memory_mb / max_open_files
 //   network-allowlist     : deny | allow-all an exec/MCP tool cannot be held to a host allowlist
 //                                            at process level; choose one of the two enforceable modes
+//   ssrf_protection       : none             an exec/MCP tool with network allow-all whose sandbox
+//                                            declares ssrf_protection runs WITHOUT the SSRF guard (it
+//                                            guards the runtime's own requests only); declare network
+//                                            deny instead to cut it off
+//
+// Every plan also says, in one line, what it does NOT protect (`unprotected`), logged at STARTING and
+// listed per level by `claw doctor` (docs/security.md).
 import type { SandboxSpec } from '../manifest/schema/index.ts';
-import type { HostCapabilities } from './host.ts';
-import { deniedPaths, effectiveTimeout, fsMode, limit, netMode, type NetMode } from './spec-view.ts';
+import type { HostCapabilities, PrivatePaths } from './host.ts';
+import { within } from './paths.ts';
+import { deniedPaths, effectiveTimeout, fsMode, limit, mountPaths, netMode, type NetMode } from './spec-view.ts';
 
 export const DOWNGRADES: Readonly<Record<string, readonly string[]>> = {
   wasm: ['process', 'none'],
@@ -24,6 +32,7 @@ export const DOWNGRADES: Readonly<Record<string, readonly string[]>> = {
   max_processes: ['none'],
   prlimit: ['none'],
   'network-allowlist': ['deny', 'allow-all'],
+  ssrf_protection: ['none'],
 };
 
 /** For the runtime configuration loader: one message per invalid entry. */
@@ -60,7 +69,11 @@ export interface IsolationPlan {
   cpuSeconds?: number;
   cpuWeight?: number;
   prlimit: boolean;
+  /** The runtime's own files, hidden from every bubblewrap bind (bwrap-args.ts). */
+  hide?: PrivatePaths;
   notes: string[];
+  /** What this plan does not protect against, in one line for the log (docs/security.md). */
+  unprotected: string;
 }
 
 export type PlanResult = { ok: true; plan: IsolationPlan } | { ok: false; message: string };
@@ -92,10 +105,11 @@ export function planIsolation(
     level = d;
   }
   const lvl = level as 'none' | 'process';
-  const plan: IsolationPlan = { level: lvl, bwrap: false, network: 'allow-all', cgroup: false, prlimit: false, notes };
+  const plan: IsolationPlan = { level: lvl, bwrap: false, network: 'allow-all', cgroup: false, prlimit: false, notes, unprotected: '' };
   if (use === 'builtin') {
     plan.network = netMode(spec) === 'deny' ? 'deny' : 'allow-all';
     notes.push('in-process builtin: filesystem and network are enforced by the path check and the network guard');
+    plan.unprotected = 'runs inside the runtime: no limit, kill or namespace applies, only the path check and the network guard (docs/security.md)';
     return { ok: true, plan };
   }
 
@@ -112,8 +126,28 @@ export function planIsolation(
     net = d;
   }
   plan.network = net;
+  const ssrf = spec.capabilities?.network?.ssrf_protection;
+  if (net === 'allow-all' && ssrf && ssrf.enabled !== false) {
+    if (allow.ssrf_protection !== 'none') {
+      return refuse(
+        'ssrf_protection cannot be enforced on a child process (exec/MCP tool) with network allow-all: the SSRF guard checks the runtime\'s own requests only, and the tool could reach loopback, private and metadata addresses. ' +
+          'Declare network mode "deny" for this sandbox, or set allow_downgrade: { ssrf_protection: none } in the runtime configuration to run it without the guard.',
+      );
+    }
+    notes.push('ssrf_protection NOT enforced for this child process: it can reach loopback, private and metadata addresses (allow_downgrade.ssrf_protection)');
+  }
 
   const fm = fsMode(spec);
+  const priv = host.private;
+  if (priv && fm === 'scoped') {
+    // Checked on the paths as written here (STARTING); bwrap-args.ts checks the real paths at every launch.
+    for (const m of mountPaths(spec)) {
+      const inside = priv.dirs.find((d) => within(m.path, d) && !priv.shared.some((s) => within(s, d) && within(m.path, s)));
+      if (inside) return refuse(`mount_path ${m.path} is inside ${inside}, a directory of the runtime itself (secrets, data_dir): no tool may see it. Share files through data_dir/workspace or another directory.`);
+      const file = priv.files.find((f) => f === m.path);
+      if (file) return refuse(`mount_path ${m.path} is the runtime configuration: no tool may see it`);
+    }
+  }
   const needsNs: string[] = [];
   if (net === 'deny') needsNs.push('network deny');
   if (fm !== 'full') needsNs.push(`filesystem ${fm}`);
@@ -132,6 +166,7 @@ export function planIsolation(
     notes.push(`bubblewrap unavailable: NOT enforced: ${needsNs.join(', ')} (allow_downgrade.bubblewrap)`);
   }
   plan.bwrap = host.bwrap.works && (lvl === 'process' || needsNs.length > 0);
+  if (plan.bwrap && priv) plan.hide = priv;
   if (plan.bwrap) {
     // Say what bubblewrap is used for, so the log shows every layer in force, not only downgrades.
     notes.push(`bubblewrap: pid namespace (setsid escapes die with it)${net === 'deny' ? ', no network' : ''}, filesystem ${fm}${deniedPaths(spec).length ? ', denied_paths masked' : ''}`);
@@ -203,10 +238,35 @@ export function planIsolation(
   }
   plan.prlimit = host.prlimit.works && (plan.memory?.rlimit !== undefined || plan.nofile !== undefined || plan.cpuSeconds !== undefined || plan.pids?.by === 'userns-nproc');
   plan.cgroup = !!cg && (plan.pids?.by === 'cgroup' || plan.memory?.cgroup !== undefined || plan.cpuWeight !== undefined || (lvl === 'process' && !plan.bwrap));
+  plan.unprotected = unprotected(plan, spec, host);
   return { ok: true, plan };
 }
 
-export type LevelCheck = { ok: true; level: 'none' | 'process'; notes: string[] } | { ok: false; message: string };
+/** One line: what a tool under this plan can still do to the host and to the runtime (docs/security.md). */
+export function unprotected(plan: IsolationPlan, spec: SandboxSpec, host: HostCapabilities): string {
+  const gaps: string[] = [];
+  const uid = host.root ? 'root (uid 0)' : `uid ${host.uid}`;
+  if (!plan.bwrap) {
+    gaps.push(
+      `the tool runs as ${uid} in the runtime's namespaces: it reads and writes every file the runtime can (the secrets directory, data_dir, claw.runtime.yaml included), sees and signals the runtime's processes and can read their memory where ptrace is allowed`,
+    );
+    const env = host.environ;
+    gaps.push(
+      !env ? "the runtime's /proc/<pid>/environ was not checked" : env.exposed.length > 0 ? `the runtime's /proc/<pid>/environ still shows ${env.exposed.join(', ')}` : "the runtime's /proc/<pid>/environ is wiped of secrets (only PATH, HOME, LANG and the like)",
+    );
+  } else {
+    const fm = fsMode(spec);
+    if (fm === 'full') gaps.push(`filesystem full: every host file the uid can reach, writable, except the runtime's own (hidden)`);
+    else if (fm === 'read-only') gaps.push(`filesystem read-only: every host file the uid can read, except the runtime's own (hidden)`);
+    gaps.push(`the tool runs as ${uid}${host.root ? ' without capabilities' : ''} on the shared kernel (no seccomp filter)`);
+  }
+  if (plan.network === 'allow-all') gaps.push('network: any address, loopback, private and metadata included (no SSRF guard on child processes)');
+  if (!plan.pids) gaps.push('no fork bound');
+  if (!plan.memory) gaps.push('no memory bound');
+  return `level ${plan.level}${plan.bwrap ? ' + bubblewrap' : ''} does not protect: ${gaps.join('; ')}`;
+}
+
+export type LevelCheck = { ok: true; level: 'none' | 'process'; notes: string[]; unprotected: string } | { ok: false; message: string };
 
 /** The gate's question: can this board run a tool under `spec`? Notes are to be logged. */
 export function checkLevel(
@@ -216,5 +276,5 @@ export function checkLevel(
   use: 'exec' | 'builtin' = 'exec',
 ): LevelCheck {
   const r = planIsolation(spec, host, allowDowngrade, use);
-  return r.ok ? { ok: true, level: r.plan.level, notes: r.plan.notes } : r;
+  return r.ok ? { ok: true, level: r.plan.level, notes: r.plan.notes, unprotected: r.plan.unprotected } : r;
 }
