@@ -14,7 +14,6 @@ import { manifestCache } from '../src/node/manifest-cache-store.ts';
 import { stdinNow } from '../src/node/stdin-now.ts';
 import { stdoutNow } from '../src/node/stdout-now.ts';
 import { whenFlushed } from '../src/node/when-flushed.ts';
-import { scrubInitialEnvironment } from '../src/node/scrub-env.ts';
 
 declare const __CLAW_VERSION__: string;
 
@@ -67,7 +66,6 @@ function launchManifestCache() {
 
 /** Run the CLI and exit with its code once output has been handed to the OS. */
 export async function runProcess(): Promise<void> {
-  scrubInitialEnvironment(); // secrets out of /proc/<pid>/environ before anything else runs (docs/security.md)
   // src/node/builtin.ts in the hot code (the manifest cache reads through code-cache.ts, stdin-now.ts) on runtimes
   // without process.getBuiltinModule (Node 18, Node 20 < 20.16): the bundle's require, as lazy.ts uses it.
   if (!hasBuiltins()) useRequire(require);

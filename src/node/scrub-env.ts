@@ -1,5 +1,6 @@
 // Wipes the runtime's initial environment block, the one Linux shows in /proc/<pid>/environ (docs/security.md
-// "The runtime's environment"). Provider keys and other secret_refs usually arrive as environment variables, and
+// "The runtime's environment"), before the first tool can run: the tool layer calls it when a session binds
+// tools (src/runtime/tool-deps.ts), `claw doctor` before it reports, so a start without tools pays nothing. Provider keys and other secret_refs usually arrive as environment variables, and
 // any process of the same uid that is not in a pid namespace of its own (an exec tool at level `none`, or at
 // `process` without bubblewrap) can read that file. unsetenv() does not help: the kernel reports the memory
 // between mm->env_start and env_end, which libc never rewrites; `delete process.env.X` only drops the pointer.
@@ -10,19 +11,13 @@
 // memory only; reading that needs ptrace rights over the runtime, which docs/security.md lists per level.
 //
 // Node only: Bun keeps its own copy of the environment and may point into the block, so it is left alone there.
-import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import { HARMLESS_ENV } from '../sandbox/host.ts';
 
-/** Variables whose values say nothing secret and that libc or child code may have kept pointers to. */
-export const HARMLESS_ENV = /^(PATH|HOME|USER|LOGNAME|SHELL|PWD|OLDPWD|SHLVL|TERM|COLORTERM|LANG|LANGUAGE|LC_[A-Z_]+|TZ|TMPDIR|_)$/;
 
 export type ScrubResult = { scrubbed: string[] } | { skipped: string };
 
 let last: ScrubResult | undefined;
-
-/** What the scrub at start did (undefined when this process never ran it: embedders, unit tests). */
-export function environScrub(): ScrubResult | undefined {
-  return last;
-}
 
 export interface ScrubIo {
   env: Record<string, string | undefined>;
@@ -34,7 +29,16 @@ export interface ScrubIo {
 function procIo(): ScrubIo {
   return {
     env: process.env,
-    readStat: () => readFileSync('/proc/self/stat', 'latin1'),
+    readStat() {
+      // Not readFileSync: a /proc file reports size 0, which costs it an fstat and a growing buffer (~0.7 ms).
+      const fd = openSync('/proc/self/stat', 'r');
+      try {
+        const b = Buffer.allocUnsafe(4096);
+        return b.toString('latin1', 0, readSync(fd, b, 0, b.length, 0));
+      } finally {
+        closeSync(fd);
+      }
+    },
     openMem() {
       const fd = openSync('/proc/self/mem', 'r+');
       return {
@@ -58,8 +62,10 @@ export function envBounds(stat: string): [number, number] | undefined {
   return Number.isSafeInteger(start) && Number.isSafeInteger(end) && start > 0 && end > start ? [start, end] : undefined;
 }
 
+/** Once per process (later calls return the first answer), unless given an `io` (tests). */
 export function scrubInitialEnvironment(io?: ScrubIo): ScrubResult {
-  last = scrub(io);
+  if (io) return scrub(io);
+  last ??= scrub();
   return last;
 }
 
@@ -68,8 +74,6 @@ function scrub(given?: ScrubIo): ScrubResult {
   let mem: ReturnType<ScrubIo['openMem']> | undefined;
   try {
     const io = given ?? procIo();
-    // Most starts on a bare board carry nothing to wipe: then the block is not even read.
-    if (Object.keys(io.env).every((k) => HARMLESS_ENV.test(k))) return { scrubbed: [] };
     const bounds = envBounds(io.readStat());
     if (!bounds) return { skipped: 'no env_start/env_end in /proc/self/stat' };
     const [start, end] = bounds;
@@ -79,15 +83,16 @@ function scrub(given?: ScrubIo): ScrubResult {
     for (let at = 0; at < block.length; ) {
       let nul = block.indexOf(0, at);
       if (nul === -1) nul = block.length;
-      const entry = block.toString('latin1', at, nul);
-      const eq = entry.indexOf('=');
-      const name = eq > 0 ? entry.slice(0, eq) : '';
+      const eq = block.indexOf(0x3d, at); // '='
+      const name = eq > at && eq < nul ? block.toString('latin1', at, eq) : '';
       if (name && !HARMLESS_ENV.test(name)) {
         // Re-set before wiping: afterwards environ must not point into the wiped bytes.
-        const value = io.env[name];
-        if (value !== undefined) io.env[name] = value;
+        if (!scrubbed.includes(name)) {
+          const value = io.env[name]; // what the runtime reads now (it may have changed it since exec)
+          if (value !== undefined) io.env[name] = value;
+          scrubbed.push(name);
+        }
         block.fill(0, at, nul);
-        if (!scrubbed.includes(name)) scrubbed.push(name);
       }
       at = nul + 1;
     }

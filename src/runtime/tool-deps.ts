@@ -3,7 +3,9 @@
 // Host capabilities are probed once, when the first session needs them.
 import { resolve } from 'node:path';
 import { detectHost, type HostCapabilities, type PrivatePaths } from '../sandbox/host.ts';
-import { checkLevel } from '../sandbox/levels.ts';
+import { scrubInitialEnvironment } from '../node/scrub-env.ts';
+import { checkLevel, planIsolation } from '../sandbox/levels.ts';
+import { unprotected } from '../sandbox/unprotected.ts';
 import { runSandboxed } from '../sandbox/runner.ts';
 import { spawnSandboxed } from '../sandbox/spawn.ts';
 import { mountPaths, fsMode } from '../sandbox/spec-view.ts';
@@ -77,6 +79,8 @@ function privatePaths(d: ToolEnvironmentDeps): PrivatePaths {
 }
 
 export async function createToolEnvironment(d: ToolEnvironmentDeps, manifest: ResolvedManifest): Promise<ToolEnvironment> {
+  // Before the first tool child exists: afterwards /proc/<pid>/environ shows no secret (docs/security.md).
+  scrubInitialEnvironment();
   const host = { ...(await detectHost()), private: privatePaths(d) };
   const allowDowngrade = d.config.sandbox?.allow_downgrade;
   const graceMs = d.config.sandbox?.kill_grace_ms;
@@ -134,8 +138,8 @@ export async function createToolEnvironment(d: ToolEnvironmentDeps, manifest: Re
     },
     isolationNotes(sandbox, impl) {
       const t = isolationTarget(sandbox, impl);
-      const r = checkLevel(t.spec, host, allowDowngrade, t.use);
-      return r.ok ? [...r.notes, r.unprotected] : [];
+      const r = planIsolation(t.spec, host, allowDowngrade, t.use);
+      return r.ok ? [...r.plan.notes, unprotected(r.plan, t.spec, host, t.use)] : [];
     },
   };
 }

@@ -2,6 +2,7 @@
 // (spec §5.8), so an operator sees before a tool call is refused what allow_downgrade would cost.
 import type { HostCapabilities } from './host.ts';
 import { planIsolation } from './levels.ts';
+import { unprotected } from './unprotected.ts';
 
 export interface DoctorLayer {
   name: string;
@@ -80,7 +81,7 @@ export function doctorJson(h: HostCapabilities): DoctorJson {
     layers,
     unprotected: (['none', 'process'] as const).map((level) => {
       const r = planIsolation({ level }, h, { bubblewrap: 'none' });
-      return { level, text: r.ok ? r.plan.unprotected : r.message };
+      return { level, text: r.ok ? unprotected(r.plan, { level }, h) : r.message };
     }),
     ...(h.environ?.readable ? { environExposed: h.environ.exposed } : {}),
   };
@@ -103,7 +104,7 @@ export function doctorReport(h: HostCapabilities): string {
     lines.push(
       j.environExposed.length > 0
         ? `  runtime environment: /proc/<pid>/environ still shows ${j.environExposed.join(', ')}`
-        : '  runtime environment: secrets wiped from /proc/<pid>/environ at start (values kept in memory only)',
+        : '  runtime environment: secrets wiped from /proc/<pid>/environ before tools run (values kept in memory only)',
     );
   }
   return `${lines.join('\n')}\n`;

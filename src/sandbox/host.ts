@@ -7,7 +7,6 @@ import { accessSync, constants } from 'node:fs';
 import { arch, availableParallelism, cpus, release } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { probeCgroups, type CgroupSupport } from './cgroup.ts';
-import { HARMLESS_ENV } from '../node/scrub-env.ts';
 
 export interface Tool {
   path?: string;
@@ -63,6 +62,9 @@ async function probeEnviron(): Promise<HostCapabilities['environ']> {
     return { exposed: [], readable: false };
   }
 }
+
+/** Environment variables whose values say nothing secret; every other one is wiped from /proc/<pid>/environ (src/node/scrub-env.ts). */
+export const HARMLESS_ENV = /^(PATH|HOME|USER|LOGNAME|SHELL|PWD|OLDPWD|SHLVL|TERM|COLORTERM|LANG|LANGUAGE|LC_[A-Z_]+|TZ|TMPDIR|_)$/;
 
 const STD_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
 

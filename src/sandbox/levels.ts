@@ -17,11 +17,10 @@
 //                                            guards the runtime's own requests only); declare network
 //                                            deny instead to cut it off
 //
-// Every plan also says, in one line, what it does NOT protect (`unprotected`), logged at STARTING and
-// listed per level by `claw doctor` (docs/security.md).
+// What a plan does NOT protect is said in one line by unprotected.ts, logged at STARTING and listed per
+// level by `claw doctor` (docs/security.md).
 import type { SandboxSpec } from '../manifest/schema/index.ts';
 import type { HostCapabilities, PrivatePaths } from './host.ts';
-import { within } from './paths.ts';
 import { deniedPaths, effectiveTimeout, fsMode, limit, mountPaths, netMode, type NetMode } from './spec-view.ts';
 
 export const DOWNGRADES: Readonly<Record<string, readonly string[]>> = {
@@ -72,9 +71,10 @@ export interface IsolationPlan {
   /** The runtime's own files, hidden from every bubblewrap bind (bwrap-args.ts). */
   hide?: PrivatePaths;
   notes: string[];
-  /** What this plan does not protect against, in one line for the log (docs/security.md). */
-  unprotected: string;
 }
+
+/** paths.ts `within`, repeated: importing it would pull the path checker into the start-up code (docs/startup.md). */
+const within = (p: string, dir: string) => dir === '/' || p === dir || p.startsWith(`${dir}/`);
 
 export type PlanResult = { ok: true; plan: IsolationPlan } | { ok: false; message: string };
 
@@ -105,11 +105,10 @@ export function planIsolation(
     level = d;
   }
   const lvl = level as 'none' | 'process';
-  const plan: IsolationPlan = { level: lvl, bwrap: false, network: 'allow-all', cgroup: false, prlimit: false, notes, unprotected: '' };
+  const plan: IsolationPlan = { level: lvl, bwrap: false, network: 'allow-all', cgroup: false, prlimit: false, notes };
   if (use === 'builtin') {
     plan.network = netMode(spec) === 'deny' ? 'deny' : 'allow-all';
     notes.push('in-process builtin: filesystem and network are enforced by the path check and the network guard');
-    plan.unprotected = 'runs inside the runtime: no limit, kill or namespace applies, only the path check and the network guard (docs/security.md)';
     return { ok: true, plan };
   }
 
@@ -238,35 +237,10 @@ export function planIsolation(
   }
   plan.prlimit = host.prlimit.works && (plan.memory?.rlimit !== undefined || plan.nofile !== undefined || plan.cpuSeconds !== undefined || plan.pids?.by === 'userns-nproc');
   plan.cgroup = !!cg && (plan.pids?.by === 'cgroup' || plan.memory?.cgroup !== undefined || plan.cpuWeight !== undefined || (lvl === 'process' && !plan.bwrap));
-  plan.unprotected = unprotected(plan, spec, host);
   return { ok: true, plan };
 }
 
-/** One line: what a tool under this plan can still do to the host and to the runtime (docs/security.md). */
-export function unprotected(plan: IsolationPlan, spec: SandboxSpec, host: HostCapabilities): string {
-  const gaps: string[] = [];
-  const uid = host.root ? 'root (uid 0)' : `uid ${host.uid}`;
-  if (!plan.bwrap) {
-    gaps.push(
-      `the tool runs as ${uid} in the runtime's namespaces: it reads and writes every file the runtime can (the secrets directory, data_dir, claw.runtime.yaml included), sees and signals the runtime's processes and can read their memory where ptrace is allowed`,
-    );
-    const env = host.environ;
-    gaps.push(
-      !env ? "the runtime's /proc/<pid>/environ was not checked" : env.exposed.length > 0 ? `the runtime's /proc/<pid>/environ still shows ${env.exposed.join(', ')}` : "the runtime's /proc/<pid>/environ is wiped of secrets (only PATH, HOME, LANG and the like)",
-    );
-  } else {
-    const fm = fsMode(spec);
-    if (fm === 'full') gaps.push(`filesystem full: every host file the uid can reach, writable, except the runtime's own (hidden)`);
-    else if (fm === 'read-only') gaps.push(`filesystem read-only: every host file the uid can read, except the runtime's own (hidden)`);
-    gaps.push(`the tool runs as ${uid}${host.root ? ' without capabilities' : ''} on the shared kernel (no seccomp filter)`);
-  }
-  if (plan.network === 'allow-all') gaps.push('network: any address, loopback, private and metadata included (no SSRF guard on child processes)');
-  if (!plan.pids) gaps.push('no fork bound');
-  if (!plan.memory) gaps.push('no memory bound');
-  return `level ${plan.level}${plan.bwrap ? ' + bubblewrap' : ''} does not protect: ${gaps.join('; ')}`;
-}
-
-export type LevelCheck = { ok: true; level: 'none' | 'process'; notes: string[]; unprotected: string } | { ok: false; message: string };
+export type LevelCheck = { ok: true; level: 'none' | 'process'; notes: string[] } | { ok: false; message: string };
 
 /** The gate's question: can this board run a tool under `spec`? Notes are to be logged. */
 export function checkLevel(
@@ -276,5 +250,5 @@ export function checkLevel(
   use: 'exec' | 'builtin' = 'exec',
 ): LevelCheck {
   const r = planIsolation(spec, host, allowDowngrade, use);
-  return r.ok ? { ok: true, level: r.plan.level, notes: r.plan.notes, unprotected: r.plan.unprotected } : r;
+  return r.ok ? { ok: true, level: r.plan.level, notes: r.plan.notes } : r;
 }

@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { SandboxSpec } from '../../src/manifest/schema/index.ts';
 import { checkLevel, planIsolation, validateDowngrades } from '../../src/sandbox/levels.ts';
+import { unprotected } from '../../src/sandbox/unprotected.ts';
 import { effectiveTimeout } from '../../src/sandbox/spec-view.ts';
 import { doctorJson, doctorReport } from '../../src/sandbox/doctor.ts';
 import { fakeHost } from '../fixtures/sandbox/helpers.ts';
@@ -12,9 +13,9 @@ const full = fakeHost({ bwrap: true, cgroup: true });
 const bare = fakeHost({});
 
 test('none and process are provided', () => {
-  const none = checkLevel({ level: 'none' }, bare);
-  assert.ok(none.ok && none.level === 'none' && none.notes.length === 0);
-  if (none.ok) assert.match(none.unprotected, /^level none does not protect: .*every file the runtime can/);
+  assert.equal(checkLevel({ level: 'none' }, bare), { ok: true, level: 'none', notes: [] });
+  const none = planIsolation({ level: 'none' }, bare);
+  if (none.ok) assert.match(unprotected(none.plan, { level: 'none' }, bare), /^level none does not protect: .*every file the runtime can/);
   const r = checkLevel({ level: 'process' }, full);
   assert.ok(r.ok);
   if (r.ok) assert.is(r.level, 'process');
