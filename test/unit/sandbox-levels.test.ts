@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import type { SandboxSpec } from '../../src/manifest/schema/index.ts';
 import { checkLevel, planIsolation, validateDowngrades } from '../../src/sandbox/levels.ts';
 import { unprotected } from '../../src/sandbox/unprotected.ts';
+import { workerProcessSandbox } from '../../src/tools/builtins/impl.ts';
 import { effectiveTimeout } from '../../src/sandbox/spec-view.ts';
 import { doctorJson, doctorReport } from '../../src/sandbox/doctor.ts';
 import { fakeHost } from '../fixtures/sandbox/helpers.ts';
@@ -197,6 +198,9 @@ test('ssrf_protection declared on an exec tool with network allow-all: refused u
   assert.ok(checkLevel(list, full, { 'network-allowlist': 'allow-all', ssrf_protection: 'none' }).ok);
   assert.ok(checkLevel(list, full, { 'network-allowlist': 'deny' }).ok);
   assert.equal(validateDowngrades({ ssrf_protection: 'none' }), []);
+  // A builtin's worker applies the guard itself: its process layer has nothing to refuse.
+  assert.ok(checkLevel(workerProcessSandbox(spec), full).ok);
+  assert.ok(checkLevel(workerProcessSandbox(list), full).ok);
 });
 
 test('a scoped mount_path inside the runtime\'s own directories is refused; data_dir/workspace is shared', () => {
