@@ -4,6 +4,7 @@ import type { SandboxSpec } from '../../src/manifest/schema/index.ts';
 import { checkLevel, planIsolation, validateDowngrades } from '../../src/sandbox/levels.ts';
 import { unprotected } from '../../src/sandbox/unprotected.ts';
 import { workerProcessSandbox } from '../../src/tools/builtins/impl.ts';
+import { narrowSandbox } from '../../src/gates/narrow-sandbox.ts';
 import { effectiveTimeout } from '../../src/sandbox/spec-view.ts';
 import { doctorJson, doctorReport } from '../../src/sandbox/doctor.ts';
 import { fakeHost } from '../fixtures/sandbox/helpers.ts';
@@ -198,6 +199,10 @@ test('ssrf_protection declared on an exec tool with network allow-all: refused u
   assert.ok(checkLevel(list, full, { 'network-allowlist': 'allow-all', ssrf_protection: 'none' }).ok);
   assert.ok(checkLevel(list, full, { 'network-allowlist': 'deny' }).ok);
   assert.equal(validateDowngrades({ ssrf_protection: 'none' }), []);
+  // Narrowing two sandboxes that say nothing about SSRF does not invent a block to refuse.
+  const plain: SandboxSpec = { level: 'process', capabilities: { network: { mode: 'allow-all' } } };
+  assert.ok(checkLevel(narrowSandbox(plain, { level: 'process' }), full).ok);
+  assert.not.ok(checkLevel(narrowSandbox(plain, spec), full).ok, 'a narrowing that asks for the guard is refused like a declaration');
   // A builtin's worker applies the guard itself: its process layer has nothing to refuse.
   assert.ok(checkLevel(workerProcessSandbox(spec), full).ok);
   assert.ok(checkLevel(workerProcessSandbox(list), full).ok);
