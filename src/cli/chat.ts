@@ -92,6 +92,7 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
     reader: env.reader,
     cwd: env.cwd,
     configDir: setup.configFile ? dirnameOf(setup.configFile) : undefined,
+    configFile: setup.configFile,
     secrets: setup.secrets,
     launchManifest,
     transports: [channel],

@@ -1,6 +1,7 @@
 // `claw doctor`: which isolation layers this machine offers and what each enables (spec §5.8), so
 // an operator knows before a tool call is refused what a sandbox needs and what a downgrade costs.
 import { probeHost } from '../sandbox/host.ts';
+import { scrubInitialEnvironment } from '../node/scrub-env.ts';
 import { doctorJson, doctorReport } from '../sandbox/doctor.ts';
 import { parseArgs } from './args.ts';
 import type { CliEnv } from './env.ts';
@@ -17,6 +18,7 @@ export async function doctorCommand(env: CliEnv, argv: string[]): Promise<number
     env.stdout.write(DOCTOR_HELP);
     return 0;
   }
+  scrubInitialEnvironment(); // as a session with tools does, so the report shows what its tools would see
   const host = await probeHost();
   env.stdout.write(args.flags.has('json') ? `${JSON.stringify(doctorJson(host), null, 2)}\n` : doctorReport(host));
   return 0;

@@ -57,6 +57,7 @@ export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
     reader: env.reader,
     cwd: env.cwd,
     configDir: setup.configFile ? dirnameOf(setup.configFile) : undefined,
+    configFile: setup.configFile,
     secrets,
     launchManifest,
     transports: [stdio, ...extra],

@@ -45,8 +45,10 @@ function narrowNetwork(a: SandboxSpec, b: SandboxSpec): Net {
   }
   const sa = a.capabilities?.network?.ssrf_protection;
   const sb = b.capabilities?.network?.ssrf_protection;
-  // Protection is on unless both sides turned it off explicitly (the guard's default is on).
-  out.ssrf_protection = {
+  // Protection is on unless both sides turned it off explicitly (the guard's default is on). Left absent when
+  // neither side declares it: absent reads as on, and a declared block is what an exec tool's level check
+  // refuses without allow_downgrade.ssrf_protection (src/sandbox/levels.ts).
+  if (sa || sb) out.ssrf_protection = {
     enabled: sa?.enabled !== false || sb?.enabled !== false,
     block_private_ips: sa?.block_private_ips !== false || sb?.block_private_ips !== false,
     dns_pinning: sa?.dns_pinning !== false || sb?.dns_pinning !== false,

@@ -29,6 +29,8 @@ export interface RuntimeDeps {
   cwd: string;
   /** Directory of claw.runtime.yaml: its relative paths (swarm.bus fs:dir) resolve against it, as data_dir's do. */
   configDir?: string;
+  /** claw.runtime.yaml itself: hidden from tools like data_dir and the secrets directory (docs/security.md). */
+  configFile?: string;
   secrets: SecretResolver;
   launchManifest?: ResolvedManifest;
   transports: Transport[];
@@ -129,7 +131,7 @@ export function startRuntime(d: RuntimeDeps): Runtime {
           log: d.log,
           provider: (telemetry) => providerFor(m, telemetry),
         }),
-      environment: (m) => createToolEnvironment({ config: d.config, log: d.log, secrets: d.secrets, env: d.env, cwd: d.cwd, version: d.version, worker: d.worker, dataDir }, m),
+      environment: (m) => createToolEnvironment({ config: d.config, log: d.log, secrets: d.secrets, env: d.env, cwd: d.cwd, version: d.version, worker: d.worker, dataDir, configFile: d.configFile }, m),
     });
   });
   const agentModuleOf = agentLoop

@@ -1,10 +1,13 @@
 // Composition of the tool layer for a running agent: the sandbox runner (src/sandbox), the MCP pool
 // with a sandboxed spawner per sandbox, the network guard and the builtins' worker command.
 // Host capabilities are probed once, when the first session needs them.
-import { detectHost, type HostCapabilities } from '../sandbox/host.ts';
+import { resolve } from 'node:path';
+import { detectHost, type HostCapabilities, type PrivatePaths } from '../sandbox/host.ts';
+import { scrubInitialEnvironment } from '../node/scrub-env.ts';
 import { sweepOrphansOnce } from '../sandbox/orphans.ts';
 import { runRecords } from '../sandbox/run-records.ts';
-import { checkLevel } from '../sandbox/levels.ts';
+import { checkLevel, planIsolation } from '../sandbox/levels.ts';
+import { unprotected } from '../sandbox/unprotected.ts';
 import { runSandboxed } from '../sandbox/runner.ts';
 import { spawnSandboxed } from '../sandbox/spawn.ts';
 import { mountPaths, fsMode } from '../sandbox/spec-view.ts';
@@ -40,8 +43,10 @@ export interface ToolEnvironmentDeps {
   cwd: string;
   version: string;
   worker?: WorkerCommand;
-  /** data_dir: tool runs are recorded under sandbox-runs/ there (src/sandbox/run-records.ts). */
+  /** data_dir (tool runs are recorded under sandbox-runs/ there, src/sandbox/run-records.ts) and the runtime
+   * configuration file: both hidden from every tool (docs/security.md). */
   dataDir?: string;
+  configFile?: string;
 }
 
 /**
@@ -64,14 +69,28 @@ export function cwdFor(sandbox: SandboxSpec, fallback: string): string {
   return fallback;
 }
 
+/** The runtime's own files on this host, which no sandbox may show a tool (src/sandbox/bwrap-args.ts). */
+function privatePaths(d: ToolEnvironmentDeps): PrivatePaths {
+  const secrets = d.config.secrets?.dir ?? d.env.CLAW_SECRETS_DIR;
+  const abs = (p: string) => resolve(d.cwd, p);
+  return {
+    dirs: [secrets, d.dataDir].filter((x): x is string => !!x).map(abs),
+    files: d.configFile ? [abs(d.configFile)] : [],
+    // The agent's workspace (write-workspace skills) is shared with tools on purpose.
+    shared: d.dataDir ? [abs(`${d.dataDir}/workspace`)] : [],
+  };
+}
+
 export async function createToolEnvironment(d: ToolEnvironmentDeps, manifest: ResolvedManifest): Promise<ToolEnvironment> {
-  const host = await detectHost();
+  // Before the first tool child exists: afterwards /proc/<pid>/environ shows no secret (docs/security.md).
+  scrubInitialEnvironment();
   // What a runtime killed mid-call left running is killed before this one runs tools (src/sandbox/orphans.ts).
   const records = d.dataDir ? runRecords(`${d.dataDir}/sandbox-runs`) : undefined;
   if (records) {
     const swept = await sweepOrphansOnce(records.root);
     if (swept.runtimes > 0) d.log.warn('sandbox: swept tool processes of a runtime that died', { ...swept });
   }
+  const host = { ...(await detectHost()), private: privatePaths(d) };
   const allowDowngrade = d.config.sandbox?.allow_downgrade;
   const graceMs = d.config.sandbox?.kill_grace_ms;
   const run: ProcessRunner = (req) =>
@@ -129,8 +148,8 @@ export async function createToolEnvironment(d: ToolEnvironmentDeps, manifest: Re
     },
     isolationNotes(sandbox, impl) {
       const t = isolationTarget(sandbox, impl);
-      const r = checkLevel(t.spec, host, allowDowngrade, t.use);
-      return r.ok ? r.notes : [];
+      const r = planIsolation(t.spec, host, allowDowngrade, t.use);
+      return r.ok ? [...r.plan.notes, unprotected(r.plan, t.spec, host, t.use)] : [];
     },
   };
 }

@@ -1,13 +1,20 @@
 // bubblewrap command line for one tool run (spec §5.8 capabilities.network / .filesystem).
 // Flags checked against bubblewrap 0.8 `--help`. Later mounts cover earlier ones, so the order is:
-// namespaces → root view → /dev, /proc → private dirs → mount_paths → secrets → denied_paths masks.
+// namespaces → root view → /dev, /proc → private dirs → mount_paths → secrets → runtime's own files
+// hidden → denied_paths masks.
 //
 //   filesystem deny      : empty root; /usr, /bin, /sbin, /lib* read-only (what binaries need);
 //                          an empty tmpfs work dir. No /etc.
 //   filesystem read-only : `--ro-bind / /` (recursive, every submount read-only) + tmpfs work dir
-//   filesystem scoped    : /usr, /bin, /sbin, /lib*, /etc read-only + each mount_path with its
-//                          ro/rw permission + tmpfs work dir
+//   filesystem scoped    : /usr, /bin, /sbin, /lib* read-only, the few /etc files a dynamically linked
+//                          program needs (ETC_BASE; ETC_NETWORK only when the network is not denied), each
+//                          mount_path with its ro/rw permission, tmpfs work dir. Never all of /etc: it is
+//                          where secrets directories and runtime configurations usually live.
 //   filesystem full      : `--bind / /`
+//   runtime's own files  : the secrets directory, data_dir (but its workspace/) and claw.runtime.yaml
+//                          (HostCapabilities.private) are covered by an empty read-only tmpfs, a file by
+//                          /dev/null, wherever a bind would show them, whatever the mode; a bind *inside*
+//                          one of them is refused (docs/security.md)
 //   denied_paths         : a directory is covered by a read-only empty tmpfs, a file by /dev/null
 //   network deny         : `--unshare-net` (a fresh namespace with only loopback)
 // Always: `--unshare-pid --die-with-parent` (a setsid() escape dies with the namespace; the sandbox
@@ -16,10 +23,30 @@
 import { lstat, readlink, realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { SandboxSpec } from '../manifest/schema/index.ts';
+import { ClawError } from '../protocol/errors.ts';
+import type { PrivatePaths } from './host.ts';
 import type { IsolationPlan } from './levels.ts';
+import { within } from './paths.ts';
 import { deniedPaths, fsMode, mountPaths } from './spec-view.ts';
 
 const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+/**
+ * What a dynamically linked program reads from /etc whatever it does: the loader's cache and config, name
+ * service switch and the user/group databases (names only: shadow files never), time zone, the Debian
+ * alternatives links (`awk`, `python` and friends are symlinks through /etc/alternatives), the OS release,
+ * and /etc/hosts so `localhost` resolves in the loopback-only namespace of `network: deny`.
+ */
+export const ETC_BASE = ['ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'nsswitch.conf', 'passwd', 'group', 'localtime', 'timezone', 'alternatives', 'os-release', 'hosts'];
+/** Only when the network is not denied: DNS, services, and the CA certificates (never /etc/ssl/private). */
+export const ETC_NETWORK = ['resolv.conf', 'host.conf', 'gai.conf', 'services', 'protocols', 'ssl/certs', 'ssl/openssl.cnf', 'ca-certificates', 'ca-certificates.conf', 'pki/tls/certs', 'pki/ca-trust'];
+
+/** One host path shown in the sandbox: `src` (real) at `dest`. */
+interface Bind {
+  src: string;
+  dest: string;
+  rw: boolean;
+}
 
 export interface BwrapInput {
   spec: SandboxSpec;
@@ -44,13 +71,72 @@ async function kind(p: string): Promise<'dir' | 'file' | 'link' | undefined> {
   }
 }
 
-async function systemView(extra: string[]): Promise<string[]> {
+async function systemView(binds: Bind[]): Promise<string[]> {
   const out: string[] = [];
-  for (const d of [...SYSTEM_DIRS, ...extra]) {
+  for (const d of SYSTEM_DIRS) {
     const k = await kind(d);
     // Merged-/usr systems: /bin → usr/bin. Recreate the link instead of binding its target twice.
     if (k === 'link') out.push('--symlink', await readlink(d), d);
-    else if (k === 'dir') out.push('--ro-bind', d, d);
+    else if (k === 'dir') {
+      out.push('--ro-bind', d, d);
+      binds.push({ src: await realpath(d), dest: d, rw: false });
+    }
+  }
+  return out;
+}
+
+/** The /etc entries of ETC_BASE (+ ETC_NETWORK) that exist here, each bound by its real path (resolv.conf is often a link into /run). */
+async function etcView(network: boolean, binds: Bind[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const name of network ? [...ETC_BASE, ...ETC_NETWORK] : ETC_BASE) {
+    const dest = `/etc/${name}`;
+    const src = await realpath(dest).catch(() => undefined);
+    if (!src) continue;
+    out.push('--ro-bind', src, dest);
+    binds.push({ src, dest, rw: false });
+  }
+  return out;
+}
+
+/** Where host path `p` appears through bind `b` (p inside b.src). */
+const through = (b: Bind, p: string) => (b.src === '/' ? p : `${b.dest}${p.slice(b.src.length)}`);
+
+/**
+ * Hides the runtime's own files from every bind that would show them; a bind that lies inside one is refused
+ * (a tool that asked for a path inside the secrets directory gets an error, not an empty directory).
+ */
+async function hidePrivate(priv: PrivatePaths, binds: Bind[]): Promise<string[]> {
+  const out: string[] = [];
+  const real = async (p: string) => realpath(resolve(p)).catch(() => undefined);
+  const shared = (await Promise.all(priv.shared.map(real))).filter((x): x is string => !!x);
+  const masked = new Set<string>();
+  for (const dir of priv.dirs) {
+    const p = await real(dir);
+    if (!p) continue; // nothing there (yet) to show
+    for (const b of binds) {
+      if (within(b.src, p) && !shared.some((s) => within(s, p) && within(b.src, s))) {
+        throw new ClawError('sandbox-private-path', `the sandbox binds ${b.dest}, which is inside ${dir}, a directory of the runtime itself (secrets, data_dir): no tool may see it (docs/security.md)`);
+      }
+      if (!within(p, b.src)) continue;
+      const at = through(b, p);
+      if (masked.has(at)) continue;
+      masked.add(at);
+      out.push('--tmpfs', at);
+      // data_dir/workspace is the agent's workspace, shared with tools on purpose: shown again through the mask.
+      for (const s of shared) if (within(s, p) && s !== p) out.push(b.rw ? '--bind' : '--ro-bind', s, `${at}${s.slice(p.length)}`);
+      out.push('--remount-ro', at);
+    }
+  }
+  for (const file of priv.files) {
+    const f = await real(file);
+    if (!f) continue;
+    for (const b of binds) {
+      if (b.src === f) throw new ClawError('sandbox-private-path', `the sandbox binds ${b.dest}, the runtime's configuration ${file}: no tool may see it (docs/security.md)`);
+      if (!within(f, b.src)) continue;
+      const at = through(b, f);
+      if (!masked.has(at)) out.push('--ro-bind', '/dev/null', at);
+      masked.add(at);
+    }
   }
   return out;
 }
@@ -61,9 +147,14 @@ export async function bwrapArgs(i: BwrapInput): Promise<string[]> {
   if (i.plan.pids?.by === 'userns-nproc') a.push('--unshare-user');
   if (i.root) a.push('--cap-drop', 'ALL');
   const fm = fsMode(i.spec);
-  if (fm === 'full') a.push('--bind', '/', '/');
-  else if (fm === 'read-only') a.push('--ro-bind', '/', '/');
-  else a.push(...(await systemView(fm === 'scoped' ? ['/etc'] : [])));
+  const binds: Bind[] = [];
+  if (fm === 'full' || fm === 'read-only') {
+    a.push(fm === 'full' ? '--bind' : '--ro-bind', '/', '/');
+    binds.push({ src: '/', dest: '/', rw: fm === 'full' });
+  } else {
+    a.push(...(await systemView(binds)));
+    if (fm === 'scoped') a.push(...(await etcView(i.plan.network !== 'deny', binds)));
+  }
   a.push('--dev', '/dev', '--proc', '/proc');
   if (fm !== 'full') a.push('--tmpfs', i.workdir);
   if (fm === 'scoped') {
@@ -76,10 +167,17 @@ export async function bwrapArgs(i: BwrapInput): Promise<string[]> {
         continue; // a missing ro mount shows nothing; rw mounts were created by the launcher
       }
       a.push(m.permissions === 'rw' ? '--bind' : '--ro-bind', src, dest);
+      binds.push({ src, dest, rw: m.permissions === 'rw' });
     }
   }
-  if (fm === 'deny' || fm === 'scoped') for (const [src, dest] of i.readOnly) a.push('--ro-bind-try', src, dest);
+  if (fm === 'deny' || fm === 'scoped') {
+    for (const [src, dest] of i.readOnly) {
+      a.push('--ro-bind-try', src, dest);
+      binds.push({ src, dest, rw: false });
+    }
+  }
   if (i.secretDir) a.push('--ro-bind', i.secretDir, i.secretDir);
+  if (i.plan.hide) a.push(...(await hidePrivate(i.plan.hide, binds)));
   for (const d of deniedPaths(i.spec)) {
     let real: string;
     try {

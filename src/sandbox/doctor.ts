@@ -1,6 +1,8 @@
 // `claw doctor`: which isolation layers this board offers and which sandbox features each enables
 // (spec §5.8), so an operator sees before a tool call is refused what allow_downgrade would cost.
 import type { HostCapabilities } from './host.ts';
+import { planIsolation } from './levels.ts';
+import { unprotected } from './unprotected.ts';
 
 export interface DoctorLayer {
   name: string;
@@ -15,6 +17,10 @@ export interface DoctorJson {
   host: { platform: string; kernel: string; arch: string; cpus: number; uid: number; root: boolean };
   levels: { provided: string[]; notProvided: { level: string; downgradeKey: string }[] };
   layers: DoctorLayer[];
+  /** Per provided level, with nothing declared: what it does not protect on this host (docs/security.md). */
+  unprotected: { level: string; text: string }[];
+  /** Variables (names) the runtime's /proc/<pid>/environ shows besides harmless ones; a tool outside a pid namespace reads them. */
+  environExposed?: string[];
 }
 
 export function doctorJson(h: HostCapabilities): DoctorJson {
@@ -73,6 +79,11 @@ export function doctorJson(h: HostCapabilities): DoctorJson {
       notProvided: ['wasm', 'container', 'vm'].map((level) => ({ level, downgradeKey: level })),
     },
     layers,
+    unprotected: (['none', 'process'] as const).map((level) => {
+      const r = planIsolation({ level }, h, { bubblewrap: 'none' });
+      return { level, text: r.ok ? unprotected(r.plan, { level }, h) : r.message };
+    }),
+    ...(h.environ?.readable ? { environExposed: h.environ.exposed } : {}),
   };
 }
 
@@ -87,5 +98,14 @@ export function doctorReport(h: HostCapabilities): string {
     for (const e of l.enables) lines.push(`        ${l.available ? '+' : '-'} ${e}`);
     if (!l.available && l.downgradeKey && l.enables.length > 0) lines.push(`        (missing: refused unless allow_downgrade: { ${l.downgradeKey}: ... })`);
   }
-  return lines.join('\n');
+  lines.push('  what each level does not protect here (docs/security.md):');
+  for (const u of j.unprotected) lines.push(`    - ${u.text}`);
+  if (j.environExposed) {
+    lines.push(
+      j.environExposed.length > 0
+        ? `  runtime environment: /proc/<pid>/environ still shows ${j.environExposed.join(', ')}`
+        : '  runtime environment: secrets wiped from /proc/<pid>/environ before tools run (values kept in memory only)',
+    );
+  }
+  return `${lines.join('\n')}\n`;
 }

@@ -15,6 +15,19 @@ export interface Tool {
   error?: string;
 }
 
+/**
+ * This runtime's own files on this host, which no tool may see whatever its sandbox binds
+ * (docs/security.md): given by the runtime (tool-deps.ts), not probed.
+ */
+export interface PrivatePaths {
+  /** The secrets directory and data_dir: hidden wherever a bind would show them; a bind inside one is refused. */
+  dirs: string[];
+  /** The runtime configuration file. */
+  files: string[];
+  /** Directories inside `dirs` shared with tools on purpose (data_dir/workspace). */
+  shared: string[];
+}
+
 export interface HostCapabilities {
   platform: string;
   kernel: string;
@@ -30,7 +43,28 @@ export interface HostCapabilities {
   /** Reported only: the runner uses bubblewrap for namespaces. */
   unshare: Tool;
   cgroup: { support?: CgroupSupport; notes: string[] };
+  /**
+   * Names of the variables this process's /proc/<pid>/environ still shows besides harmless ones (PATH, HOME,
+   * LANG…): empty once src/node/scrub-env.ts has wiped the initial environment block.
+   */
+  environ?: { exposed: string[]; readable: boolean };
+  private?: PrivatePaths;
 }
+
+/** What a process of our uid outside a pid namespace would read in /proc/<our pid>/environ: variable names only. */
+async function probeEnviron(): Promise<HostCapabilities['environ']> {
+  try {
+    const { readFile } = await import('node:fs/promises');
+    const text = await readFile('/proc/self/environ', 'latin1');
+    const names = text.split('\0').map((e) => e.slice(0, Math.max(0, e.indexOf('=')))).filter((n) => n && !HARMLESS_ENV.test(n));
+    return { exposed: [...new Set(names)], readable: true };
+  } catch {
+    return { exposed: [], readable: false };
+  }
+}
+
+/** Environment variables whose values say nothing secret; every other one is wiped from /proc/<pid>/environ (src/node/scrub-env.ts). */
+export const HARMLESS_ENV = /^(PATH|HOME|USER|LOGNAME|SHELL|PWD|OLDPWD|SHLVL|TERM|COLORTERM|LANG|LANGUAGE|LC_[A-Z_]+|TZ|TMPDIR|_)$/;
 
 const STD_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
 
@@ -75,13 +109,14 @@ export async function probeHost(opts: { cgroupParent?: string } = {}): Promise<H
   const root = uid === 0;
   const linux = process.platform === 'linux';
   const none = (n: string): Tool => ({ works: false, error: `${n}: not Linux` });
-  const [bwrap, bwrapUserns, prlimit, unshare, cgroup, sh] = await Promise.all([
+  const [bwrap, bwrapUserns, prlimit, unshare, cgroup, sh, environ] = await Promise.all([
     linux ? probeTool('bwrap', ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', 'true'], ['--version']) : none('bwrap'),
     linux ? probeTool('bwrap', ['--unshare-user', '--unshare-pid', '--die-with-parent', '--ro-bind', '/', '/', 'true']) : none('bwrap'),
     linux ? probeTool('prlimit', ['--nofile=64:64', '--', 'true'], ['--version']) : none('prlimit'),
     linux ? probeTool('unshare', root ? ['--net', '--pid', '--fork', 'true'] : ['--user', '--map-root-user', '--net', 'true']) : none('unshare'),
     linux ? probeCgroups({ parent: opts.cgroupParent }) : Promise.resolve<{ support?: CgroupSupport; notes: string[] }>({ notes: ['not Linux'] }),
     whichSync('sh', '/bin:/usr/bin'),
+    linux ? probeEnviron() : Promise.resolve({ exposed: [], readable: false }),
   ]);
   return {
     platform: process.platform,
@@ -96,6 +131,7 @@ export async function probeHost(opts: { cgroupParent?: string } = {}): Promise<H
     unshare,
     // Entering a cgroup before exec needs a shell (launch.ts); without one the groups are unusable.
     cgroup: sh || !cgroup.support ? cgroup : { notes: [...cgroup.notes, 'no /bin/sh to enter a cgroup with'] },
+    environ,
   };
 }
 

@@ -12,9 +12,16 @@
 //   prlimit               : none             run without memory_mb / max_open_files
 //   network-allowlist     : deny | allow-all an exec/MCP tool cannot be held to a host allowlist
 //                                            at process level; choose one of the two enforceable modes
+//   ssrf_protection       : none             an exec/MCP tool with network allow-all whose sandbox
+//                                            declares ssrf_protection runs WITHOUT the SSRF guard (it
+//                                            guards the runtime's own requests only); declare network
+//                                            deny instead to cut it off
+//
+// What a plan does NOT protect is said in one line by unprotected.ts, logged at STARTING and listed per
+// level by `claw doctor` (docs/security.md).
 import type { SandboxSpec } from '../manifest/schema/index.ts';
-import type { HostCapabilities } from './host.ts';
-import { deniedPaths, effectiveTimeout, fsMode, limit, netMode, type NetMode } from './spec-view.ts';
+import type { HostCapabilities, PrivatePaths } from './host.ts';
+import { deniedPaths, effectiveTimeout, fsMode, limit, mountPaths, netMode, type NetMode } from './spec-view.ts';
 
 export const DOWNGRADES: Readonly<Record<string, readonly string[]>> = {
   wasm: ['process', 'none'],
@@ -24,6 +31,7 @@ export const DOWNGRADES: Readonly<Record<string, readonly string[]>> = {
   max_processes: ['none'],
   prlimit: ['none'],
   'network-allowlist': ['deny', 'allow-all'],
+  ssrf_protection: ['none'],
 };
 
 /** For the runtime configuration loader: one message per invalid entry. */
@@ -60,8 +68,13 @@ export interface IsolationPlan {
   cpuSeconds?: number;
   cpuWeight?: number;
   prlimit: boolean;
+  /** The runtime's own files, hidden from every bubblewrap bind (bwrap-args.ts). */
+  hide?: PrivatePaths;
   notes: string[];
 }
+
+/** paths.ts `within`, repeated: importing it would pull the path checker into the start-up code (docs/startup.md). */
+const within = (p: string, dir: string) => dir === '/' || p === dir || p.startsWith(`${dir}/`);
 
 export type PlanResult = { ok: true; plan: IsolationPlan } | { ok: false; message: string };
 
@@ -112,8 +125,28 @@ export function planIsolation(
     net = d;
   }
   plan.network = net;
+  const ssrf = spec.capabilities?.network?.ssrf_protection;
+  if (net === 'allow-all' && ssrf && ssrf.enabled !== false) {
+    if (allow.ssrf_protection !== 'none') {
+      return refuse(
+        'ssrf_protection cannot be enforced on a child process (exec/MCP tool) with network allow-all: the SSRF guard checks the runtime\'s own requests only, and the tool could reach loopback, private and metadata addresses. ' +
+          'Declare network mode "deny" for this sandbox, or set allow_downgrade: { ssrf_protection: none } in the runtime configuration to run it without the guard.',
+      );
+    }
+    notes.push('ssrf_protection NOT enforced for this child process: it can reach loopback, private and metadata addresses (allow_downgrade.ssrf_protection)');
+  }
 
   const fm = fsMode(spec);
+  const priv = host.private;
+  if (priv && fm === 'scoped') {
+    // Checked on the paths as written here (STARTING); bwrap-args.ts checks the real paths at every launch.
+    for (const m of mountPaths(spec)) {
+      const inside = priv.dirs.find((d) => within(m.path, d) && !priv.shared.some((s) => within(s, d) && within(m.path, s)));
+      if (inside) return refuse(`mount_path ${m.path} is inside ${inside}, a directory of the runtime itself (secrets, data_dir): no tool may see it. Share files through data_dir/workspace or another directory.`);
+      const file = priv.files.find((f) => f === m.path);
+      if (file) return refuse(`mount_path ${m.path} is the runtime configuration: no tool may see it`);
+    }
+  }
   const needsNs: string[] = [];
   if (net === 'deny') needsNs.push('network deny');
   if (fm !== 'full') needsNs.push(`filesystem ${fm}`);
@@ -132,6 +165,7 @@ export function planIsolation(
     notes.push(`bubblewrap unavailable: NOT enforced: ${needsNs.join(', ')} (allow_downgrade.bubblewrap)`);
   }
   plan.bwrap = host.bwrap.works && (lvl === 'process' || needsNs.length > 0);
+  if (plan.bwrap && priv) plan.hide = priv;
   if (plan.bwrap) {
     // Say what bubblewrap is used for, so the log shows every layer in force, not only downgrades.
     notes.push(`bubblewrap: pid namespace (setsid escapes die with it)${net === 'deny' ? ', no network' : ''}, filesystem ${fm}${deniedPaths(spec).length ? ', denied_paths masked' : ''}`);

@@ -72,7 +72,10 @@ test('generated bubblewrap flags exist in `bwrap --help` and match the spec per 
   assert.ok(has(deny, '--tmpfs', '/root', '--remount-ro', '/root'));
   assert.ok(has(ro, '--ro-bind', '/', '/') && has(ro, '--tmpfs', '/tmp/claw-run-x'));
   assert.not.ok(ro.includes('--unshare-net'));
-  assert.ok(has(scoped, '--bind', '/tmp', '/tmp') && has(scoped, '--ro-bind', '/usr/share', '/usr/share') && has(scoped, '--ro-bind', '/etc', '/etc'));
+  assert.ok(has(scoped, '--bind', '/tmp', '/tmp') && has(scoped, '--ro-bind', '/usr/share', '/usr/share'));
+  assert.not.ok(has(scoped, '--ro-bind', '/etc', '/etc'), 'scoped: never all of /etc');
+  assert.ok(has(scoped, '--ro-bind', '/etc/ld.so.cache', '/etc/ld.so.cache'), 'scoped: the loader cache');
+  assert.not.ok(scoped.some((x) => x.startsWith('/etc/shadow') || x.startsWith('/etc/ssl/private')), 'scoped: no shadow, no private keys');
   assert.ok(has(full, '--bind', '/', '/') && has(full, '--unshare-user'));
 
   const h = await detectHost();

@@ -2,6 +2,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { SandboxSpec } from '../../src/manifest/schema/index.ts';
 import { checkLevel, planIsolation, validateDowngrades } from '../../src/sandbox/levels.ts';
+import { unprotected } from '../../src/sandbox/unprotected.ts';
+import { workerProcessSandbox } from '../../src/tools/builtins/impl.ts';
+import { narrowSandbox } from '../../src/gates/narrow-sandbox.ts';
 import { effectiveTimeout } from '../../src/sandbox/spec-view.ts';
 import { doctorJson, doctorReport } from '../../src/sandbox/doctor.ts';
 import { fakeHost } from '../fixtures/sandbox/helpers.ts';
@@ -13,6 +16,8 @@ const bare = fakeHost({});
 
 test('none and process are provided', () => {
   assert.equal(checkLevel({ level: 'none' }, bare), { ok: true, level: 'none', notes: [] });
+  const none = planIsolation({ level: 'none' }, bare);
+  if (none.ok) assert.match(unprotected(none.plan, { level: 'none' }, bare), /^level none does not protect: .*every file the runtime can/);
   const r = checkLevel({ level: 'process' }, full);
   assert.ok(r.ok);
   if (r.ok) assert.is(r.level, 'process');
@@ -174,6 +179,56 @@ test('runtime configuration section: allow_downgrade validated, kill_grace_ms bo
   if (!bad.success) assert.match(bad.issues[0].message, /allow_downgrade\.container: "docker" is not one of process, none/);
   assert.not.ok(v.safeParse(sandboxRuntimeConfigSchema, { kill_grace_ms: -1 }).success);
   assert.not.ok(v.safeParse(sandboxRuntimeConfigSchema, { other: 1 }).success);
+});
+
+test('ssrf_protection declared on an exec tool with network allow-all: refused unless { ssrf_protection: none }, then a note', () => {
+  const spec: SandboxSpec = { level: 'process', capabilities: { network: { mode: 'allow-all', ssrf_protection: { enabled: true } } } };
+  const r = checkLevel(spec, full);
+  assert.not.ok(r.ok);
+  if (!r.ok) assert.match(r.message, /allow_downgrade: \{ ssrf_protection: none \}/);
+  const named = checkLevel(spec, full, { ssrf_protection: 'none' });
+  assert.ok(named.ok);
+  if (named.ok) assert.match(named.notes.join('\n'), /ssrf_protection NOT enforced/);
+  // In-process builtins enforce it themselves; a disabled guard or a network deny needs nothing.
+  assert.ok(checkLevel(spec, full, {}, 'builtin').ok);
+  assert.ok(checkLevel({ level: 'process', capabilities: { network: { mode: 'allow-all', ssrf_protection: { enabled: false } } } }, full).ok);
+  assert.ok(checkLevel({ level: 'process', capabilities: { network: { mode: 'deny', ssrf_protection: { enabled: true } } } }, full).ok);
+  // An allowlist run as allow-all loses the guard too: both downgrades must be named.
+  const list: SandboxSpec = { level: 'process', capabilities: { network: { mode: 'allowlist', allowed_hosts: ['a.example'], ssrf_protection: { enabled: true } } } };
+  assert.not.ok(checkLevel(list, full, { 'network-allowlist': 'allow-all' }).ok);
+  assert.ok(checkLevel(list, full, { 'network-allowlist': 'allow-all', ssrf_protection: 'none' }).ok);
+  assert.ok(checkLevel(list, full, { 'network-allowlist': 'deny' }).ok);
+  assert.equal(validateDowngrades({ ssrf_protection: 'none' }), []);
+  // Narrowing two sandboxes that say nothing about SSRF does not invent a block to refuse.
+  const plain: SandboxSpec = { level: 'process', capabilities: { network: { mode: 'allow-all' } } };
+  assert.ok(checkLevel(narrowSandbox(plain, { level: 'process' }), full).ok);
+  assert.not.ok(checkLevel(narrowSandbox(plain, spec), full).ok, 'a narrowing that asks for the guard is refused like a declaration');
+  // A builtin's worker applies the guard itself: its process layer has nothing to refuse.
+  assert.ok(checkLevel(workerProcessSandbox(spec), full).ok);
+  assert.ok(checkLevel(workerProcessSandbox(list), full).ok);
+});
+
+test('a scoped mount_path inside the runtime\'s own directories is refused; data_dir/workspace is shared', () => {
+  const host = { ...full, private: { dirs: ['/etc/claw/secrets', '/srv/agent/data'], files: ['/srv/agent/claw.runtime.yaml'], shared: ['/srv/agent/data/workspace'] } };
+  const scoped = (path: string): SandboxSpec => ({ level: 'process', capabilities: { filesystem: { mode: 'scoped', mount_paths: [{ path, permissions: 'rw' }] } } });
+  for (const p of ['/etc/claw/secrets', '/etc/claw/secrets/x', '/srv/agent/data', '/srv/agent/data/memory']) {
+    const r = checkLevel(scoped(p), host);
+    assert.not.ok(r.ok, p);
+    if (!r.ok) assert.match(r.message, /a directory of the runtime itself/);
+  }
+  assert.not.ok(checkLevel(scoped('/srv/agent/claw.runtime.yaml'), host).ok);
+  for (const p of ['/srv/agent/data/workspace', '/srv/agent/data/workspace/notes', '/srv/agent', '/etc/claw']) assert.ok(checkLevel(scoped(p), host).ok, p);
+  const plan = planIsolation(scoped('/srv/agent'), host);
+  assert.ok(plan.ok && plan.plan.hide === host.private, 'the plan carries what bubblewrap must hide');
+});
+
+test('doctor: what each provided level does not protect, and the environ check', () => {
+  const j = doctorJson({ ...fakeHost({ bwrap: true, cgroup: true }), environ: { exposed: ['OPENAI_API_KEY'], readable: true } });
+  assert.equal(j.unprotected.map((u) => u.level), ['none', 'process']);
+  assert.match(j.unprotected[0].text, /level none does not protect: .*secrets directory/);
+  assert.match(j.unprotected[1].text, /level process \+ bubblewrap does not protect: .*shared kernel/);
+  assert.equal(j.environExposed, ['OPENAI_API_KEY']);
+  assert.match(doctorReport({ ...fakeHost({}), environ: { exposed: [], readable: true } }), /secrets wiped from \/proc\/<pid>\/environ/);
 });
 
 test.run();

@@ -42,8 +42,9 @@ export type WorkerReply = { result: ToolResult } | { violation: { rule: string; 
  */
 export function workerProcessSandbox(sb: SandboxSpec): SandboxSpec {
   const net = sb.capabilities?.network;
-  if (net?.mode !== 'allowlist') return sb;
-  return { ...sb, capabilities: { ...sb.capabilities, network: { ...net, mode: 'allow-all' } } };
+  if (!net || net.mode === 'deny' || (net.mode !== 'allowlist' && !net.ssrf_protection)) return sb;
+  // The SSRF guard, like the allowlist, is the worker's own: nothing for the process layer to refuse.
+  return { ...sb, capabilities: { ...sb.capabilities, network: { ...net, mode: 'allow-all', ssrf_protection: { ...net.ssrf_protection, enabled: false } } } };
 }
 
 /** A builtin that runs in a worker child under this sandbox. */

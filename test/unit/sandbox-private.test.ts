@@ -1,0 +1,70 @@
+// bubblewrap arguments that hide the runtime's own files (secrets dir, data_dir, claw.runtime.yaml) wherever a
+// bind would show them, and the /etc a scoped sandbox gets; on real temp dirs, since binds are decided on real paths.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SandboxSpec } from '../../src/manifest/schema/index.ts';
+import { bwrapArgs, ETC_NETWORK } from '../../src/sandbox/bwrap-args.ts';
+import { planIsolation } from '../../src/sandbox/levels.ts';
+import { fakeHost } from '../fixtures/sandbox/helpers.ts';
+
+const has = (a: string[], ...seq: string[]) => a.some((_, i) => seq.every((s, j) => a[i + j] === s));
+
+function fixture() {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'claw-private-')));
+  mkdirSync(join(root, 'secrets'));
+  mkdirSync(join(root, 'data/workspace'), { recursive: true });
+  writeFileSync(join(root, 'claw.runtime.yaml'), 'data_dir: ./data\n');
+  const priv = { dirs: [join(root, 'secrets'), join(root, 'data')], files: [join(root, 'claw.runtime.yaml')], shared: [join(root, 'data/workspace')] };
+  return { root, priv, host: { ...fakeHost({ bwrap: true, cgroup: true }), private: priv } };
+}
+
+async function args(spec: SandboxSpec, host: ReturnType<typeof fixture>['host']): Promise<string[]> {
+  const p = planIsolation(spec, host);
+  if (!p.ok) throw new Error(p.message);
+  return bwrapArgs({ spec, plan: p.plan, root: true, workdir: '/tmp/claw-run-x', cwd: '/tmp/claw-run-x', readOnly: [], maskCgroupFs: false });
+}
+
+test('full and read-only: the secrets dir and data_dir become empty read-only tmpfs, the workspace is shown again, the config is /dev/null', async () => {
+  const { root, host } = fixture();
+  try {
+    for (const mode of ['full', 'read-only'] as const) {
+      const a = await args({ level: 'process', capabilities: { filesystem: { mode } } }, host);
+      assert.ok(has(a, '--tmpfs', `${root}/secrets`, '--remount-ro', `${root}/secrets`), mode);
+      assert.ok(has(a, '--tmpfs', `${root}/data`, mode === 'full' ? '--bind' : '--ro-bind', `${root}/data/workspace`, `${root}/data/workspace`, '--remount-ro', `${root}/data`), mode);
+      assert.ok(has(a, '--ro-bind', '/dev/null', `${root}/claw.runtime.yaml`), mode);
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('scoped: a mount reached through a symlink is masked where the sandbox sees it; a mount inside a private dir throws', async () => {
+  const { root, host } = fixture();
+  try {
+    symlinkSync(root, `${root}-link`);
+    const a = await args({ level: 'process', capabilities: { network: { mode: 'deny' }, filesystem: { mode: 'scoped', mount_paths: [{ path: `${root}-link`, permissions: 'ro' }] } } }, host);
+    assert.ok(has(a, '--ro-bind', root, `${root}-link`));
+    assert.ok(has(a, '--tmpfs', `${root}-link/secrets`));
+    assert.ok(has(a, '--ro-bind', '/dev/null', `${root}-link/claw.runtime.yaml`));
+    assert.not.ok(a.some((x) => ETC_NETWORK.some((n) => x === `/etc/${n}`)), 'no DNS or CA files under network deny');
+    // A link that leads inside the secrets dir passes the lexical check at STARTING and is caught on the real path.
+    symlinkSync(join(root, 'secrets'), `${root}-sec`);
+    const spec: SandboxSpec = { level: 'process', capabilities: { filesystem: { mode: 'scoped', mount_paths: [{ path: `${root}-sec`, permissions: 'ro' }] } } };
+    await args(spec, host).then(
+      () => assert.unreachable('a bind inside the secrets dir must be refused'),
+      (e) => {
+        assert.is(e.code, 'sandbox-private-path');
+        assert.match(e.message, /a directory of the runtime itself/);
+      },
+    );
+  } finally {
+    rmSync(`${root}-link`, { force: true });
+    rmSync(`${root}-sec`, { force: true });
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test.run();
