@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { agent, manifest, type Agent } from './helpers/l2-agent.ts';
 
 const FULL = Number(process.env.CLAW_RACE_CALLS) || 0;
-const CALLS = { none: FULL || 1000, process: FULL || 150 };
+const CALLS = { none: FULL || 1000, process: FULL || 100 };
 const CONCURRENCY = { none: 8, process: 4 };
 
 const tool = (name: string) => `    - inline:
