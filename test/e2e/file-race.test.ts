@@ -29,10 +29,14 @@ const sandbox = (level: string) => `      level: "${level}"
           mount_paths:
             - { path: "__DIR__/work", permissions: "rw" }`;
 
-/** The finding's loop, bounded by `timeout` in case this process dies before it kills the racer. */
-function startRacer(work: string, target: string): ChildProcess {
+/**
+ * The finding's loop, bounded by `timeout` (longer than the calls can take) in case this process dies
+ * before it kills the racer.
+ */
+function startRacer(work: string, target: string, calls: number): ChildProcess {
   const loop = `cd "$1" && while :; do mv d d.real; ln -s "$2" d; rm d; mv d.real d; done`;
-  return spawn('timeout', ['120', 'sh', '-c', loop, 'racer', work, target], { stdio: 'ignore', detached: true });
+  const seconds = String(Math.max(120, calls));
+  return spawn('timeout', [seconds, 'sh', '-c', loop, 'racer', work, target], { stdio: 'ignore', detached: true });
 }
 
 async function stopRacer(racer: ChildProcess, work: string): Promise<void> {
@@ -81,7 +85,7 @@ async function raceAt(level: 'none' | 'process') {
   const writes = { inside: 0, outside: 0, refused: 0, failed: 0 };
   try {
     // Reads: the racer's link leads to /etc, so a read that escapes returns the real /etc/passwd.
-    let racer = startRacer(work, '/etc');
+    let racer = startRacer(work, '/etc', n);
     try {
       await race(a, level, n, async (i) => {
         const r = await a.call('file-read', { path: `${work}/d/passwd` }, `r-${i}`);
@@ -97,7 +101,7 @@ async function raceAt(level: 'none' | 'process') {
     }
     // Writes: the link leads to a scratch dir next to the mount (never /etc: an escaping write must
     // not touch the host). Create, truncate, append and create_dirs, each with its own name.
-    racer = startRacer(work, outside);
+    racer = startRacer(work, outside, n);
     const landed: string[] = [];
     try {
       await race(a, level, n, async (i) => {
