@@ -10,8 +10,9 @@
 //   full      → everything
 //   denied_paths win over every mode and mount.
 //
-// Residual risk: a symlink swapped in between this check and the open (TOCTOU). Callers open the
-// returned `real` path, which narrows the window to a swap of one of its components.
+// Judging a path and then opening it by name races with a symlink swapped in between (TOCTOU): the
+// file builtins open through safe-open.ts, which walks the path one component at a time through
+// directory file descriptors and judges the path it really took with the `Scope` below.
 import { lstat, readlink } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { FsCaps } from './spec-view.ts';
@@ -56,36 +57,74 @@ export function within(path: string, dir: string): boolean {
   return path === dir || path.startsWith(`${dir}/`);
 }
 
-export async function checkPath(path: string, access: 'read' | 'write', fs: FsCaps | undefined, cwd: string): Promise<PathCheck> {
+/**
+ * A filesystem scope with its mounts and denied paths resolved once, judging paths that are already
+ * real (every symlink resolved, `..` applied after). `lexical` is the requested path with `..` applied
+ * as written: a denied path also matches it, so `denied/../x`-style spellings need no resolution.
+ */
+export interface Scope {
+  mode: NonNullable<FsCaps['mode']>;
+  /** Real directories of the mount_paths (scoped), shallowest first. */
+  mountRoots: string[];
+  /** No denied paths and a mode that allows everything of this access: nothing to escape from. */
+  unconfined(access: 'read' | 'write'): boolean;
+  /** undefined when allowed, else the reason. */
+  judge(real: string, access: 'read' | 'write', requested: string, lexical?: string): string | undefined;
+}
+
+export async function loadScope(fs: FsCaps | undefined, cwd: string): Promise<Scope> {
   const mode = fs?.mode ?? 'full';
-  if (mode === 'deny') return { ok: false, reason: 'the sandbox denies filesystem access (filesystem.mode: deny)' };
-  if (typeof path !== 'string' || path === '' || path.includes('\0')) return { ok: false, reason: 'invalid path' };
-  // Not path.resolve: it would apply `..` lexically before symlinks are seen (`link/..` ≠ dirname).
-  const joined = isAbsolute(path) ? path : `${resolve(cwd)}/${path}`;
-  const lexical = resolve(joined);
+  const denied: { decl: string; lexical: string; real: string }[] = [];
+  for (const d of fs?.denied_paths ?? []) {
+    const lexical = resolve(cwd, d);
+    denied.push({ decl: d, lexical, real: await resolveReal(lexical).catch(() => lexical) });
+  }
+  const mounts: { dir: string; rw: boolean; decl: string }[] = [];
+  for (const m of mode === 'scoped' ? (fs?.mount_paths ?? []) : []) {
+    const ml = resolve(cwd, m.path);
+    mounts.push({ dir: await resolveReal(ml).catch(() => ml), rw: m.permissions === 'rw', decl: m.path });
+  }
+  return {
+    mode,
+    mountRoots: mounts.map((m) => m.dir).sort((a, b) => a.length - b.length),
+    unconfined: (access) => denied.length === 0 && (mode === 'full' || (mode === 'read-only' && access === 'read')),
+    judge(real, access, requested, lexical) {
+      if (mode === 'deny') return 'the sandbox denies filesystem access (filesystem.mode: deny)';
+      for (const d of denied) {
+        if (within(real, d.real) || within(real, d.lexical) || (lexical !== undefined && within(lexical, d.lexical))) return `${requested} is inside denied path ${d.decl}`;
+      }
+      if (mode === 'full') return undefined;
+      if (mode === 'read-only') return access === 'read' ? undefined : 'the sandbox filesystem is read-only (filesystem.mode: read-only)';
+      // scoped: the deepest mount containing the real path decides.
+      let best: (typeof mounts)[number] | undefined;
+      for (const m of mounts) if (within(real, m.dir) && (!best || m.dir.length > best.dir.length)) best = m;
+      if (!best) return `${requested} resolves to ${real}, outside the sandbox's mount_paths`;
+      if (access === 'write' && !best.rw) return `${requested} is in read-only mount ${best.decl}`;
+      return undefined;
+    },
+  };
+}
+
+/** The requested path joined with cwd, not normalized: `..` must meet the symlinks before it. */
+export const joinCwd = (path: string, cwd: string): string => (isAbsolute(path) ? path : `${resolve(cwd)}/${path}`);
+
+export const validPath = (path: unknown): path is string => typeof path === 'string' && path !== '' && !path.includes('\0');
+
+/**
+ * A one-shot judgement by resolving the path first. Only for decisions that open nothing (a working
+ * directory): opening what was judged here races with a symlink swap — the file builtins open through
+ * `openInScope` (safe-open.ts), which judges what it actually opens.
+ */
+export async function checkPath(path: string, access: 'read' | 'write', fs: FsCaps | undefined, cwd: string): Promise<PathCheck> {
+  if ((fs?.mode ?? 'full') === 'deny') return { ok: false, reason: 'the sandbox denies filesystem access (filesystem.mode: deny)' };
+  if (!validPath(path)) return { ok: false, reason: 'invalid path' };
+  const joined = joinCwd(path, cwd);
   let real: string;
   try {
     real = await resolveReal(joined);
   } catch (e) {
     return { ok: false, reason: `cannot resolve ${path}: ${(e as Error).message}` };
   }
-  for (const d of fs?.denied_paths ?? []) {
-    const dl = resolve(cwd, d);
-    const dr = await resolveReal(dl).catch(() => dl);
-    if (within(real, dr) || within(lexical, dl) || within(real, dl)) return { ok: false, reason: `${path} is inside denied path ${d}` };
-  }
-  if (mode === 'full') return { ok: true, real };
-  if (mode === 'read-only') {
-    return access === 'read' ? { ok: true, real } : { ok: false, reason: 'the sandbox filesystem is read-only (filesystem.mode: read-only)' };
-  }
-  // scoped: the deepest mount containing the real path decides.
-  let best: { dir: string; rw: boolean; decl: string } | undefined;
-  for (const m of fs?.mount_paths ?? []) {
-    const ml = resolve(cwd, m.path);
-    const mr = await resolveReal(ml).catch(() => ml);
-    if (within(real, mr) && (!best || mr.length > best.dir.length)) best = { dir: mr, rw: m.permissions === 'rw', decl: m.path };
-  }
-  if (!best) return { ok: false, reason: `${path} resolves to ${real}, outside the sandbox's mount_paths` };
-  if (access === 'write' && !best.rw) return { ok: false, reason: `${path} is in read-only mount ${best.decl}` };
-  return { ok: true, real };
+  const reason = (await loadScope(fs, cwd)).judge(real, access, path, resolve(joined));
+  return reason === undefined ? { ok: true, real } : { ok: false, reason };
 }

@@ -1,9 +1,8 @@
 // `file-read`: { path: string, encoding?: "utf8" | "base64", max_bytes?: integer } → the file's
-// content. Confined by the sandbox's filesystem scope, checked on the resolved real path (spec §5.8:
-// `..` and symlinks cannot leave the scope), opened without following a final symlink.
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { checkPath } from '../../sandbox/paths.ts';
+// content. Confined by the sandbox's filesystem scope (spec §5.8: `..` and symlinks cannot leave it):
+// opened through src/sandbox/safe-open.ts, which walks the path through directory descriptors and
+// judges the path it really took, so a symlink swapped in mid-call cannot lead out. Regular files only.
+import { openInScope } from '../../sandbox/safe-open.ts';
 import { SandboxViolation, textResult } from '../types.ts';
 import type { BuiltinDef } from './def.ts';
 
@@ -19,15 +18,15 @@ export const fileRead: BuiltinDef = {
   },
   async run(args, ctx) {
     if (typeof args.path !== 'string' || args.path === '') return textResult('file-read needs a "path"', true);
-    const checked = await checkPath(args.path, 'read', ctx.sandbox.capabilities?.filesystem, ctx.cwd);
-    if (!checked.ok) throw new SandboxViolation('filesystem', checked.reason);
     const max = typeof args.max_bytes === 'number' ? args.max_bytes : DEFAULT_MAX;
-    let fh;
+    let opened;
     try {
-      fh = await open(checked.real, constants.O_RDONLY | constants.O_NOFOLLOW);
+      opened = await openInScope({ path: args.path, cwd: ctx.cwd, fs: ctx.sandbox.capabilities?.filesystem });
     } catch (e) {
       return textResult(`cannot read ${args.path}: ${(e as { code?: string }).code ?? (e as Error).message}`, true);
     }
+    if (!opened.ok) throw new SandboxViolation('filesystem', opened.reason);
+    const fh = opened.fh;
     try {
       const buf = Buffer.alloc(max + 1);
       const { bytesRead } = await fh.read(buf, 0, max + 1, 0);
