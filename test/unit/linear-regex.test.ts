@@ -1,0 +1,68 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { compileLinear, linearRegexProblem, LinearRegexError } from '../../src/policy/linear-regex.ts';
+
+// Differential: the linear engine answers as the host's RegExp does on patterns both accept.
+const CASES: [string, string, string[]][] = [
+  ['.*password.*=.*', '', ['x password = 1', 'password', 'pass=word', 'PASSWORD=1', 'a\npassword=\n']],
+  ['^rm\\s+-rf\\s+/$', '', ['rm -rf /', 'rm  -rf /', 'rm -rf /tmp', ' rm -rf /']],
+  ['^a|b$', 'm', ['a', 'xb', 'x\na', 'b\nx', 'xx']],
+  ['\\bfoo\\b', '', ['foo', 'a foo b', 'foobar', 'barfoo', '_foo']],
+  ['\\Bfoo', '', ['foo', 'afoo', ' foo']],
+  ['[^a-c]x', 'i', ['Ax', 'dx', 'ax', 'Dx']],
+  ['[\\w-]+@[a-z.]{2,5}$', '', ['a-b@ex.com', '@x.co', 'ab@verylongdomain']],
+  ['(?:ab){2,3}c', '', ['ababc', 'abc', 'abababababc', 'ababab']],
+  ['(?<year>\\d{4})-(\\d\\d)', '', ['2024-01', '24-01', 'x12345-678']],
+  ['colou?r', 'i', ['COLOR', 'colour', 'colr']],
+  ['^.{2}$', 'u', ['ab', '😀a', '😀', 'abc']],
+  ['^.{2}$', '', ['ab', '😀', '😀a']],
+  ['a.b', 's', ['a\nb', 'axb']],
+  ['a.b', '', ['a\nb', 'axb']],
+  ['\\x41\\u0042\\t', '', ['AB\t', 'AB ']],
+  ['(a*)*b', '', ['aaaab', 'aaaa', 'b']],
+  ['(a|ab)(c|bcd)(d*)', '', ['abcd', 'acd', 'x']],
+  ['^$', '', ['', 'a']],
+  ['[\\s\\S]*x', '', ['abc', 'abcx']],
+  ['[.$^]', '', ['a', '.', '$']],
+  ['a{,2}', '', ['a{,2}', 'aa']],
+  ['\\d+(\\.\\d+)*', '', ['v1.2.3', 'v', '10']],
+  ['[^\\d\\s]', '', ['1 2', '1 a']],
+  ['é', 'i', ['É', 'e']],
+];
+
+test('answers as the host RegExp does', () => {
+  for (const [src, flags, inputs] of CASES) {
+    const mine = compileLinear(src, flags);
+    const host = new RegExp(src, flags);
+    for (const s of inputs) assert.is(mine.test(s), host.test(s), `/${src}/${flags} on ${JSON.stringify(s)}`);
+  }
+});
+
+test('refuses what needs backtracking, naming the construct', () => {
+  assert.match(linearRegexProblem('(a)\\1')!, /backreference/);
+  assert.match(linearRegexProblem('(?<n>a)\\k<n>')!, /backreference/);
+  assert.match(linearRegexProblem('foo(?=bar)')!, /lookaround/);
+  assert.match(linearRegexProblem('(?<!x)y')!, /lookaround/);
+  assert.match(linearRegexProblem('a{1,100000}')!, /repetition/);
+  assert.match(linearRegexProblem('(a{500}){500}')!, /too large/);
+  assert.match(linearRegexProblem('(')!, /Invalid regular expression/);
+  assert.throws(() => compileLinear('a(?=b)'), (e: unknown) => e instanceof LinearRegexError);
+  assert.is(linearRegexProblem('.*password.*=.*'), undefined);
+});
+
+test('linear time: the spec example against 300 KB answers in well under a second', () => {
+  const re = compileLinear('.*password.*=.*');
+  const long = 'password '.repeat(34_000);
+  const t0 = performance.now();
+  assert.is(re.test(long), false);
+  const nested = compileLinear('^(a+)+$');
+  assert.is(nested.test('a'.repeat(100_000) + 'b'), false);
+  assert.ok(performance.now() - t0 < 1500, `took ${performance.now() - t0} ms`);
+});
+
+test('compiled once per pattern and flags', () => {
+  assert.is(compileLinear('abc'), compileLinear('abc'));
+  assert.is.not(compileLinear('abc'), compileLinear('abc', 'i'));
+});
+
+test.run();
