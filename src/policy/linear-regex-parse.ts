@@ -5,7 +5,7 @@
 export type AssertKind = 'bol' | 'eol' | 'wordb' | 'nwordb';
 export type Node =
   | { type: 'empty' }
-  | { type: 'char'; test: (c: number) => boolean }
+  | { type: 'char'; test: (c: number) => boolean; literal?: number }
   | { type: 'assert'; kind: AssertKind }
   | { type: 'seq'; items: Node[] }
   | { type: 'alt'; items: Node[] }
@@ -130,7 +130,8 @@ class Parser {
       default: {
         this.i--;
         const cp = this.literalCodePoint();
-        return this.char((x) => x === cp);
+        const node = this.char((x) => x === cp);
+        return this.o.icase ? node : { ...node, literal: cp };
       }
     }
   }
@@ -298,5 +299,22 @@ export function parseLinear(source: string, o: ParseOptions): Node {
   const p = new Parser(source, o);
   const node = p.alt();
   if (!p.eof()) p.fail('unbalanced parenthesis');
-  return node;
+  return trimOptionalEnds(node);
+}
+
+/**
+ * Only whether a match exists is asked, anywhere in the text: a leading or trailing `X*` / `X?` (a repetition
+ * that may match nothing) changes no answer, so `.*password.*=.*` runs as `password.*=`. Fewer live states,
+ * and a literal first character lets the search skip ahead (linear-regex.ts).
+ */
+function trimOptionalEnds(n: Node): Node {
+  if (n.type === 'repeat' && n.min === 0) return { type: 'empty' };
+  if (n.type !== 'seq') return n;
+  let a = 0;
+  let b = n.items.length;
+  const optional = (x: Node) => x.type === 'repeat' && x.min === 0;
+  while (a < b && optional(n.items[a])) a++;
+  while (b > a && optional(n.items[b - 1])) b--;
+  const items = n.items.slice(a, b);
+  return items.length === 0 ? { type: 'empty' } : items.length === 1 ? items[0] : { type: 'seq', items };
 }

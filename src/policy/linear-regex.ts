@@ -37,7 +37,7 @@ export interface LinearRegex {
 
 // Instructions. CHAR tests one character; SPLIT forks; ASSERT checks a zero-width condition.
 type Inst =
-  | { op: 'char'; test: (c: number) => boolean; next: number }
+  | { op: 'char'; test: (c: number) => boolean; literal?: number; next: number }
   | { op: 'split'; a: number; b: number }
   | { op: 'jmp'; next: number }
   | { op: 'assert'; kind: 'bol' | 'eol' | 'wordb' | 'nwordb'; next: number }
@@ -85,17 +85,18 @@ function build(source: string, flags: string): LinearRegex {
   };
   compile(ast, emit, prog);
   emit({ op: 'match' });
-  return { source, flags, test: (text) => run(prog, text, opts) };
+  const flat = flatten(prog);
+  return { source, flags, test: (text) => run(flat, text, opts.multiline, opts.unicode) };
 }
 
-// Each fragment is compiled in place; `patch` fills the forward references to the instruction after it.
+// Each fragment is emitted in place; forward references (split's second branch, jmp) are patched once known.
 function compile(n: Node, emit: (i: Inst) => number, prog: Inst[]): void {
   const here = () => prog.length;
   switch (n.type) {
     case 'empty':
       return;
     case 'char':
-      emit({ op: 'char', test: n.test, next: here() + 1 });
+      emit({ op: 'char', test: n.test, literal: n.literal, next: here() + 1 });
       return;
     case 'assert':
       emit({ op: 'assert', kind: n.kind, next: here() + 1 });
@@ -142,90 +143,133 @@ function compile(n: Node, emit: (i: Inst) => number, prog: Inst[]): void {
 const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 const isLineTerminator = (c: number): boolean => c === 10 || c === 13 || c === 0x2028 || c === 0x2029;
 
-/** Pike-style simulation without captures: two state lists, each state entered at most once per position. */
-function run(prog: Inst[], text: string, opts: { multiline: boolean; unicode: boolean }): boolean {
+const OP_CHAR = 0;
+const OP_SPLIT = 1;
+const OP_JMP = 2;
+const OP_MATCH = 3;
+const OP_BOL = 4;
+const OP_EOL = 5;
+const OP_WORDB = 6;
+const OP_NWORDB = 7;
+const ASSERT_OPS = { bol: OP_BOL, eol: OP_EOL, wordb: OP_WORDB, nwordb: OP_NWORDB } as const;
+
+/** The program as flat arrays: one monomorphic loop reads them (objects of five shapes made it 10× slower). */
+interface Flat {
+  op: Uint8Array;
+  x: Int32Array; // char/jmp/assert: next; split: first branch
+  y: Int32Array; // split: second branch
+  test: ((c: number) => boolean)[];
+  /** char: the one code point it accepts, or -1 (then `test` decides): saves a call per state and character. */
+  lit: Int32Array;
+  /** When every match starts with this one character (the start closure is one literal state): its text. */
+  first?: string;
+}
+
+function flatten(prog: Inst[]): Flat {
   const n = prog.length;
+  const f: Flat = { op: new Uint8Array(n), x: new Int32Array(n), y: new Int32Array(n), test: new Array(n).fill(null), lit: new Int32Array(n).fill(-1) };
+  prog.forEach((inst, pc) => {
+    if (inst.op === 'char') [f.op[pc], f.x[pc], f.test[pc], f.lit[pc]] = [OP_CHAR, inst.next, inst.test, inst.literal ?? -1];
+    else if (inst.op === 'split') [f.op[pc], f.x[pc], f.y[pc]] = [OP_SPLIT, inst.a, inst.b];
+    else if (inst.op === 'jmp') [f.op[pc], f.x[pc]] = [OP_JMP, inst.next];
+    else if (inst.op === 'assert') [f.op[pc], f.x[pc]] = [ASSERT_OPS[inst.kind], inst.next];
+    else f.op[pc] = OP_MATCH;
+  });
+  let pc = 0;
+  while (f.op[pc] === OP_JMP) pc = f.x[pc];
+  const head = prog[pc];
+  if (head.op === 'char' && head.literal !== undefined) f.first = String.fromCodePoint(head.literal);
+  return f;
+}
+
+/**
+ * Thompson simulation without captures: two lists of character states; each state is entered at most once
+ * per position (a generation mark instead of clearing), so a position costs O(program length).
+ */
+function run(p: Flat, text: string, multiline: boolean, unicode: boolean): boolean {
+  const { op, x, y, test, lit } = p;
+  const n = op.length;
   let cur = new Int32Array(n);
   let next = new Int32Array(n);
   let curLen = 0;
-  let nextLen = 0;
-  // `seen[pc] === gen` marks pc as already on the list being built (generation counter instead of clearing).
   const seen = new Uint32Array(n);
   let gen = 0;
   // Every state is expanded at most once per list and pushes at most two: 2n + 1 entries suffice.
   const stack = new Int32Array(2 * n + 1);
+  const len = text.length;
 
-  let prevChar = -1;
-  let pos = 0;
-  const charAt = (i: number): number => {
-    if (i >= text.length) return -1;
-    return opts.unicode ? (text.codePointAt(i) as number) : text.charCodeAt(i);
-  };
-  const width = (c: number): number => (c > 0xffff ? 2 : 1);
-
-  // Adds pc and everything reachable through split/jmp/assert at the current position to `list`.
-  const add = (list: Int32Array, len: number, pc0: number, prev: number, here: number): number | true => {
+  // Adds the closure of pc0 (through split, jmp and assertions between `prev` and `here`) to `list`;
+  // returns the new length, or -1 when the match state is reached.
+  const add = (list: Int32Array, count: number, pc0: number, prev: number, here: number): number => {
     let sp = 0;
     stack[sp++] = pc0;
     while (sp > 0) {
       const pc = stack[--sp];
       if (seen[pc] === gen) continue;
       seen[pc] = gen;
-      const inst = prog[pc];
-      switch (inst.op) {
-        case 'match':
-          return true;
-        case 'jmp':
-          stack[sp++] = inst.next;
+      switch (op[pc]) {
+        case OP_CHAR:
+          list[count++] = pc;
           break;
-        case 'split':
-          // b first so a is explored first (order does not change the answer, only the work).
-          stack[sp++] = inst.b;
-          stack[sp++] = inst.a;
+        case OP_SPLIT:
+          stack[sp++] = y[pc];
+          stack[sp++] = x[pc];
           break;
-        case 'assert': {
-          let ok: boolean;
-          if (inst.kind === 'bol') ok = prev === -1 || (opts.multiline && isLineTerminator(prev));
-          else if (inst.kind === 'eol') ok = here === -1 || (opts.multiline && isLineTerminator(here));
-          else {
-            const b = (prev !== -1 && isWordChar(prev)) !== (here !== -1 && isWordChar(here));
-            ok = inst.kind === 'wordb' ? b : !b;
-          }
-          if (ok) stack[sp++] = inst.next;
+        case OP_JMP:
+          stack[sp++] = x[pc];
           break;
+        case OP_MATCH:
+          return -1;
+        case OP_BOL:
+          if (prev === -1 || (multiline && isLineTerminator(prev))) stack[sp++] = x[pc];
+          break;
+        case OP_EOL:
+          if (here === -1 || (multiline && isLineTerminator(here))) stack[sp++] = x[pc];
+          break;
+        default: {
+          const boundary = (prev !== -1 && isWordChar(prev)) !== (here !== -1 && isWordChar(here));
+          if (boundary === (op[pc] === OP_WORDB)) stack[sp++] = x[pc];
         }
-        case 'char':
-          list[len++] = pc;
-          break;
       }
     }
-    return len;
+    return count;
   };
 
+  let prev = -1;
+  let pos = 0;
   for (;;) {
-    const c = charAt(pos);
-    // A new thread starts at every position: the search is unanchored, like RegExp.prototype.test.
-    // `cur` holds only character states (closures were taken when they were added): mark them, then add the
-    // closure of a thread starting here.
+    if (curLen === 0 && p.first !== undefined) {
+      // No thread alive, and a match can only start at this literal: jump to its next occurrence. The start
+      // state is a plain character test, so the character before the jump point is never looked at.
+      const at = text.indexOf(p.first, pos);
+      if (at < 0) return false;
+      pos = at;
+    }
+    const c = pos >= len ? -1 : unicode ? (text.codePointAt(pos) as number) : text.charCodeAt(pos);
+    const w = c > 0xffff ? 2 : 1;
+    // A thread starts at every position (the search is unanchored, like RegExp.prototype.test). The carried
+    // states are character states whose closures were taken when they were added: mark them, add the new one.
     gen++;
     for (let i = 0; i < curLen; i++) seen[cur[i]] = gen;
-    const added = add(cur, curLen, 0, prevChar, c);
-    if (added === true) return true;
-    curLen = added;
+    curLen = add(cur, curLen, 0, prev, c);
+    if (curLen < 0) return true;
     if (c === -1) return false;
+    const after = pos + w >= len ? -1 : unicode ? (text.codePointAt(pos + w) as number) : text.charCodeAt(pos + w);
     gen++;
-    nextLen = 0;
+    let nextLen = 0;
     for (let i = 0; i < curLen; i++) {
-      const inst = prog[cur[i]] as Extract<Inst, { op: 'char' }>;
-      if (inst.test(c)) {
-        const a = add(next, nextLen, inst.next, c, charAt(pos + width(c)));
-        if (a === true) return true;
-        nextLen = a;
+      const pc = cur[i];
+      const l = lit[pc];
+      if (l >= 0 ? l === c : test[pc](c)) {
+        nextLen = add(next, nextLen, x[pc], c, after);
+        if (nextLen < 0) return true;
       }
     }
-    prevChar = c;
-    pos += width(c);
-    [cur, next] = [next, cur];
+    prev = c;
+    pos += w;
+    const t = cur;
+    cur = next;
+    next = t;
     curLen = nextLen;
   }
 }
