@@ -130,8 +130,8 @@ class Parser {
       default: {
         this.i--;
         const cp = this.literalCodePoint();
-        const node = this.char((x) => x === cp);
-        return this.o.icase ? node : { ...node, literal: cp };
+        if (this.o.icase) return this.char((x) => x === cp);
+        return { type: 'char', test: (x) => x === cp, literal: cp };
       }
     }
   }
