@@ -18,6 +18,10 @@
 import { ClawError } from '../protocol/errors.ts';
 import { parseLinear, type Node } from './linear-regex-parse.ts';
 
+// The host constructor as it was when this module loaded: json-schema.ts stands the linear engine in for the
+// global RegExp while its validator runs, and the syntax check below must not call back into itself.
+const HostRegExp = RegExp;
+
 /** Largest compiled program (states); bounds both the compile and the per-character cost. */
 export const MAX_PROGRAM = 5000;
 
@@ -72,7 +76,7 @@ function build(source: string, flags: string): LinearRegex {
   let ast: Node;
   try {
     // The host checks the syntax (and words the error); compiling is linear, only matching backtracks.
-    new RegExp(source, flags);
+    new HostRegExp(source, flags);
     ast = parseLinear(source, opts);
   } catch (e) {
     throw new LinearRegexError(`/${source}/: ${(e as Error).message}`);
