@@ -102,3 +102,14 @@ export function validateShellRules(shell: ShellCaps | undefined): ShellRuleIssue
   });
   return issues;
 }
+
+/**
+ * The warning said at STARTING for a shell tool whose sandbox leaves it in restricted mode guarded by blocked
+ * lists: those lists are tripwires (spellings such as `xargs rm`, `find -delete`, `r''m` pass them), so a
+ * reader of the manifest must not take them for confinement. undefined when there is nothing to say.
+ */
+export function restrictedShellWarning(shell: ShellCaps | undefined): string | undefined {
+  if ((shell?.mode ?? 'restricted') !== 'restricted') return undefined;
+  if (!(shell?.blocked_commands?.length || shell?.blocked_patterns?.length)) return undefined;
+  return "shell.mode restricted relies on blocked_commands/blocked_patterns, which are tripwires, not confinement (spellings such as `xargs rm`, `find -delete` or `r''m` pass them); bind the programs the agent needs as exec tools to confine it (docs/tools.md)";
+}
