@@ -101,7 +101,11 @@ class Parser {
       } else return atom;
       this.i++;
       if (this.peek() === '?') this.i++; // lazy: same language
-      if (atom.type === 'assert') continue; // a quantified assertion (Annex B) asserts or not: drop the count
+      // A repeated assertion holds once or is skipped: `(^)*` is nothing, `(^)+` is `^`.
+      if (atom.type === 'assert') {
+        if (min === 0) atom = { type: 'empty' };
+        continue;
+      }
       atom = { type: 'repeat', min, max, item: atom };
     }
   }

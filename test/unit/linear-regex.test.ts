@@ -38,6 +38,32 @@ test('answers as the host RegExp does', () => {
   }
 });
 
+test('random small patterns and inputs: same answers as the host RegExp', () => {
+  let seed = 7;
+  const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+  const atoms = ['a', 'b', '.', '[ab]', '[^a]', '\\b', '\\B', '^', '$', '\\s', '\\w', 'A'];
+  const gen = (d: number): string => {
+    const k = d > 2 ? rnd(3) : rnd(7);
+    if (k < 3) return atoms[rnd(atoms.length)];
+    if (k === 3) return gen(d + 1) + gen(d + 1);
+    if (k === 4) return `(?:${gen(d + 1)}|${gen(d + 1)})`;
+    const q = ['*', '+', '?', '{1,2}', '{2}', '*?'][rnd(6)];
+    return `(${gen(d + 1)})${q}`;
+  };
+  for (let i = 0; i < 1000; i++) {
+    const src = gen(0) + gen(0);
+    const flags = ['', 'i', 'm', 's'][rnd(4)];
+    const mine = compileLinear(src, flags);
+    const host = new RegExp(src, flags);
+    for (let j = 0; j < 12; j++) {
+      let s = '';
+      const n = rnd(7);
+      for (let k = 0; k < n; k++) s += 'ab A\n'[rnd(5)];
+      assert.is(mine.test(s), host.test(s), `/${src}/${flags} on ${JSON.stringify(s)}`);
+    }
+  }
+});
+
 test('refuses what needs backtracking, naming the construct', () => {
   assert.match(linearRegexProblem('(a)\\1')!, /backreference/);
   assert.match(linearRegexProblem('(?<n>a)\\k<n>')!, /backreference/);
