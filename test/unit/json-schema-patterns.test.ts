@@ -3,6 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compileArgumentSchema, schemaProblem } from '../../src/tools/json-schema.ts';
+import { schemaPatternIssues } from '../../src/tools/json-schema-patterns.ts';
 
 test('pattern and patternProperties still decide validity', () => {
   const check = compileArgumentSchema({
@@ -35,6 +36,24 @@ test('patterns that need backtracking are refused, naming the schema path', () =
   // One arriving past the check (e.g. from an MCP server) fails closed instead of throwing.
   const check = compileArgumentSchema({ type: 'string', pattern: '(x)\\1' });
   assert.equal(check('xx').map((i) => i.keyword), ['pattern']);
+});
+
+test('claw validate: every unusable pattern of a schema, with its path; data keywords are not schemas', () => {
+  const issues = schemaPatternIssues(
+    {
+      type: 'object',
+      properties: { a: { type: 'string', pattern: '(x)\\1' }, pattern: { type: 'string' }, ok: { pattern: '^[a-z]+$' } },
+      patternProperties: { '^(?!_)': {} },
+      items: [{ pattern: 'a(?<=b)' }],
+      default: { pattern: '(?=x)' },
+    },
+    ['input_schema'],
+  );
+  assert.equal(
+    issues.map((i) => i.path.join('/')),
+    ['input_schema/properties/a/pattern', 'input_schema/patternProperties/^(?!_)', 'input_schema/items/0/pattern'],
+  );
+  assert.match(issues[0].message, /backreference/);
 });
 
 test.run();
