@@ -21,6 +21,24 @@ export interface ParseOptions {
 const MAX_COUNT = 1000;
 
 type Ranges = number[]; // [lo0, hi0, lo1, hi1, …]
+/** One escape or class member: ranges, or a predicate (Unicode properties), possibly negated. */
+interface CharSet {
+  ranges: Ranges;
+  negate: boolean;
+  test?: (c: number) => boolean;
+}
+
+// Captured at load: json-schema.ts stands the linear engine in for the global RegExp while its validator runs.
+const HostRegExp = RegExp;
+
+/**
+ * \p{…} / \P{…}: the host decides membership of one character (`^\p{L}$` on a single code point cannot
+ * backtrack), so the Unicode tables stay the host's.
+ */
+function propertyTest(body: string): (c: number) => boolean {
+  const re = new HostRegExp(`^\\p{${body}}$`, 'u');
+  return (c) => re.test(String.fromCodePoint(c));
+}
 
 const DIGIT: Ranges = [48, 57];
 const WORD: Ranges = [48, 57, 65, 90, 95, 95, 97, 122];
@@ -163,7 +181,7 @@ class Parser {
   }
 
   /** One escape inside or outside a class: a set of ranges, or undefined for \b/\B handled by the caller. */
-  escapeRanges(inClass: boolean): { ranges: Ranges; negate: boolean } {
+  escapeRanges(inClass: boolean): CharSet {
     const c = this.src[this.i++];
     const set = (ranges: Ranges, negate = false) => ({ ranges, negate });
     const one = (cp: number) => set([cp, cp]);
@@ -234,9 +252,13 @@ class Parser {
         return one(92); // Annex B: a lone backslash
       }
       case 'p':
-      case 'P':
-        if (this.o.unicode) this.fail('Unicode property escapes (\\p{…}) are not supported');
-        break;
+      case 'P': {
+        const end = this.src.indexOf('}', this.i);
+        if (!this.o.unicode || this.peek() !== '{' || end < 0) break;
+        const body = this.src.slice(this.i + 1, end);
+        this.i = end + 1;
+        return { ranges: [], negate: c === 'P', test: propertyTest(body) };
+      }
       case 'k':
         if (this.o.unicode || /\(\?<[^=!]/.test(this.src)) this.fail('backreferences (\\k<name>) need a backtracking engine');
         break;
@@ -256,8 +278,8 @@ class Parser {
       this.i++;
       return { type: 'assert', kind: c === 'b' ? 'wordb' : 'nwordb' };
     }
-    const { ranges, negate } = this.escapeRanges(false);
-    return this.char((x) => inRanges(ranges, x), negate);
+    const { ranges, negate, test } = this.escapeRanges(false);
+    return this.char(test ?? ((x) => inRanges(ranges, x)), negate);
   }
 
   cls(): Node {
@@ -267,8 +289,8 @@ class Parser {
       this.i++;
     }
     const ranges: Ranges = [];
-    const negated: Ranges[] = [];
-    const item = (): { ranges: Ranges; negate: boolean } => {
+    const others: ((c: number) => boolean)[] = [];
+    const item = (): CharSet => {
       if (this.peek() === '\\') {
         this.i++;
         return this.escapeRanges(true);
@@ -278,23 +300,25 @@ class Parser {
     };
     while (!this.eof() && this.peek() !== ']') {
       const a = item();
-      const single = !a.negate && a.ranges.length === 2 && a.ranges[0] === a.ranges[1];
+      const single = !a.negate && !a.test && a.ranges.length === 2 && a.ranges[0] === a.ranges[1];
       if (single && this.peek() === '-' && this.src[this.i + 1] !== ']' && this.i + 1 < this.src.length) {
         const save = this.i;
         this.i++;
         const b = item();
-        if (!b.negate && b.ranges.length === 2 && b.ranges[0] === b.ranges[1]) {
+        if (!b.negate && !b.test && b.ranges.length === 2 && b.ranges[0] === b.ranges[1]) {
           ranges.push(a.ranges[0], b.ranges[0]);
           continue;
         }
         this.i = save; // `[\w-x]` (Annex B): the dash is literal
       }
-      if (a.negate) negated.push(a.ranges);
-      else ranges.push(...a.ranges);
+      if (a.test || a.negate) {
+        const t = a.test ?? ((x: number) => inRanges(a.ranges, x));
+        others.push(a.negate ? (x) => !t(x) : t);
+      } else ranges.push(...a.ranges);
     }
     if (this.peek() !== ']') this.fail('unterminated character class');
     this.i++;
-    const inClass = (x: number) => inRanges(ranges, x) || negated.some((r) => !inRanges(r, x));
+    const inClass = (x: number) => inRanges(ranges, x) || others.some((t) => t(x));
     return this.char(inClass, negate);
   }
 }

@@ -1,20 +1,20 @@
 // Regular expressions written by a user (sandbox blocked_patterns and blocked_commands, JSON Schema `pattern`
-// and `patternProperties` of a tool's input_schema) run here, never in the host's backtracking engine: there
+// and `patternProperties` of a tool's input_schema, the `match` of an offline rules file) run here, never in the host's backtracking engine: there
 // `.*password.*=.*` (the spec §5.8 example) against a 30 KB command line takes minutes and stalls the event
-// loop. This is a Thompson NFA simulation (the RE2 approach): every input character advances a set of at most
-// `program length` states, so a test costs O(pattern × input) whatever the pattern.
+// loop. This is a Thompson NFA, simulated as a lazily built DFA (the RE2 approach, see run()): every input
+// character advances a set of at most `program length` states, so a test costs O(pattern × input) at worst.
 //
 // The syntax is the regular subset of ECMAScript regular expressions: literals and escapes (\d \w \s \b and
-// their negations, \t \n \r \f \v \0 \xHH \uHHHH \u{H…}, escaped punctuation), `.`, classes with ranges and
-// negation, ^ $, groups ( ) (?: ) (?<name> ), alternation, and the quantifiers * + ? {n} {n,} {n,m} (greedy or
+// their negations, \t \n \r \f \v \0 \xHH \uHHHH \u{H…}, \p{…} under u, escaped punctuation), `.`, classes
+// with ranges and negation, ^ $, groups ( ) (?: ) (?<name> ), alternation, and the quantifiers * + ? {n} {n,} {n,m} (greedy or
 // lazy: only whether there is a match is asked). Flags i, m, s, u (u: the input is read by code point).
 // What needs backtracking — backreferences (\1, \k<name>) and lookaround ((?= (?! (?<= (?<!) — is refused with
 // a LinearRegexError, as is a pattern whose program would be larger than MAX_PROGRAM (counted repetitions are
 // expanded). Callers check patterns when a manifest is loaded (linearRegexProblem), so a refused pattern is
 // a load error naming the field, not a surprise at the first call.
 //
-// re2js (a maintained RE2 port) was measured for this: ~50 KB of the 400 KB bundle budget even in the
-// compressed cold part, which no longer fits (docs/size-budget.md); the subset here is what the callers need.
+// re2js (a maintained RE2 port) was measured for this: +53 KB of the 400 KB bundle budget even in the
+// compressed cold part (407 KB in all), which does not fit; this engine adds ~10 KB.
 import { ClawError } from '../protocol/errors.ts';
 import { parseLinear, type Node } from './linear-regex-parse.ts';
 
