@@ -310,6 +310,7 @@ function run(p: Flat, dfa: { d: Dfa }, text: string, multiline: boolean, unicode
   const first = e.pcs.length === 1 ? p.first : undefined;
   let prev = -1;
   let pos = 0;
+  let misses = 0;
   for (;;) {
     if (first !== undefined && e.pcs.length === 1) {
       // Only the start state is alive and every match begins with this literal: jump to its next occurrence.
@@ -331,6 +332,8 @@ function run(p: Flat, dfa: { d: Dfa }, text: string, multiline: boolean, unicode
         e = intern(d, [...e.pcs]);
         continue;
       }
+      // Mostly new states: this text defeats the cache; the plain simulation is cheaper (at most one re-read).
+      if (++misses > 256 && misses * 4 > pos) return runNfa(p, text, multiline, unicode);
       next = step(p, d, closed, c);
       if (c < 128) closed.ascii[c] = next;
       else closed.other.set(c, next);
@@ -338,5 +341,98 @@ function run(p: Flat, dfa: { d: Dfa }, text: string, multiline: boolean, unicode
     e = next;
     prev = c;
     pos += c > 0xffff ? 2 : 1;
+  }
+}
+
+/**
+ * The same search without the cache: two lists of character states; each state is entered at most once per
+ * position (a generation mark instead of clearing), so a position costs O(live states). Used when the live
+ * sets keep changing (`a[ab]{300}c`): there interning a new DFA state per character costs ~10× more.
+ */
+function runNfa(p: Flat, text: string, multiline: boolean, unicode: boolean): boolean {
+  const { op, x, y, test, lit } = p;
+  const n = op.length;
+  let cur = new Int32Array(n);
+  let next = new Int32Array(n);
+  let curLen = 0;
+  const seen = new Uint32Array(n);
+  let gen = 0;
+  // Every state is expanded at most once per list and pushes at most two: 2n + 1 entries suffice.
+  const stack = new Int32Array(2 * n + 1);
+  const len = text.length;
+
+  // Adds the closure of pc0 (through split, jmp and assertions between `prev` and `here`) to `list`;
+  // returns the new length, or -1 when the match state is reached.
+  const add = (list: Int32Array, count: number, pc0: number, prev: number, here: number): number => {
+    let sp = 0;
+    stack[sp++] = pc0;
+    while (sp > 0) {
+      const pc = stack[--sp];
+      if (seen[pc] === gen) continue;
+      seen[pc] = gen;
+      switch (op[pc]) {
+        case OP_CHAR:
+          list[count++] = pc;
+          break;
+        case OP_SPLIT:
+          stack[sp++] = y[pc];
+          stack[sp++] = x[pc];
+          break;
+        case OP_JMP:
+          stack[sp++] = x[pc];
+          break;
+        case OP_MATCH:
+          return -1;
+        case OP_BOL:
+          if (prev === -1 || (multiline && isLineTerminator(prev))) stack[sp++] = x[pc];
+          break;
+        case OP_EOL:
+          if (here === -1 || (multiline && isLineTerminator(here))) stack[sp++] = x[pc];
+          break;
+        default: {
+          const boundary = (prev !== -1 && isWordChar(prev)) !== (here !== -1 && isWordChar(here));
+          if (boundary === (op[pc] === OP_WORDB)) stack[sp++] = x[pc];
+        }
+      }
+    }
+    return count;
+  };
+
+  let prev = -1;
+  let pos = 0;
+  for (;;) {
+    if (curLen === 0 && p.first !== undefined) {
+      // No thread alive, and a match can only start at this literal: jump to its next occurrence. The start
+      // state is a plain character test, so the character before the jump point is never looked at.
+      const at = text.indexOf(p.first, pos);
+      if (at < 0) return false;
+      pos = at;
+    }
+    const c = pos >= len ? -1 : unicode ? (text.codePointAt(pos) as number) : text.charCodeAt(pos);
+    const w = c > 0xffff ? 2 : 1;
+    // A thread starts at every position (the search is unanchored, like RegExp.prototype.test). The carried
+    // states are character states whose closures were taken when they were added: mark them, add the new one.
+    gen++;
+    for (let i = 0; i < curLen; i++) seen[cur[i]] = gen;
+    curLen = add(cur, curLen, 0, prev, c);
+    if (curLen < 0) return true;
+    if (c === -1) return false;
+    const after = pos + w >= len ? -1 : unicode ? (text.codePointAt(pos + w) as number) : text.charCodeAt(pos + w);
+    gen++;
+    let nextLen = 0;
+    for (let i = 0; i < curLen; i++) {
+      const pc = cur[i];
+      const l = lit[pc];
+      if (l >= 0 ? l === c : test[pc](c)) {
+        nextLen = add(next, nextLen, x[pc], c, after);
+        if (nextLen < 0) return true;
+      }
+    }
+    prev = c;
+    pos += w;
+    const t = cur;
+    cur = next;
+    next = t;
+    curLen = nextLen;
   }
 }

@@ -69,6 +69,18 @@ test('random small patterns and inputs: same answers as the host RegExp', () => 
   }
 });
 
+test('patterns whose live states change at every character (the uncached path): same answers as the host', () => {
+  let seed = 3;
+  const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+  for (const src of ['a[ab]{40}c', '(?:^|b)a[ab]{30}(?:c|$)', '\\ba[ab ]{30}\\b', 'a[ab]{12}a[ab]{12}$', 'b[^c]{25}c']) {
+    for (let j = 0; j < 6; j++) {
+      let s = '';
+      for (let k = 0; k < 4000; k++) s += 'ab c'[rnd(j < 3 ? 2 : 4)];
+      for (const flags of ['', 'm']) assert.is(compileLinear(src, flags).test(s), new RegExp(src, flags).test(s), `/${src}/${flags} #${j}`);
+    }
+  }
+});
+
 test('refuses what needs backtracking, naming the construct', () => {
   assert.match(linearRegexProblem('(a)\\1')!, /backreference/);
   assert.match(linearRegexProblem('(?<n>a)\\k<n>')!, /backreference/);
