@@ -8,6 +8,7 @@ import type { ChatMessage } from '../kernel/ports.ts';
 import { parseSource } from '../manifest/source.ts';
 import { dirnameOf, joinPath } from '../manifest/reader.ts';
 import { ProviderFailure } from './failure.ts';
+import { compileLinear } from '../policy/linear-regex.ts';
 
 const outputFields = {
   message: v.optional(v.string()),
@@ -84,14 +85,19 @@ export function compileRules(file: string, bytes: Uint8Array): Rules {
       return { out, test: (t) => ((flags.includes('i') ? t.toLowerCase() : t).includes(needle) ? {} : undefined) };
     }
     let re: RegExp;
+    let linear: ReturnType<typeof compileLinear>;
     try {
+      // The message is untrusted text: whether a rule matches is decided in linear time (docs/tools.md
+      // "User-written regular expressions"); the host engine only extracts the groups of a text that matches.
       re = new RegExp(match!, flags);
+      linear = compileLinear(match!, flags);
     } catch (e) {
       throw badConfig(`${file}: rules.${n}.match: ${(e as Error).message}`);
     }
     return {
       out,
       test: (t) => {
+        if (!linear.test(t)) return undefined;
         const m = re.exec(t);
         if (!m) return undefined;
         const groups: Record<string, string> = { ...(m.groups ?? {}) };

@@ -19,6 +19,7 @@ import type { ToolEnvironment } from './tool-deps.ts';
 import { DEFAULT_GRACE_MS } from '../sandbox/spec-view.ts';
 import { drainRunDirs } from '../sandbox/run-dirs.ts';
 import { sandboxOf } from './sandbox-of.ts';
+import { restrictedShellWarning } from '../sandbox/shell-rules.ts';
 import { timed } from './timed.ts';
 import type { KernelModule, Session } from '../kernel/agent.ts';
 import { NO_TELEMETRY, type Clock, type Logger, type TelemetrySink } from '../kernel/ports.ts';
@@ -282,6 +283,8 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
         if (why) refusals.add(`tool ${t.bound.name}: ${why}`);
         // Allowed downgrades and what enforces what: said once per tool at STARTING, never silent.
         else for (const note of env.isolationNotes(sb, t.bound.impl)) d.log.info('sandbox', { tool: t.bound.name, sandbox_level: sb.level, note });
+        const shellWarning = t.bound.impl.isShell ? restrictedShellWarning(sb.capabilities?.shell) : undefined;
+        if (shellWarning) d.log.warn('sandbox', { tool: t.bound.name, warning: shellWarning });
       }
       if (refusals.size > 0) {
         await Promise.all([...tools.values()].map((t) => t.bound.impl.close?.().catch(() => {})));

@@ -15,13 +15,19 @@
 // operators | ; & < > ( ) is removed, so `curl x|bash` and `curl x |  bash` match `curl * | bash` too.
 //
 // blocked_patterns are regular expressions tested against the full command string as given (spec
-// §5.8: "Each pattern is tested against the full command string"). An invalid one is reported by
+// §5.8: "Each pattern is tested against the full command string"). Both lists run in the linear-time
+// engine of src/policy/linear-regex.ts, never the host's backtracking one: the spec's own example
+// `.*password.*=.*` against a 30 KB command would otherwise hold the event loop for minutes. A pattern
+// that is not a regular expression, or needs backtracking (backreferences, lookaround), is reported by
 // validateShellRules at load time; if one slips through, it blocks everything (fail closed).
 //
 // For argv-style calls ({ bin, argv }) the command string is bin and argv joined with single spaces
 // (commandFromArgv). These rules are a tripwire against obvious misuse, not a parser: a determined
-// caller can spell a command in ways no pattern list anticipates. Isolation is the runner's job.
+// caller can spell a command in ways no pattern list anticipates (`xargs rm`, `find -delete`, `r''m`,
+// variables, interpreters). Confinement is an exec binding (a fixed program, an allowlist by
+// construction) and the runner's isolation; restrictedShellWarning says so at load.
 import type { ShellCaps } from './spec-view.ts';
+import { compileLinear, linearRegexProblem, type LinearRegex } from '../policy/linear-regex.ts';
 
 export type ShellHit = { rule: 'blocked_commands' | 'blocked_patterns' | 'mode'; pattern: string };
 
@@ -32,11 +38,13 @@ export const commandFromArgv = (bin: string, argv: readonly string[]): string =>
 const OPS = /\s*([|;&<>()])(?:\s*)/g;
 export const normaliseCommand = (s: string): string => s.replace(/\s+/g, ' ').trim().replace(OPS, '$1');
 
-const START = String.raw`(?:^|(?<=[\s|;&<>()'"\`/{}]))`;
-const END = String.raw`(?=$|[\s|;&<>()'"\`{}])`;
+// The boundaries consume the character before / after the match instead of looking at it: only whether
+// there is a match is asked, and the linear engine has no lookaround.
+const START = String.raw`(?:^|[\s|;&<>()'"\`/{}])`;
+const END = String.raw`(?:$|[\s|;&<>()'"\`{}])`;
 
-const globCache = new Map<string, RegExp>();
-export function globToRegExp(glob: string): RegExp {
+const globCache = new Map<string, LinearRegex>();
+export function globToRegExp(glob: string): LinearRegex {
   let re = globCache.get(glob);
   if (!re) {
     const norm = normaliseCommand(glob);
@@ -46,7 +54,7 @@ export function globToRegExp(glob: string): RegExp {
       .split('')
       .map((c) => (c === '*' ? '[\\s\\S]*' : c === '?' ? '[\\s\\S]' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
       .join('');
-    re = new RegExp((edge.test(norm[0] ?? '') ? '' : START) + body + (edge.test(norm.at(-1) ?? '') ? '' : END));
+    re = compileLinear((edge.test(norm[0] ?? '') ? '' : START) + body + (edge.test(norm.at(-1) ?? '') ? '' : END));
     globCache.set(glob, re);
   }
   return re;
@@ -68,19 +76,13 @@ export function checkShellCommand(command: string, shell: ShellCaps | undefined)
   return undefined;
 }
 
-/** blocked_patterns compiled once each (null: not a valid regular expression). */
-const patternCache = new Map<string, RegExp | null>();
-function patternRegExp(p: string): RegExp | null {
-  let re = patternCache.get(p);
-  if (re === undefined) {
-    try {
-      re = new RegExp(p);
-    } catch {
-      re = null;
-    }
-    patternCache.set(p, re);
+/** A blocked pattern in the linear engine (compiled once, cached there); null when it refuses it. */
+function patternRegExp(p: string): LinearRegex | null {
+  try {
+    return compileLinear(p);
+  } catch {
+    return null;
   }
-  return re;
 }
 
 export interface ShellRuleIssue {
@@ -92,14 +94,22 @@ export interface ShellRuleIssue {
 export function validateShellRules(shell: ShellCaps | undefined): ShellRuleIssue[] {
   const issues: ShellRuleIssue[] = [];
   (shell?.blocked_patterns ?? []).forEach((p, i) => {
-    try {
-      new RegExp(p);
-    } catch (e) {
-      issues.push({ path: ['capabilities', 'shell', 'blocked_patterns', i], message: `invalid regular expression: ${(e as Error).message}` });
-    }
+    const problem = linearRegexProblem(p);
+    if (problem) issues.push({ path: ['capabilities', 'shell', 'blocked_patterns', i], message: `blocked pattern cannot be used (patterns run in linear time, docs/tools.md): ${problem}` });
   });
   (shell?.blocked_commands ?? []).forEach((c, i) => {
     if (normaliseCommand(c) === '') issues.push({ path: ['capabilities', 'shell', 'blocked_commands', i], message: 'empty command pattern matches nothing' });
   });
   return issues;
+}
+
+/**
+ * The warning said at STARTING for a shell tool whose sandbox leaves it in restricted mode guarded by blocked
+ * lists: those lists are tripwires (spellings such as `xargs rm`, `find -delete`, `r''m` pass them), so a
+ * reader of the manifest must not take them for confinement. undefined when there is nothing to say.
+ */
+export function restrictedShellWarning(shell: ShellCaps | undefined): string | undefined {
+  if ((shell?.mode ?? 'restricted') !== 'restricted') return undefined;
+  if (!(shell?.blocked_commands?.length || shell?.blocked_patterns?.length)) return undefined;
+  return "shell.mode restricted relies on blocked_commands/blocked_patterns, which are tripwires, not confinement (spellings such as `xargs rm`, `find -delete` or `r''m` pass them); bind the programs the agent needs as exec tools to confine it (docs/tools.md)";
 }

@@ -1,8 +1,16 @@
 // Tool arguments validated against the tool's input_schema as real JSON Schema (draft 2020-12),
 // spec §5.4: "The runtime MUST validate tool call arguments against it before execution".
 // valibot cannot interpret arbitrary JSON Schema at run time; @cfworker/json-schema can, in ~23 KB.
+//
+// `pattern` and `patternProperties` are regular expressions written by whoever wrote the schema (a manifest, an
+// MCP server): they run in the linear-time engine (src/policy/linear-regex.ts), never the host's backtracking
+// one, where `^(a+)+$` against a long argument stalls the whole runtime. The validator builds them with
+// `new RegExp(p, 'u')`; while it validates (synchronously, so nothing else runs meanwhile) that global
+// constructor is the linear engine's. schemaProblem refuses a pattern the engine cannot run (backreferences,
+// lookaround), so a tool with one fails at binding, naming the schema path; one arriving later fails closed.
 import { Validator } from '@cfworker/json-schema';
 import { compileFastAccept } from './json-schema-fast.ts';
+import { compileLinear, linearRegexProblem } from '../policy/linear-regex.ts';
 
 export interface ArgumentIssue {
   /** JSON pointer of the failing value, e.g. `/text` (`` for the arguments object itself). */
@@ -18,14 +26,42 @@ export function compileArgumentSchema(schema: Record<string, unknown>): Argument
   const v = new Validator(schema as any, '2020-12', false);
   // Plainly valid arguments of a plain schema skip the full validator (json-schema-fast.ts).
   const accept = compileFastAccept(schema);
+  const regexes = usesRegex(schema);
   return (args) => {
     if (accept?.(args)) return [];
-    const r = v.validate(args);
+    let r: ReturnType<Validator['validate']>;
+    try {
+      r = regexes ? withLinearRegExp(() => v.validate(args)) : v.validate(args);
+    } catch (e) {
+      if (!regexes) throw e;
+      return [{ path: '', keyword: 'pattern', message: `a pattern of the schema cannot be checked: ${(e as Error).message}` }];
+    }
     if (r.valid) return [];
     return r.errors
       .filter((e) => e.keyword !== 'false') // the echo of an additionalProperties failure, said once already
       .map((e) => ({ path: e.instanceLocation.replace(/^#/, ''), keyword: e.keyword, message: e.error }));
   };
+}
+
+/** Stand-in for the global RegExp while the validator runs: `new RegExp(p, f)` answers with the linear engine. */
+function LinearRegExp(source: unknown, flags?: unknown) {
+  return compileLinear(String(source), flags === undefined ? '' : String(flags));
+}
+
+function withLinearRegExp<T>(fn: () => T): T {
+  const host = globalThis.RegExp;
+  globalThis.RegExp = LinearRegExp as unknown as RegExpConstructor;
+  try {
+    return fn();
+  } finally {
+    globalThis.RegExp = host;
+  }
+}
+
+/** Whether the schema text holds a keyword that makes the validator build a regular expression. */
+function usesRegex(schema: unknown): boolean {
+  const text = JSON.stringify(schema) ?? '';
+  return text.includes('"pattern"') || text.includes('"patternProperties"') || text.includes('"regex"');
 }
 
 const TYPES = new Set(['null', 'boolean', 'object', 'array', 'number', 'integer', 'string']);
@@ -50,6 +86,17 @@ export function schemaProblem(schema: unknown, path = '#', depth = 0): string | 
   }
   if ('required' in s && !(Array.isArray(s.required) && s.required.every((x) => typeof x === 'string'))) return `${path}/required must be a list of property names`;
   if ('enum' in s && !Array.isArray(s.enum)) return `${path}/enum must be a list`;
+  if ('pattern' in s) {
+    if (typeof s.pattern !== 'string') return `${path}/pattern must be a string`;
+    const p = linearRegexProblem(s.pattern, 'u');
+    if (p) return `${path}/pattern cannot be used (patterns run in linear time, docs/tools.md): ${p}`;
+  }
+  if (typeof s.patternProperties === 'object' && s.patternProperties !== null) {
+    for (const key of Object.keys(s.patternProperties)) {
+      const p = linearRegexProblem(key, 'u');
+      if (p) return `${path}/patternProperties key cannot be used (patterns run in linear time, docs/tools.md): ${p}`;
+    }
+  }
   for (const k of SUBSCHEMA_MAPS) {
     const m = s[k];
     if (m === undefined) continue;

@@ -69,8 +69,17 @@ test('invalid rules files are refused with the file and the path', () => {
   assert.is(bad('rules:\n  - match: "a"\n'), 'custom provider: /r/x.yaml: rules.0: needs exactly one of message, tool_call, raw');
   // the engine's own wording follows (V8 and JavaScriptCore differ)
   assert.match(bad('rules:\n  - match: "("\n    message: m\n'), /^custom provider: \/r\/x\.yaml: rules\.0\.match: Invalid regular expression: ./);
+  assert.match(bad('rules:\n  - match: "a(?=b)"\n    message: m\n'), /^custom provider: \/r\/x\.yaml: rules\.0\.match: .*lookaround/);
   assert.is(bad('rules: []\nextra: 1\n'), 'custom provider: /r/x.yaml: extra: Invalid key: Expected never but received "extra"');
   assert.is(bad('rules:\n  - contains: a\n    flags: g\n    message: m\n'), 'custom provider: /r/x.yaml: rules.0.flags: flags are a subset of "imsu"');
+});
+
+test('a catastrophic rule against a long user message answers at once (matching is linear; groups only on a match)', () => {
+  const r = compileRules('/r/x.yaml', enc('rules:\n  - match: "^(a+)+$"\n    message: all a\n  - match: "(?<w>b+)$"\n    message: "{{w}}"\n'));
+  const t0 = performance.now();
+  assert.is(r.rules[0].test(`${'a'.repeat(40_000)}!`), undefined);
+  assert.equal(r.rules[1].test('abbb')?.w, 'bbb');
+  assert.ok(performance.now() - t0 < 2000, `took ${performance.now() - t0} ms`);
 });
 
 test('rulesPath: file:///abs, file:relative against the declaring file, anything else refused', () => {

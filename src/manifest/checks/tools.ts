@@ -3,6 +3,7 @@ import { resolveRef } from '../refs.ts';
 import type { ResolvedPrimitive } from '../resolved.ts';
 import type { Checker } from './context.ts';
 import { describe, findCycles, isObj, specOf } from './context.ts';
+import { schemaPatternIssues } from '../../tools/json-schema-patterns.ts';
 
 const TOOL = '§5.4';
 const SKILL = '§5.5';
@@ -31,6 +32,10 @@ export function checkTools(c: Checker): void {
       c.report(t, ['skill_ref'], 'tool-composite-skill-ref', TOOL, `${describe(t)}: composite: true requires skill_ref naming the Skill this tool wraps`);
     }
     if (spec.skill_ref !== undefined) c.ref(t, ['skill_ref'], 'Skill', spec.skill_ref, TOOL);
+
+    // input_schema patterns run in the linear-time engine: one it cannot run is a manifest error now, not a
+    // refusal at STARTING (docs/tools.md "User-written regular expressions").
+    for (const i of schemaPatternIssues(spec.input_schema, ['input_schema'])) c.report(t, i.path, 'tool-schema-pattern', TOOL, `${describe(t)}: ${i.message}`);
 
     // §5.4: "The mcp:// URI scheme is RESERVED and MUST NOT be used. MCP server references MUST
     // use the mcp_source field with native MCP transport URIs (stdio:///, https://)."

@@ -1,10 +1,13 @@
 // `shell`: runs a program with arguments and no shell — { bin: string, argv?: string[] } — as the
 // FemtoClaw seed's example does. A `command` string is run by /bin/sh -c only when the sandbox's
 // shell.mode is `full` (spec §5.8); in `restricted` mode it is refused after the blocked-command
-// check. Runs through the sandbox runner: own process group, timeout kill, limits, env allowlist.
+// check, and so is a `bin` that is a shell, an interpreter or a program that runs another one
+// (`{ bin: "/bin/sh", argv: ["-c", …] }` is a command string by another name; shell-interpreter.ts).
+// Runs through the sandbox runner: own process group, timeout kill, limits, env allowlist.
 import { SandboxViolation, type ToolResult } from '../types.ts';
 import type { BuiltinDef } from './def.ts';
 import { shellMode } from '../../sandbox/spec-view.ts';
+import { interpreterOf, nodeProgramIo, programName as programNameOf, type ProgramIo } from './shell-interpreter.ts';
 
 const isStrings = (x: unknown): x is string[] => Array.isArray(x) && x.every((s) => typeof s === 'string');
 
@@ -14,7 +17,8 @@ function parse(args: Record<string, unknown>): { bin: string; argv: string[] } |
   return undefined;
 }
 
-export const shell: BuiltinDef = {
+/** The shell builtin; `programs` is how a `bin` is looked up (injectable for tests). */
+export const createShell = (programs: () => ProgramIo = () => nodeProgramIo()): BuiltinDef => ({
   name: 'shell',
   touchesOs: true,
   isShell: true,
@@ -42,6 +46,14 @@ export const shell: BuiltinDef = {
     } else {
       bin = p.bin;
       argv = p.argv;
+      const mode = shellMode(ctx.sandbox);
+      const interpreter = mode === 'full' ? undefined : interpreterOf(bin, ctx.cwd, programs());
+      if (interpreter) {
+        throw new SandboxViolation(
+          'shell.mode',
+          `"${bin}" is ${interpreter === programNameOf(bin) ? 'a shell, interpreter or command runner' : `${interpreter} (a shell, interpreter or command runner)`}: with shell.mode "${mode}" it would run a command string; that needs shell.mode "full", or bind the program as an exec tool`,
+        );
+      }
     }
     const out = await ctx.run({ bin, argv, sandbox: ctx.sandbox, timeoutMs: ctx.timeoutMs, signal: ctx.signal, cwd: ctx.cwd });
     const text = out.stdout + (out.stdoutTruncated ? `\n[output truncated by the sandbox's max_output_bytes]` : '');
@@ -49,4 +61,6 @@ export const shell: BuiltinDef = {
     const tail = failed ? `\n[exit ${out.exitCode ?? out.signal}]${out.stderr ? `\n${out.stderr.slice(-2000)}` : ''}` : '';
     return failed ? { content: [{ type: 'text', text: text + tail }], isError: true } : { content: [{ type: 'text', text }] };
   },
-};
+});
+
+export const shell: BuiltinDef = createShell();
