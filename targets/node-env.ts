@@ -8,11 +8,6 @@ import { main } from '../src/cli/main.ts';
 import { createLogSink } from '../src/log/logger.ts';
 import { Redactor } from '../src/log/redactor.ts';
 import { registerMqttAdapters } from '../src/runtime/mqtt-adapters.ts';
-import { bootInfo } from '../src/node/boot-info.ts';
-import { hasBuiltins, useRequire } from '../src/node/builtin.ts';
-import { manifestCache } from '../src/node/manifest-cache-store.ts';
-import { stdinNow } from '../src/node/stdin-now.ts';
-import { stdoutNow } from '../src/node/stdout-now.ts';
 import { whenFlushed } from '../src/node/when-flushed.ts';
 
 declare const __CLAW_VERSION__: string;
@@ -32,7 +27,7 @@ export function processEnv(): CliEnv {
     cwd: process.cwd(),
     env: process.env,
     // Getters: process.stdin and process.stdout load Node's stream and net modules when first read (2–4 ms),
-    // which `claw run` puts off until its first replies are out (src/node/stdin-now.ts, docs/startup.md).
+    // which a command that never uses them need not pay for.
     get stdin() {
       return process.stdin;
     },
@@ -52,23 +47,11 @@ export function processEnv(): CliEnv {
     version: typeof __CLAW_VERSION__ === 'string' ? __CLAW_VERSION__ : '0.0.0-dev',
     redactor,
     self: process.argv[1] ? { argv0: process.execPath, args: [process.argv[1]] } : undefined,
-    manifestCache: launchManifestCache(),
-    stdinNow: () => stdinNow(() => process.stdin),
-    stdoutNow: stdoutNow(),
   };
-}
-
-/** The manifest cache beside the code cache, when the boot loader runs one (docs/startup.md). */
-function launchManifestCache() {
-  const boot = bootInfo();
-  return boot?.cacheDir ? manifestCache(boot.cacheDir, boot.id, () => boot.skipCodeCache()) : undefined;
 }
 
 /** Run the CLI and exit with its code once output has been handed to the OS. */
 export async function runProcess(): Promise<void> {
-  // src/node/builtin.ts in the hot code (the manifest cache reads through code-cache.ts, stdin-now.ts) on runtimes
-  // without process.getBuiltinModule (Node 18, Node 20 < 20.16): the bundle's require, as lazy.ts uses it.
-  if (!hasBuiltins()) useRequire(require);
   // Nothing may crash the runtime silently: log and keep the exit code honest.
   process.on('unhandledRejection', (reason) => {
     stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), level: 'error', msg: 'unhandled rejection', error: redactor.redact(String((reason as Error)?.stack ?? reason)) })}\n`);

@@ -47,7 +47,7 @@ export async function prepareRuntime(env: CliEnv, args: ParsedArgs, o: { default
 
   let launchManifest: ResolvedManifest | undefined;
   if (manifestFile) {
-    const loaded = await loadManifestFile(manifestFile, { reader: env.reader, registries: cfg.config.registries, cache: env.manifestCache });
+    const loaded = await loadManifestFile(manifestFile, { reader: env.reader, registries: cfg.config.registries });
     if (!loaded.manifest) return reportInvalid(log, 'manifest invalid', loaded.issues);
     launchManifest = loaded.manifest;
   }
