@@ -4,7 +4,7 @@
 //   dist/chunks/*.js     the runtime, split by esbuild at every import() (scripts/build/chunks.mjs), each chunk
 //                        compiled by the loader with vm.Script and a V8 code cache when first required;
 //   dist/sql-wasm.wasm   sql.js's WebAssembly, read only when a manifest declares memory.
-// Prints the raw and gzip size of the JS, the wasm and the whole of dist/, and fails when the JS is over budget.
+// Prints the raw and gzip size of the JS, the wasm and the whole of dist/, and fails over budget.
 import { build } from 'esbuild';
 import { readFileSync, chmodSync, mkdirSync, copyFileSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -12,8 +12,13 @@ import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import { buildChunks } from './scripts/build/chunks.mjs';
 
-/** The budget of the shipped JavaScript, raw bytes (docs/size-budget.md: why this and not the whole of dist/). */
+/**
+ * Budgets (docs/size-budget.md). BUDGET_BYTES: the JavaScript every start reads and compiles (the loader and the
+ * start-up file), raw: parse and compile time is what size costs at start. DIST_BUDGET: what users download
+ * (gzip of the whole of dist/) and store (raw bytes of dist/, JS and wasm).
+ */
 export const BUDGET_BYTES = 400 * 1024;
+export const DIST_BUDGET = { gzip: 600 * 1024, raw: 1500 * 1024 };
 
 // Slim mqtt.js for a Node/Bun TCP/TLS client (measured in docs/size-budget.md; loaded lazily by
 // src/transports/mqtt/load.ts, which imports the client class alone, so ws/socks/browser transports never enter).
@@ -65,6 +70,7 @@ export async function bundle({ entry = 'targets/node.ts', outfile = 'dist/claw.m
   // runtime finds it relative to the loader's URL.
   const wasm = join(outdir, 'sql-wasm.wasm');
   copyFileSync(createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm'), wasm);
+  const startFile = readFileSync(join(outdir, CHUNK_DIR, chunks.fileOf[chunks.entry]));
   const js = [readFileSync(outfile), ...readdirSync(join(outdir, CHUNK_DIR)).map((f) => readFileSync(join(outdir, CHUNK_DIR, f)))];
   const jsAll = Buffer.concat(js);
   const wasmBytes = readFileSync(wasm);
@@ -73,6 +79,7 @@ export async function bundle({ entry = 'targets/node.ts', outfile = 'dist/claw.m
     outfile,
     chunks,
     loader: js[0].length,
+    startup: js[0].length + startFile.length,
     js: { raw: jsAll.length, gzip: gz(jsAll) },
     wasm: { raw: wasmBytes.length, gzip: gz(wasmBytes) },
     // A tarball of dist/ compresses across files; gzip of the concatenation is that, to within its headers.
@@ -90,9 +97,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   line('dist/ JavaScript', r.js);
   line('dist/sql-wasm.wasm', r.wasm);
   line('dist/ total', r.total);
-  console.log(`budget: JavaScript ${kb(BUDGET_BYTES)} raw (docs/size-budget.md)`);
-  if (r.js.raw > BUDGET_BYTES) {
-    console.error(`size budget exceeded by ${kb(r.js.raw - BUDGET_BYTES)}: see docs/size-budget.md`);
-    process.exit(1);
-  }
+  console.log(`start-up JavaScript (loader + start-up file): ${kb(r.startup)} raw`);
+  console.log(`budgets (docs/size-budget.md): start-up JavaScript ${kb(BUDGET_BYTES)} raw; dist/ ${kb(DIST_BUDGET.gzip)} gzip, ${kb(DIST_BUDGET.raw)} raw`);
+  const over = [
+    [r.startup, BUDGET_BYTES, 'start-up JavaScript (raw)'],
+    [r.total.gzip, DIST_BUDGET.gzip, 'dist/ (gzip)'],
+    [r.total.raw, DIST_BUDGET.raw, 'dist/ (raw)'],
+  ].filter(([size, budget]) => size > budget);
+  for (const [size, budget, what] of over) console.error(`size budget exceeded: ${what} by ${kb(size - budget)}: see docs/size-budget.md`);
+  if (over.length) process.exit(1);
 }

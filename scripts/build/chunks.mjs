@@ -18,7 +18,8 @@ import { basename, join } from 'node:path';
 
 /**
  * Bundles `entry` into `outdir` (emptied first). `base`: the shared esbuild options (minify, target, define,
- * alias...). Returns the entry chunk's name, the file holding each chunk, and each file's size and chunks.
+ * alias...). Returns the entry chunk's name, the file holding each chunk, and each file's size, chunks and inputs
+ * (esbuild's metafile: bytes each source module contributes).
  */
 export async function buildChunks(base, { entry, outdir }) {
   const split = await build({
@@ -87,7 +88,8 @@ export async function buildChunks(base, { entry, outdir }) {
     const file = `${label}-${createHash('sha256').update(body).digest('hex').slice(0, 8)}.js`;
     writeFileSync(join(outdir, file), body);
     for (const c of chunks) fileOf[c] = file;
-    files.push({ file, bytes: Buffer.byteLength(body), chunks });
+    const inputs = Object.assign({}, ...chunks.map((c) => outputs.get(c).inputs));
+    files.push({ file, bytes: Buffer.byteLength(body), chunks, inputs });
   }
   return { entry: main, fileOf, files };
 }
