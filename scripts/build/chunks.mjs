@@ -81,6 +81,9 @@ export async function buildChunks(base, { entry, outdir }) {
         minify: base.minify ?? false,
         logLevel: 'error',
       });
+      // esbuild would turn a read of import.meta beyond .url (defined above) into {}: refuse to ship that.
+      const meta = cjs.warnings.find((w) => w.text.includes('import.meta'));
+      if (meta) throw new Error(`chunk build: ${c} reads import.meta (${meta.text})`);
       members.push(`${JSON.stringify(c)}:function(require,module,exports,__claw_url){"use strict";${cjs.code}\n}`);
     }
     const body = `({${members.join(',\n')}})\n`;
