@@ -46,7 +46,7 @@ export function esbuildOptions({ minify = true } = {}) {
     // Node 18+, Bun and every V8/JSC we target have them (checked on Node 18, 20, 22 and Bun).
     supported: { 'regexp-unicode-property-escapes': true },
     legalComments: 'none',
-    define: { __CLAW_VERSION__: JSON.stringify(pkg.version) },
+    define: { __CLAW_VERSION__: JSON.stringify(pkg.version), __CLAW_CHUNK_DIR__: JSON.stringify(`./${CHUNK_DIR}`) },
     alias: ALIASES,
     logLevel: 'warning',
   };
@@ -63,7 +63,7 @@ export async function bundle({ entry = 'targets/node.ts', outfile = 'dist/claw.m
     outfile,
     format: 'esm',
     banner: { js: '#!/usr/bin/env node' },
-    define: { __CLAW_ENTRY__: JSON.stringify(chunks.entry), __CLAW_FILES__: JSON.stringify(chunks.fileOf), __CLAW_CHUNK_DIR__: JSON.stringify(`./${CHUNK_DIR}`) },
+    define: { ...options.define, __CLAW_ENTRY__: JSON.stringify(chunks.entry), __CLAW_FILES__: JSON.stringify(chunks.fileOf) },
   });
   chmodSync(outfile, 0o755);
   // sql.js's WebAssembly ships beside the loader (docs/memory.md: measured against embedding it as base64); the

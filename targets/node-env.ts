@@ -1,6 +1,7 @@
 // Builds the CLI environment from `process`: the only place (with the entry points) that touches it.
 // `fs.promises` is read on first use, not imported: one built-in fewer on the start path.
 import { promises as fsp, writeSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { createFsReader } from '../src/node/fs-reader.ts';
 import { systemClock } from '../src/node/clock.ts';
 import type { CliEnv } from '../src/cli/env.ts';
@@ -11,6 +12,7 @@ import { registerMqttAdapters } from '../src/runtime/mqtt-adapters.ts';
 import { whenFlushed } from '../src/node/when-flushed.ts';
 
 declare const __CLAW_VERSION__: string;
+declare const __CLAW_CHUNK_DIR__: string;
 
 const redactor = new Redactor();
 
@@ -46,8 +48,13 @@ export function processEnv(): CliEnv {
     },
     version: typeof __CLAW_VERSION__ === 'string' ? __CLAW_VERSION__ : '0.0.0-dev',
     redactor,
-    self: process.argv[1] ? { argv0: process.execPath, args: [process.argv[1]] } : undefined,
+    self: process.argv[1] ? { argv0: process.execPath, args: [process.argv[1]], reads: chunkDir() } : undefined,
   };
+}
+
+/** The chunk directory beside the loader, in the shipped build (build.config.mjs defines its name). */
+function chunkDir(): string[] {
+  return typeof __CLAW_CHUNK_DIR__ === 'string' ? [fileURLToPath(new URL(`${__CLAW_CHUNK_DIR__}/`, import.meta.url))] : [];
 }
 
 /** Run the CLI and exit with its code once output has been handed to the OS. */

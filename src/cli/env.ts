@@ -20,6 +20,9 @@ export interface CliEnv {
   redactor?: Redactor;
   /** stdin and stdout are a terminal (`claw chat` prompts only then). */
   interactive?: boolean;
-  /** How to start this runtime again (the builtin worker): interpreter and script. */
-  self?: { argv0: string; args: string[] };
+  /**
+   * How to start this runtime again (the builtin worker): interpreter and script, and what else the script reads
+   * (the chunk directory beside the loader, docs/startup.md), which a sandboxed worker must be able to read.
+   */
+  self?: { argv0: string; args: string[]; reads?: string[] };
 }
