@@ -2,9 +2,9 @@
 // (scripts/build/chunks.mjs): each file an object of functions `(require, module, exports, __claw_url)`, one
 // per chunk, the chunks that are always needed together. A file is read and compiled when one of its chunks is
 // first required: the start-up file now, a capability group (tools, memory, MQTT, ...) when a session first
-// needs it. Each file is compiled with vm.Script, which takes a V8 code cache (an ES module cannot on Node 18/20), so on the
-// next start V8 reuses the bytecode instead of parsing and compiling again (src/node/code-cache.ts). vm.Script
-// compiles the file's text like any script file: it is not eval, and works under
+// needs it. Each file is compiled with vm.Script, which takes a V8 code cache (an ES module cannot on Node 18/20),
+// so on the next start V8 reuses the bytecode instead of parsing and compiling again (src/node/code-cache.ts).
+// vm.Script compiles the file's text like any script file: it is not eval, and works under
 // --disallow-code-generation-from-strings.
 import { cacheCommand, cacheDir, cacheFileName, cacheWriter, readCache } from '../src/node/code-cache.ts';
 import { builtin, hasBuiltins, useRequire } from '../src/node/builtin.ts';
