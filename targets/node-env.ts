@@ -1,6 +1,7 @@
 // Builds the CLI environment from `process`: the only place (with the entry points) that touches it.
 // `fs.promises` is read on first use, not imported: one built-in fewer on the start path.
 import { promises as fsp, writeSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { createFsReader } from '../src/node/fs-reader.ts';
 import { systemClock } from '../src/node/clock.ts';
 import type { CliEnv } from '../src/cli/env.ts';
@@ -8,14 +9,10 @@ import { main } from '../src/cli/main.ts';
 import { createLogSink } from '../src/log/logger.ts';
 import { Redactor } from '../src/log/redactor.ts';
 import { registerMqttAdapters } from '../src/runtime/mqtt-adapters.ts';
-import { bootInfo } from '../src/node/boot-info.ts';
-import { hasBuiltins, useRequire } from '../src/node/builtin.ts';
-import { manifestCache } from '../src/node/manifest-cache-store.ts';
-import { stdinNow } from '../src/node/stdin-now.ts';
-import { stdoutNow } from '../src/node/stdout-now.ts';
 import { whenFlushed } from '../src/node/when-flushed.ts';
 
 declare const __CLAW_VERSION__: string;
+declare const __CLAW_CHUNK_DIR__: string;
 
 const redactor = new Redactor();
 
@@ -32,7 +29,7 @@ export function processEnv(): CliEnv {
     cwd: process.cwd(),
     env: process.env,
     // Getters: process.stdin and process.stdout load Node's stream and net modules when first read (2–4 ms),
-    // which `claw run` puts off until its first replies are out (src/node/stdin-now.ts, docs/startup.md).
+    // which a command that never uses them need not pay for.
     get stdin() {
       return process.stdin;
     },
@@ -51,24 +48,17 @@ export function processEnv(): CliEnv {
     },
     version: typeof __CLAW_VERSION__ === 'string' ? __CLAW_VERSION__ : '0.0.0-dev',
     redactor,
-    self: process.argv[1] ? { argv0: process.execPath, args: [process.argv[1]] } : undefined,
-    manifestCache: launchManifestCache(),
-    stdinNow: () => stdinNow(() => process.stdin),
-    stdoutNow: stdoutNow(),
+    self: process.argv[1] ? { argv0: process.execPath, args: [process.argv[1]], reads: chunkDir() } : undefined,
   };
 }
 
-/** The manifest cache beside the code cache, when the boot loader runs one (docs/startup.md). */
-function launchManifestCache() {
-  const boot = bootInfo();
-  return boot?.cacheDir ? manifestCache(boot.cacheDir, boot.id, () => boot.skipCodeCache()) : undefined;
+/** The chunk directory beside the loader, in the shipped build (build.config.mjs defines its name). */
+function chunkDir(): string[] {
+  return typeof __CLAW_CHUNK_DIR__ === 'string' ? [fileURLToPath(new URL(`${__CLAW_CHUNK_DIR__}/`, import.meta.url))] : [];
 }
 
 /** Run the CLI and exit with its code once output has been handed to the OS. */
 export async function runProcess(): Promise<void> {
-  // src/node/builtin.ts in the hot code (the manifest cache reads through code-cache.ts, stdin-now.ts) on runtimes
-  // without process.getBuiltinModule (Node 18, Node 20 < 20.16): the bundle's require, as lazy.ts uses it.
-  if (!hasBuiltins()) useRequire(require);
   // Nothing may crash the runtime silently: log and keep the exit code honest.
   process.on('unhandledRejection', (reason) => {
     stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), level: 'error', msg: 'unhandled rejection', error: redactor.redact(String((reason as Error)?.stack ?? reason)) })}\n`);

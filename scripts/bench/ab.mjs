@@ -55,7 +55,8 @@ function envFor(v) {
   return env;
 }
 
-// --trace: claw variants run with CLAW_STARTUP_TRACE=1 (targets/boot.ts) and the table adds "own ms", the median
+// --trace: claw variants run with CLAW_STARTUP_TRACE=1 (a build whose loader prints a startup_trace line: the
+// code-cache builds before the chunk build; the chunk build prints none) and the table adds "own ms", the median
 // time from the loader's first line to the reply write: claw's own start-up work without Node's bootstrap, whose
 // 10–20 ms swings on this VM drown sub-millisecond changes in the start column.
 const traced = argv.includes('--trace');

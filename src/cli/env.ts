@@ -3,7 +3,6 @@ import type { ByteSource, TextSink } from '../transports/stdio.ts';
 import type { SourceReader } from '../manifest/reader.ts';
 import type { Clock } from '../kernel/ports.ts';
 import type { Redactor } from '../log/redactor.ts';
-import type { ManifestCache } from '../manifest/load-cache.ts';
 
 export interface CliEnv {
   argv: string[];
@@ -21,12 +20,9 @@ export interface CliEnv {
   redactor?: Redactor;
   /** stdin and stdout are a terminal (`claw chat` prompts only then). */
   interactive?: boolean;
-  /** How to start this runtime again (the builtin worker): interpreter and script. */
-  self?: { argv0: string; args: string[] };
-  /** What is already waiting on stdin, read without blocking (src/node/stdin-now.ts); the stdin stream continues after it. */
-  stdinNow?: () => Uint8Array | undefined;
-  /** Writes to stdout now, without its stream (src/node/stdout-now.ts); returns what would have blocked. */
-  stdoutNow?: (text: string) => Uint8Array | undefined;
-  /** Validated launch manifests kept between starts (src/manifest/load-cache.ts): the shipped build only. */
-  manifestCache?: ManifestCache;
+  /**
+   * How to start this runtime again (the builtin worker): interpreter and script, and what else the script reads
+   * (the chunk directory beside the loader, docs/startup.md), which a sandboxed worker must be able to read.
+   */
+  self?: { argv0: string; args: string[]; reads?: string[] };
 }

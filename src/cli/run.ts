@@ -30,8 +30,6 @@ export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
     input: () => env.stdin,
     output: () => env.stdout,
     maxFrameBytes: config.limits?.max_frame_bytes,
-    readNow: env.stdinNow,
-    writeNow: env.stdoutNow,
   });
   const extra = await openTransports(listen, {
     log,
@@ -86,7 +84,6 @@ export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
       return 1;
     }
   }
-  stdio.readWaiting();
   const reason = await stopped;
   await runtime.stop(reason);
   log.info('runtime exiting', { reason });

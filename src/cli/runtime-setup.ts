@@ -47,7 +47,7 @@ export async function prepareRuntime(env: CliEnv, args: ParsedArgs, o: { default
 
   let launchManifest: ResolvedManifest | undefined;
   if (manifestFile) {
-    const loaded = await loadManifestFile(manifestFile, { reader: env.reader, registries: cfg.config.registries, cache: env.manifestCache });
+    const loaded = await loadManifestFile(manifestFile, { reader: env.reader, registries: cfg.config.registries });
     if (!loaded.manifest) return reportInvalid(log, 'manifest invalid', loaded.issues);
     launchManifest = loaded.manifest;
   }
@@ -70,7 +70,7 @@ export async function prepareRuntime(env: CliEnv, args: ParsedArgs, o: { default
  * The builtin worker command. `binds` is resolved on first read: two realpathSync calls (each an lstat per path
  * component) that only a builtin run in a worker needs, not every start (docs/startup.md).
  */
-function workerCommand(self: { argv0: string; args: string[] }): WorkerCommand {
+function workerCommand(self: { argv0: string; args: string[]; reads?: string[] }): WorkerCommand {
   let binds: string[] | undefined;
   return {
     argv0: self.argv0,
@@ -81,9 +81,9 @@ function workerCommand(self: { argv0: string; args: string[] }): WorkerCommand {
   };
 }
 
-/** The interpreter and the bundle, by their real paths: a builtin worker must be able to read them. */
-function selfBinds(self: { argv0: string; args: string[] }): string[] {
-  return [self.argv0, ...self.args].map((p) => {
+/** The interpreter, the bundle and what it reads, by their real paths: a builtin worker must be able to read them. */
+function selfBinds(self: { argv0: string; args: string[]; reads?: string[] }): string[] {
+  return [self.argv0, ...self.args, ...(self.reads ?? [])].map((p) => {
     try {
       return realpathSync(p);
     } catch {

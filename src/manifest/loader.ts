@@ -16,13 +16,10 @@ import { applyDefaults } from './defaults.ts';
 import { crossCheck } from './crosscheck.ts';
 import { resolveRegistryUri, type RegistryConfig } from './registry.ts';
 import type { ResolvedManifest, ResolvedPrimitive } from './resolved.ts';
-import { cachedManifest, keepManifest, recordingReader, type ManifestCache } from './load-cache.ts';
 
 export interface LoadOptions {
   reader: SourceReader;
   registries?: RegistryConfig[];
-  /** Validated launch manifests kept between starts (load-cache.ts); loadManifestFile only. */
-  cache?: ManifestCache;
   /**
    * File references must stay inside this directory, symlinks followed: set for a manifest that came over the
    * wire, whose references are untrusted (docs/manifest.md "Manifests sent over the wire").
@@ -38,7 +35,7 @@ export interface LoadResult {
 const KEBAB = /^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$/;
 /**
  * `{ [key]: value }`, or nothing when the value is undefined: a resolved manifest has no member whose value is
- * undefined, so a JSON copy of it is the same value (the manifest cache relies on it, load-cache.ts).
+ * undefined, so a JSON copy of it is the same value.
  */
 const present = <K extends string, V>(key: K, value: V | undefined): { [k in K]?: V } => (value === undefined ? {} : ({ [key]: value } as { [k in K]?: V }));
 const isObject = (x: unknown): x is Record<string, any> => typeof x === 'object' && x !== null && !Array.isArray(x);
@@ -341,19 +338,9 @@ function staysInside(baseDir: string, ref: string, within: string): boolean {
   return isInside(joinPath(baseDir, segs.slice(0, firstWild).join('/') || '.'), within);
 }
 
-/**
- * Load a root manifest file (absolute path). With `opts.cache`, a result kept by an earlier start of the same
- * build is used when every file it read still reads the same (load-cache.ts); a clean load is kept.
- */
+/** Load a root manifest file (absolute path). */
 export async function loadManifestFile(path: string, opts: LoadOptions): Promise<LoadResult> {
-  const cache = opts.cache;
-  if (!cache) return loadFile(path, opts);
-  const kept = await cachedManifest(path, opts.registries, opts.reader, cache);
-  if (kept) return { manifest: kept, issues: [] };
-  const rec = recordingReader(opts.reader);
-  const r = await loadFile(path, { ...opts, reader: rec.reader, cache: undefined });
-  if (r.manifest && r.issues.length === 0 && rec.replayable()) keepManifest(path, opts.registries, rec.inputs, r.manifest, cache);
-  return r;
+  return loadFile(path, opts);
 }
 
 async function loadFile(path: string, opts: LoadOptions): Promise<LoadResult> {

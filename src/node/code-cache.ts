@@ -1,32 +1,21 @@
-// V8 code cache of the bundle's hot code (docs/startup.md). Used only by the boot loader (targets/boot.ts):
-// dist/claw.mjs compiles its hot code with vm.Script, handing V8 the bytecode a previous start produced, so the
-// functions that start-up runs are not parsed and compiled again.
+// V8 code caches of the runtime's chunks (docs/startup.md). Used only by the loader (targets/boot.ts): each chunk
+// is compiled with vm.Script, handing V8 the bytecode an earlier start produced for the same chunk, so the
+// functions a start runs are not parsed and compiled again.
 //
-// Why the data is stored twice: V8 checks a code cache's header (magic, V8 version, flags, source length,
-// payload length) but, in release builds, not its payload; a flipped byte inside it crashes the process
-// (measured on Node 20). A checksum would have to be computed before V8 sees the data, and on Node 20 every way
-// of doing that costs more than the cache saves at this size: a JavaScript loop over 300 KB takes ~3 ms before
-// it is optimised, node:zlib's crc32 ~2 ms and ~1.9 MB RSS just to load, node:v8 (to turn V8's own checksum
-// on) ~1.7 ms and 1.6 MB, a WebAssembly hash 0.6-3 MB RSS for the engine. Comparing the two copies is a memcmp
-// in 16 KB chunks (~0.1 ms, 16 KB of memory): any damage that does not hit both copies identically is caught.
-// Files are written atomically (temporary file + rename) and only loaded when this user owns them and nobody
-// else can write them, so a copy that is damaged twice alike has to be written on purpose by this user.
-//
-// File: "CLAWCC02" | u32 LE length n of the V8 data | u32 LE ~n | data | zero pad to 4 | data | zero pad to 4.
+// A file holds V8's data as createCachedData() returned it. V8 checks it before use (its version, the flags,
+// the source's length; `script.cachedDataRejected`) and the file name carries the chunk's content hash, so a
+// file from another build or another Node is never taken for this one. Files are written atomically (temporary
+// file + rename) and read only when this user owns them and nobody else can write them: their bytes become code.
 import { builtin } from './builtin.ts';
 
 // node:fs through builtin(), not an ESM import (see builtin.ts).
 const fs = () => builtin('node:fs');
 
-const MAGIC = 'CLAWCC02';
-const HEADER = 16;
 const MAX_BYTES = 16 * 1024 * 1024;
 const FNV_OFFSET = 0x811c9dc5 | 0;
 const FNV_PRIME = 16777619;
-/** Old cache files (other builds, other Node versions) beyond this many are removed when a new one is written. */
-const KEEP_FILES = 24;
-
-const pad4 = (n: number) => (n + 3) & ~3;
+/** Old cache files (other builds, other Node versions; one per chunk file and command) beyond this many are removed when a new one is written. */
+const KEEP_FILES = 256;
 
 /**
  * Where caches live: $CLAW_CACHE_DIR, else $XDG_CACHE_HOME/claw-edge (absolute only, as the XDG spec says),
@@ -53,7 +42,8 @@ export function hashText(text: string): string {
 }
 
 export interface CacheKey {
-  buildId: string;
+  /** The chunk file's name without `.js`: `<label>-<hash of its content>` (scripts/build/chunks.mjs). */
+  chunk: string;
   command: string;
   nodeVersion: string;
   arch: string;
@@ -62,13 +52,13 @@ export interface CacheKey {
 }
 
 /**
- * One file per build, command, Node version, architecture and set of flags. V8 would reject a cache made
- * under other flags anyway; keying by them keeps two configurations from overwriting each other's cache.
- * Per command, because each command runs different code at start-up: a `claw --version` must not leave
- * `claw run` a cache of the module top levels only.
+ * One file per chunk (its content hash is in its name), command, Node version, architecture and set of flags.
+ * V8 would reject a cache made under other flags anyway; keying by them keeps two configurations from
+ * overwriting each other's cache. Per command, because each command runs different code of the same chunk at
+ * start-up: a `claw --version` must not leave `claw run` a cache of the module top levels only.
  */
 export function cacheFileName(k: CacheKey): string {
-  return `${k.buildId}-${k.command}-${k.nodeVersion}-${k.arch}-${hashText(k.flags)}.v8cache`;
+  return `${k.chunk}-${k.command}-${k.nodeVersion}-${k.arch}-${hashText(k.flags)}.v8cache`;
 }
 
 /** The command word the cache is kept for (`run`, `validate`, ...), or undefined (flags, help, nothing). */
@@ -98,16 +88,15 @@ function readFully(fd: number, b: Uint8Array, position: number): boolean {
 }
 
 /**
- * The whole of a file in the cache directory, or undefined: missing, not a regular file, not this user's or
- * writable by others (its bytes become code, or a manifest the runtime trusts), or of a size outside
- * (minBytes, maxBytes]. One read into one buffer. Never throws.
+ * The V8 data in a cache file, or undefined: missing, not a regular file, not this user's or writable by others
+ * (its bytes become code), empty or too large. One read into one buffer. Never throws.
  */
-export function readTrusted(file: string, minBytes: number, maxBytes: number): Buffer | undefined {
+export function readCache(file: string): Buffer | undefined {
   let fd: number | undefined;
   try {
     fd = fs().openSync(file, 'r');
     const st = fs().fstatSync(fd);
-    if (!st.isFile() || !trusted(st) || st.size <= minBytes || st.size > maxBytes) return undefined;
+    if (!st.isFile() || !trusted(st) || st.size === 0 || st.size > MAX_BYTES) return undefined;
     const all = Buffer.allocUnsafe(st.size);
     return readFully(fd, all, 0) ? all : undefined;
   } catch {
@@ -117,52 +106,15 @@ export function readTrusted(file: string, minBytes: number, maxBytes: number): B
   }
 }
 
-/** The verified V8 data of a cache file, or undefined (missing, foreign, truncated, damaged): never throws. */
-export function readCache(file: string): Uint8Array | undefined {
-  // The whole file in one read and the second copy compared in one call: this runs on every start, and the
-  // header read plus sixteen 16 KB reads of the second copy took ~0.8 ms against ~0.55 ms (BENCH.md "Start-up:
-  // round 6"). The file is bounded by MAX_BYTES.
-  const all = readTrusted(file, HEADER, MAX_BYTES);
-  if (!all) return undefined;
-  for (let i = 0; i < MAGIC.length; i++) if (all[i] !== MAGIC.charCodeAt(i)) return undefined;
-  const len = all.readUInt32LE(8);
-  const span = pad4(len);
-  if (len === 0 || HEADER + 2 * span !== all.length || all.readUInt32LE(12) !== (~len >>> 0)) return undefined;
-  if (all.compare(all, HEADER + span, HEADER + span + len, HEADER, HEADER + len) !== 0) return undefined;
-  return all.subarray(HEADER, HEADER + len);
-}
-
-/** The bytes of a cache file for `data`. */
-export function encodeCache(data: Uint8Array): Uint8Array {
-  const span = pad4(data.length);
-  const out = new Uint8Array(HEADER + 2 * span);
-  for (let i = 0; i < MAGIC.length; i++) out[i] = MAGIC.charCodeAt(i);
-  const view = new DataView(out.buffer);
-  view.setUint32(8, data.length, true);
-  view.setUint32(12, ~data.length >>> 0, true);
-  out.set(data, HEADER);
-  out.set(data, HEADER + span);
-  return out;
-}
-
 /** The directory above `dir`'s parent: `$HOME` for `$HOME/.cache/claw-edge`. */
 const grandparent = (dir: string) => dir.replace(/[\\/]+$/, '').replace(/[\\/][^\\/]*$/, '').replace(/[\\/][^\\/]*$/, '') || '/';
 
 /**
- * Writes a cache file atomically (temporary file + rename, mode 0600, directory 0700), then trims old files.
- * Returns whether it was written; never throws (a read-only or full disk only costs the next start its cache).
+ * Writes `data` as `dir`/`name` atomically (temporary file + rename, mode 0600, directory 0700). Returns whether it was written; never throws (a read-only or full disk only
+ * costs the next start its cache). The directory is created with at most its parent (`~/.cache`), never
+ * deeper: a service account whose HOME does not exist (HOME=/nonexistent) gets no directories made up for it.
  */
 export function writeCache(dir: string, name: string, data: Uint8Array): boolean {
-  return writeCacheFile(dir, name, encodeCache(data), OURS);
-}
-
-/**
- * Writes `bytes` as `dir`/`name` atomically (temporary file + rename, mode 0600, directory 0700), then keeps
- * the newest KEEP_FILES files whose names match `family`. Returns whether it was written; never throws. The
- * directory is created with at most its parent (`~/.cache`), never deeper: a service account whose HOME does
- * not exist (HOME=/nonexistent) gets no directories made up for it.
- */
-export function writeCacheFile(dir: string, name: string, bytes: Uint8Array, family: RegExp): boolean {
   const file = `${dir}/${name}`;
   // pid + a random part, created exclusively: two containers sharing a cache directory can have the same pid,
   // and a name planted in a shared directory is never followed.
@@ -170,7 +122,7 @@ export function writeCacheFile(dir: string, name: string, bytes: Uint8Array, fam
   try {
     if (!fs().statSync(grandparent(dir)).isDirectory()) return false;
     fs().mkdirSync(dir, { recursive: true, mode: 0o700 });
-    fs().writeFileSync(tmp, bytes, { mode: 0o600, flag: 'wx' });
+    fs().writeFileSync(tmp, data, { mode: 0o600, flag: 'wx' });
     fs().renameSync(tmp, file);
   } catch {
     try {
@@ -178,17 +130,16 @@ export function writeCacheFile(dir: string, name: string, bytes: Uint8Array, fam
     } catch {}
     return false;
   }
-  trim(dir, family);
   return true;
 }
 
 /** A name cacheFileName() makes: only those are ever removed (CLAW_CACHE_DIR may point at a shared directory). */
-const OURS = /^[0-9a-f]{16}-[a-z_]{1,16}-v\d+\.\d+\.\d+[\w.-]*-[\w]+-[0-9a-f]{8}\.v8cache$/;
+const OURS = /^[\w.-]+-[0-9a-f]{8}-[a-z_]{1,16}-v\d+\.\d+\.\d+[\w.-]*-[\w]+-[0-9a-f]{8}\.v8cache$/;
 
-/** Keeps the newest KEEP_FILES files of a family: every build and Node upgrade leaves files behind otherwise. */
-function trim(dir: string, family: RegExp): void {
+/** Keeps the newest KEEP_FILES cache files: every build and Node upgrade leaves files behind otherwise. */
+export function trimCache(dir: string): void {
   try {
-    const files = fs().readdirSync(dir).filter((n) => family.test(n));
+    const files = fs().readdirSync(dir).filter((n) => OURS.test(n));
     if (files.length <= KEEP_FILES) return;
     const aged = files.map((n) => ({ n, t: fs().statSync(`${dir}/${n}`).mtimeMs })).sort((a, b) => b.t - a.t);
     for (const { n } of aged.slice(KEEP_FILES)) fs().unlinkSync(`${dir}/${n}`);
@@ -196,26 +147,35 @@ function trim(dir: string, family: RegExp): void {
 }
 
 /**
- * Writes the cache once: `delayMs` after start-up (a long-running `claw run` that is later killed still leaves
- * one), or at a clean exit (code 0) if that comes first, so a failed start never becomes the cache. `create`
- * runs then, not now: V8 includes every function compiled so far (start-up, the first requests).
+ * Collects the chunks compiled without a usable cache and writes their caches: `delayMs` after the first of a
+ * batch was compiled (a long-running `claw run` that is later killed still leaves them; a chunk a session
+ * needs an hour later starts a batch of its own), or at a clean exit (code 0) if that comes first, so a failed
+ * start never becomes the cache. `create` runs then, not when the chunk is compiled: V8 includes every function
+ * compiled so far (start-up, the first requests).
  */
-export function saveLater(dir: string, name: string, create: () => Uint8Array | undefined, delayMs = 5000): void {
-  let done = false;
+export function cacheWriter(dir: string, delayMs = 5000): (name: string, create: () => Uint8Array) => void {
+  const pending: [string, () => Uint8Array][] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let hooked = false;
   const save = () => {
-    if (done) return;
-    done = true;
     clearTimeout(timer);
-    process.removeListener('exit', onExit);
-    try {
-      const data = create();
-      if (data) writeCache(dir, name, data);
-    } catch {}
+    timer = undefined;
+    for (const [name, create] of pending.splice(0)) {
+      try {
+        writeCache(dir, name, create());
+      } catch {}
+    }
+    trimCache(dir);
   };
   const onExit = (code: number) => {
     if (code === 0) save();
   };
-  const timer = setTimeout(save, delayMs);
-  timer.unref?.();
-  process.once('exit', onExit);
+  return (name, create) => {
+    pending.push([name, create]);
+    if (timer) return;
+    timer = setTimeout(save, delayMs);
+    timer.unref?.();
+    if (!hooked) process.once('exit', onExit);
+    hooked = true;
+  };
 }

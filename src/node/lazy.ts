@@ -13,8 +13,8 @@ export const dnsModule = () => (dns ??= import('node:dns'));
 
 // node:crypto is used synchronously (ids, hashes), so it is required on first use rather than
 // imported: importing it costs ~1.4 MB RSS at start-up (OpenSSL), in every agent (BENCH.md).
-// process.getBuiltinModule (Node >= 20.16, Bun) first; else the bundle's require (the code-cache build passes
-// one in, the plain ESM build defines one in its banner). No node:module here: loading it and calling
+// process.getBuiltinModule (Node >= 20.16, Bun) first; else the require the loader passes every chunk
+// (targets/boot.ts). No node:module here: loading it and calling
 // createRequire cost ~0.8 ms at every start (docs/startup.md).
 let cryptoModule: typeof import('node:crypto') | undefined;
 export const nodeCrypto = (): typeof import('node:crypto') =>

@@ -18,37 +18,15 @@ export interface TextSink {
 
 export interface StdioOptions {
   /**
-   * The streams, opened when first needed: at start(), or with `readNow` in the check phase start() schedules
-   * (after the replies to what readWaiting found waiting), or in readWaiting when nothing was waiting. On Node,
-   * creating process.stdin or process.stdout loads the stream and net modules, which the first replies need not
-   * wait for (docs/startup.md "Round 7").
+   * The streams, opened at start(): on Node, creating process.stdin or process.stdout loads the stream and net
+   * modules, which a command that never serves stdio (`claw validate`) need not pay for.
    */
   input: () => ByteSource;
   output: () => TextSink;
   maxFrameBytes?: number;
-  /**
-   * What is already waiting on the input, read without blocking (src/node/stdin-now.ts) when the runtime calls
-   * readWaiting(). The input stream continues after those bytes.
-   */
-  readNow?: () => Uint8Array | undefined;
-  /**
-   * Writes a reply synchronously without the output stream (src/node/stdout-now.ts); returns what it could not
-   * write, which then goes to the stream. Used only until the input stream is open.
-   */
-  writeNow?: (text: string) => Uint8Array | undefined;
 }
 
-export interface StdioTransport extends Transport {
-  /**
-   * Handle now what the client has already written, without waiting for a turn of the event loop. The runtime
-   * calls it once everything a frame may need is set up (after `--start` opened its session). If that set-up
-   * took a turn of the event loop, the input stream is open already and this does nothing: the stream delivers
-   * the same bytes. Does nothing before start().
-   */
-  readWaiting(): void;
-}
-
-export function createStdioTransport(opts: StdioOptions): StdioTransport {
+export function createStdioTransport(opts: StdioOptions): Transport {
   const decoder = new NdjsonDecoder(opts.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
   const enc = new TextEncoder();
   let open = true;
@@ -71,9 +49,6 @@ export function createStdioTransport(opts: StdioOptions): StdioTransport {
     }
     return out;
   };
-  // Replies go straight to the descriptor until the input stream opens (writeNow), then to the output stream:
-  // a direct write is complete when it returns, so the order on the wire is the order of the writes.
-  let direct = opts.writeNow;
   // Replies produced together (a chunk of pipelined requests answered in the same microtask drain)
   // reach the OS in one write: they are joined into one string, written from the nextTick queue,
   // which runs as soon as the code producing them yields, before any I/O or timer. Order is
@@ -87,12 +62,7 @@ export function createStdioTransport(opts: StdioOptions): StdioTransport {
     // Runs from the nextTick queue, outside the router's guard: a writer that throws (closed stream) stops
     // the output, never the runtime.
     try {
-      let rest: string | Uint8Array | undefined = s;
-      if (direct) {
-        rest = direct(s);
-        if (rest !== undefined) direct = undefined; // would block: the stream queues the rest and all after it
-      }
-      if (rest !== undefined) stream().write(rest);
+      stream().write(s);
     } catch {
       writable = false;
     }
@@ -102,16 +72,10 @@ export function createStdioTransport(opts: StdioOptions): StdioTransport {
     if (pending === '') afterTick(flush);
     pending += encodeFrame(msg);
   };
-  let started: FrameSink | undefined;
   let input: ByteSource | undefined;
-  let listening = false;
-  const listen = () => {
-    if (listening || !open) return;
-    listening = true;
-    direct = undefined;
+  const listen = (sink: FrameSink) => {
     stream(); // its 'error' listener from now on, as for the input
     input = opts.input();
-    const sink = started!;
     input.on('data', (chunk) => decoder.feed(typeof chunk === 'string' ? enc.encode(chunk) : chunk, sink));
     input.on('end', () => {
       decoder.finish(sink);
@@ -123,30 +87,17 @@ export function createStdioTransport(opts: StdioOptions): StdioTransport {
   return {
     name: 'stdio',
     closed,
-    readWaiting() {
-      if (!started || !open || listening) return;
-      const waiting = opts.readNow?.();
-      // The stream opens in the check phase start() scheduled, after the replies to what was waiting: they are
-      // produced within this turn (microtasks, nextTick). Nothing waiting: no reason to wait for it.
-      if (waiting) decoder.feed(waiting, started);
-      else listen();
-    },
     start(deliver) {
-      started = {
+      listen({
         frame: (text) => deliver({ payload: { text }, reply: write }),
         oversize: (bytes, limit) => deliver({ payload: { error: 'oversize', bytes, limit }, reply: write }),
         encoding: () => deliver({ payload: { error: 'encoding' }, reply: write }),
-      };
-      // Without readNow nothing is read at once: the stream now. With it, the runtime calls readWaiting when it
-      // is set up, within this turn; the stream opens in its check phase (or later, if set-up took turns: then
-      // readWaiting finds the stream open and does nothing).
-      if (opts.readNow) setImmediate(listen);
-      else listen();
+      });
     },
     notify: write,
     async close() {
       finish();
-      if (listening) input?.destroy?.();
+      input?.destroy?.();
     },
   };
 }

@@ -1,13 +1,15 @@
-// The built bundle's V8 code cache (docs/startup.md), end to end: the first `claw run` leaves one cache file,
-// the second uses it (and so does not rewrite it), a damaged, foreign or garbage file is ignored and replaced,
-// an unusable cache directory never fails a run, and the replies are the same in every case.
+// The shipped runtime's V8 code caches (docs/startup.md), end to end: the first `claw run` leaves a cache for
+// every chunk file it compiled, the next uses them (and so does not rewrite them), a foreign or garbage file is
+// rejected by V8 and replaced, an unusable cache directory never fails a run, and the replies are the same in
+// every case.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { CLAW, ROOT } from './helpers/claw-process.ts';
+import { CLAW, ROOT, initParams } from './helpers/claw-process.ts';
+import { manifest } from './helpers/l2-agent.ts';
 
 const session = readFileSync(join(ROOT, 'examples/minimal/session.ndjson'), 'utf8');
 
@@ -32,29 +34,24 @@ function run(env: Record<string, string>, args = ['run', 'examples/minimal/claw.
 }
 
 const files = (dir: string) => readdirSync(dir).filter((n) => n.endsWith('.v8cache'));
-const bundleId = () => /\/\*claw-hot ([0-9a-f]{16})\n/.exec(readFileSync(CLAW, 'latin1'))?.[1];
+const chunkFiles = () => readdirSync(join(CLAW, '..', 'chunks'));
+const hotFile = () => chunkFiles().find((n) => n.startsWith('claw-'))!;
 
-test('the bundle is a code-cache build', () => {
-  assert.ok(bundleId(), `${CLAW} has no claw-hot section (built with --no-code-cache?)`);
+test('dist/ holds the loader and the chunk files', () => {
+  assert.ok(hotFile(), 'dist/chunks/claw-<hash>.js, the start-up file');
+  assert.ok(statSync(CLAW).size < 16 * 1024, 'the loader is small');
 });
 
-test('first start writes the cache, the second uses it; damaged, foreign and garbage files are replaced', () => {
+test('first start writes the cache, the second uses it; foreign and garbage files are replaced', () => {
   const dir = mkdtempSync(join(tmpdir(), 'claw-cc-e2e-'));
   try {
     const cache = join(dir, 'cache');
-    // The very first start with a manifest writes its manifest record and no code cache (it ran the YAML and
-    // schema code later starts skip, docs/startup.md); the second writes the code cache.
-    run({ CLAW_CACHE_DIR: cache });
-    assert.equal(files(cache), []);
-    const records = readdirSync(cache).filter((n) => n.endsWith('.json'));
-    assert.equal(records.map((n) => n.replace(/-manifest-[0-9a-f]{8}\.json$/, '')), [bundleId()], 'one manifest record');
     run({ CLAW_CACHE_DIR: cache });
     const [name] = files(cache);
-    assert.is(files(cache).length, 1);
-    assert.match(name, new RegExp(`^${bundleId()}-run-${process.version.replace(/\./g, '\\.')}-${process.arch}-[0-9a-f]{8}\\.v8cache$`));
+    assert.is(files(cache).length, 1, 'a Level 1 start compiles the start-up file only');
+    assert.match(name, new RegExp(`^${hotFile().replace('.js', '')}-run-${process.version.replace(/\./g, '\\.')}-${process.arch}-[0-9a-f]{8}\\.v8cache$`));
     const file = join(cache, name);
     const first = statSync(file);
-    const good = readFileSync(file);
     if (typeof process.getuid === 'function') {
       assert.is(first.mode & 0o777, 0o600);
       assert.is(statSync(cache).mode & 0o777, 0o700);
@@ -65,24 +62,18 @@ test('first start writes the cache, the second uses it; damaged, foreign and gar
     const second = statSync(file);
     assert.is(second.ino, first.ino);
     assert.is(second.mtimeMs, first.mtimeMs);
-    assert.equal(readdirSync(cache).sort(), [...records, name].sort());
+    assert.equal(readdirSync(cache), [name]);
 
-    // Damaged inside V8's data (V8 itself would crash on this one), a V8 cache of some other script (V8 rejects
-    // it), garbage: each run still answers, and leaves a good file behind.
-    const half = (good.length - 16) / 2;
-    const damaged = Buffer.from(good);
-    damaged[16 + (half >> 1)] ^= 0xff;
-    const foreign = Buffer.from(good);
-    // A well-formed file whose V8 data belongs to another source: both copies changed alike in V8's header.
-    for (const at of [16 + 8, 16 + half + 8]) foreign[at] ^= 0x55;
-    for (const [what, content] of [['damaged', damaged], ['foreign', foreign], ['garbage', Buffer.alloc(good.length, 0x2a)]] as const) {
+    // A V8 cache of another script (V8 rejects it: cachedDataRejected), garbage: each run still answers, and
+    // leaves a good file behind.
+    const foreign = spawnSync(process.execPath, ['-e', 'process.stdout.write(new (require("vm").Script)("1+1").createCachedData())']).stdout;
+    for (const [what, content] of [['foreign', foreign], ['garbage', Buffer.alloc(first.size, 0x2a)]] as const) {
       writeFileSync(file, content);
       chmodSync(file, 0o600);
       run({ CLAW_CACHE_DIR: cache });
       const now = readFileSync(file);
       assert.not.equal(Buffer.compare(now, content), 0, `${what}: replaced`);
-      assert.is(now.toString('latin1', 0, 8), 'CLAWCC02', `${what}: a cache file again`);
-      assert.equal(readdirSync(cache).sort(), [...records, name].sort(), `${what}: no temporary file left`);
+      assert.equal(readdirSync(cache), [name], `${what}: no temporary file left`);
     }
     // The replacement is used in turn.
     const again = statSync(file);
@@ -93,17 +84,45 @@ test('first start writes the cache, the second uses it; damaged, foreign and gar
   }
 });
 
+test('a Level 2 session leaves a cache for every chunk file it compiled, and the next start writes none', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'claw-cc-l2-'));
+  try {
+    writeFileSync(join(dir, 'claw.yaml'), manifest({}));
+    const cache = join(dir, 'cache');
+    const input = [
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'claw.initialize', params: initParams() }),
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'claw.tool.call', params: { name: 'echo', arguments: { text: 'x' }, context: { request_id: 'r2', identity: 'standard-agent' } } }),
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'claw.shutdown', params: { reason: 'test', timeout_ms: 1000 } }),
+    ].join('\n') + '\n';
+    const l2 = () => {
+      const r = spawnSync(process.execPath, [CLAW, 'run', join(dir, 'claw.yaml')], { cwd: dir, input, encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH ?? '', CLAW_CACHE_DIR: cache } });
+      assert.is(r.status, 0, r.stderr);
+      assert.ok(r.stdout.includes('"id":2,"result"'), r.stdout);
+    };
+    l2();
+    const written = files(cache);
+    assert.ok(written.length > 1, `the start-up file and the tools chunks: ${written}`);
+    const chunks = new Set(chunkFiles().map((n) => n.replace(/\.js$/, '')));
+    for (const n of written) assert.ok(chunks.has(n.replace(/-run-.*$/, '')), `${n} belongs to a chunk file of this build`);
+    const times = written.map((n) => statSync(join(cache, n)).mtimeMs);
+    l2();
+    assert.equal(files(cache), written);
+    assert.equal(written.map((n) => statSync(join(cache, n)).mtimeMs), times, 'every cache was accepted');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('one cache per command; none for flags, none when turned off', () => {
   const dir = mkdtempSync(join(tmpdir(), 'claw-cc-e2e-'));
   try {
     const cache = join(dir, 'cache');
-    run({ CLAW_CACHE_DIR: cache }); // the manifest record (no code cache from a first start, see above)
     run({ CLAW_CACHE_DIR: cache });
     const v = spawnSync(process.execPath, [CLAW, 'validate', 'examples/minimal/claw.yaml'], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', CLAW_CACHE_DIR: cache } });
     assert.is(v.status, 0, v.stderr);
     const ver = spawnSync(process.execPath, [CLAW, '--version'], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', CLAW_CACHE_DIR: cache } });
     assert.is(ver.status, 0);
-    assert.equal(files(cache).map((n) => n.split('-')[1]).sort(), ['run', 'validate']);
+    assert.equal(files(cache).map((n) => n.split('-')[2]).sort(), ['run', 'validate']);
     // An invalid manifest (exit 1) leaves no cache: a failed start never becomes the cache.
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'kind: Claw\n');
@@ -115,42 +134,12 @@ test('one cache per command; none for flags, none when turned off', () => {
     assert.not.ok(readdirSync(dir).includes('off'));
     // Default place: $XDG_CACHE_HOME/claw-edge, else $HOME/.cache/claw-edge; nothing for a HOME that does not exist.
     run({ XDG_CACHE_HOME: join(dir, 'xdg'), HOME: join(dir, 'home') });
-    run({ XDG_CACHE_HOME: join(dir, 'xdg'), HOME: join(dir, 'home') });
     assert.is(files(join(dir, 'xdg', 'claw-edge')).length, 1);
     run({ HOME: join(dir, 'home') });
     assert.not.ok(readdirSync(dir).includes('home'));
     mkdirSync(join(dir, 'home'));
     run({ HOME: join(dir, 'home') });
-    run({ HOME: join(dir, 'home') });
     assert.is(files(join(dir, 'home', '.cache', 'claw-edge')).length, 1);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-test('the loader takes the hot code from its own source text, and still runs where that text is not exact', () => {
-  // The shipped loader slices the hot code (and cold groups) out of __CLAW_HOT__'s source text. A copy whose
-  // recorded offset of that function is wrong stands for an engine whose Function.prototype.toString is not the
-  // exact text: the loader must notice (the build id is not where it expects it) and read the file instead.
-  const text = readFileSync(CLAW, 'latin1');
-  const m = /fn:( *)(\d+),/.exec(text);
-  assert.ok(m, 'the loader records the offset of __CLAW_HOT__');
-  assert.ok(text.startsWith('function __CLAW_HOT__(){/*claw-hot ', Number(m![2])), 'the offset points at the function');
-  const dir = mkdtempSync(join(tmpdir(), 'claw-cc-fallback-'));
-  try {
-    const wrong = String(Number(m![2]) + 7).padStart(m![1].length + m![2].length);
-    const copy = join(dir, 'claw.mjs');
-    writeFileSync(copy, text.replace(m![0], `fn:${wrong},`), 'latin1');
-    const r = spawnSync(process.execPath, [copy, 'run', 'examples/minimal/claw.yaml'], {
-      cwd: ROOT,
-      input: session,
-      encoding: 'utf8',
-      timeout: 20_000,
-      env: { PATH: process.env.PATH ?? '', CLAW_CACHE_DIR: join(dir, 'cache') },
-    });
-    assert.is(r.status, 0, r.stderr);
-    assert.is(r.stdout.trim().split('\n').length, 3);
-    assert.equal(JSON.parse(r.stdout.split('\n')[0]).result.agentInfo, { name: 'minimal-bot', version: '0.1.0' });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

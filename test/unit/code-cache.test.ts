@@ -1,12 +1,11 @@
-// The code-cache files of the boot loader (src/node/code-cache.ts, docs/startup.md): where they live, how they
-// are named, and that a damaged, truncated, foreign or untrusted file is never handed to V8 (V8 does not check a
-// code cache's payload in release builds: a flipped byte crashes the process).
+// The code-cache files of the loader (src/node/code-cache.ts, docs/startup.md): where they live, how they are
+// named, that they are written atomically and privately, and that an untrusted file is never handed to V8.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cacheCommand, cacheDir, cacheFileName, encodeCache, hashText, readCache, writeCache } from '../../src/node/code-cache.ts';
+import { cacheCommand, cacheDir, cacheFileName, cacheWriter, hashText, readCache, trimCache, writeCache } from '../../src/node/code-cache.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'claw-cc-'));
 const bytes = (n: number, seed = 1) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff);
@@ -24,9 +23,9 @@ test('cacheDir: CLAW_CACHE_DIR, then XDG_CACHE_HOME (absolute only), then HOME, 
   assert.is(cacheDir({ CLAW_CACHE_DIR: '', HOME: '/h' }, cwd), undefined);
 });
 
-test('cacheFileName: build, command, Node version, arch and a hash of the flags', () => {
-  const k = { buildId: '0123456789abcdef', command: 'run', nodeVersion: 'v20.20.2', arch: 'x64', flags: '' };
-  assert.is(cacheFileName(k), `0123456789abcdef-run-v20.20.2-x64-${hashText('')}.v8cache`);
+test('cacheFileName: chunk file (its content hash), command, Node version, arch and a hash of the flags', () => {
+  const k = { chunk: 'claw-0123abcd', command: 'run', nodeVersion: 'v20.20.2', arch: 'x64', flags: '' };
+  assert.is(cacheFileName(k), `claw-0123abcd-run-v20.20.2-x64-${hashText('')}.v8cache`);
   assert.is(hashText(''), '811c9dc5');
   assert.is(hashText('a'), 'e40c292c'); // FNV-1a 32 of "a"
   assert.is.not(cacheFileName({ ...k, flags: '--no-opt\0' }), cacheFileName(k));
@@ -41,14 +40,14 @@ test('cacheCommand: a command word, never a flag or nothing', () => {
   assert.is(cacheCommand(['node', 'claw.mjs', '../x']), undefined);
 });
 
-test('write then read gives the same bytes, for any length; the file holds two copies', () => {
+test('write then read gives the same bytes, for any length; the file is the data V8 gave', () => {
   const dir = tmp();
   try {
     for (const n of [1, 3, 4, 5, 16 * 1024, 16 * 1024 + 3, 100_001]) {
       const data = bytes(n, n);
       assert.ok(writeCache(dir, `f${n}.v8cache`, data));
       const file = join(dir, `f${n}.v8cache`);
-      assert.is(statSync(file).size, 16 + 2 * (Math.ceil(n / 4) * 4));
+      assert.is(statSync(file).size, n);
       assert.equal([...(readCache(file) ?? [])], [...data], `length ${n}`);
       if (typeof process.getuid === 'function') assert.is(statSync(file).mode & 0o777, 0o600);
     }
@@ -58,40 +57,31 @@ test('write then read gives the same bytes, for any length; the file holds two c
   }
 });
 
-test('damaged, truncated, foreign or empty files are refused', () => {
+test('an empty file, a missing one or a directory is no cache', () => {
   const dir = tmp();
   try {
-    const data = bytes(40_003);
-    const good = encodeCache(data);
-    const span = 40_004;
-    const cases: [string, Uint8Array][] = [];
-    const flip = (at: number) => {
-      const b = Uint8Array.from(good);
-      b[at] ^= 0x01;
-      return b;
-    };
-    cases.push(['byte in the first copy', flip(16 + 20_000)]);
-    cases.push(['byte in the second copy', flip(16 + span + 39_999)]);
-    cases.push(['last byte of the second copy', flip(16 + span + 40_002)]);
-    cases.push(['magic', flip(3)]);
-    cases.push(['length field', flip(8)]);
-    cases.push(['complement of the length', flip(12)]);
-    cases.push(['truncated', good.subarray(0, good.length - 4)]);
-    cases.push(['header only', good.subarray(0, 16)]);
-    cases.push(['empty', new Uint8Array(0)]);
-    cases.push(['garbage', bytes(good.length, 7)]);
-    cases.push(['one copy zeroed', (() => { const b = Uint8Array.from(good); b.fill(0, 16 + span); return b; })()]);
-    for (const [name, content] of cases) {
-      const file = join(dir, 'x.v8cache');
-      writeFileSync(file, content, { mode: 0o600 });
-      chmodSync(file, 0o600);
-      assert.is(readCache(file), undefined, name);
-    }
-    // The same file intact is accepted (the cases above fail for their damage, not for the setup).
-    writeFileSync(join(dir, 'x.v8cache'), good);
-    assert.equal([...(readCache(join(dir, 'x.v8cache')) ?? [])], [...data]);
+    writeFileSync(join(dir, 'x.v8cache'), new Uint8Array(0), { mode: 0o600 });
+    assert.is(readCache(join(dir, 'x.v8cache')), undefined);
     assert.is(readCache(join(dir, 'missing.v8cache')), undefined);
     assert.is(readCache(dir), undefined, 'a directory');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('cacheWriter: nothing before the delay, then every chunk of the batch; a later chunk starts a batch of its own', async () => {
+  const dir = tmp();
+  try {
+    const save = cacheWriter(dir, 30);
+    let made = 0;
+    save('a-00000000-run-v20.0.0-x64-811c9dc5.v8cache', () => (made++, bytes(3)));
+    save('b-00000000-run-v20.0.0-x64-811c9dc5.v8cache', () => (made++, bytes(4)));
+    assert.is(made, 0, 'created when written, not when compiled');
+    await new Promise((r) => setTimeout(r, 80));
+    assert.equal(readdirSync(dir).sort(), ['a-00000000-run-v20.0.0-x64-811c9dc5.v8cache', 'b-00000000-run-v20.0.0-x64-811c9dc5.v8cache']);
+    save('c-00000000-run-v20.0.0-x64-811c9dc5.v8cache', () => bytes(5));
+    await new Promise((r) => setTimeout(r, 80));
+    assert.is(readdirSync(dir).length, 3);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -102,7 +92,7 @@ test('a file others can write is not loaded', () => {
   const dir = tmp();
   try {
     const file = join(dir, 'x.v8cache');
-    writeFileSync(file, encodeCache(bytes(64)));
+    writeFileSync(file, bytes(64));
     chmodSync(file, 0o600);
     assert.ok(readCache(file));
     chmodSync(file, 0o620);
@@ -145,11 +135,11 @@ test('the directory is made with at most its parent: a HOME that does not exist 
   }
 });
 
-test('old cache files beyond 24 are removed, newest kept; files not named by cacheFileName are left alone', () => {
+test('old cache files beyond 256 are removed, newest kept; files not named by cacheFileName are left alone', () => {
   const dir = tmp();
   try {
-    const name = (i: number) => cacheFileName({ buildId: `${String(i).padStart(2, '0')}${'a'.repeat(14)}`, command: 'run', nodeVersion: 'v20.20.2', arch: 'x64', flags: '' });
-    for (let i = 0; i < 30; i++) {
+    const name = (i: number) => cacheFileName({ chunk: `claw-${String(i).padStart(8, '0')}`, command: 'run', nodeVersion: 'v20.20.2', arch: 'x64', flags: '' });
+    for (let i = 0; i < 260; i++) {
       const f = join(dir, name(i));
       writeFileSync(f, 'x');
       utimesSync(f, 1_000_000 + i * 1000, 1_000_000 + i * 1000);
@@ -157,12 +147,10 @@ test('old cache files beyond 24 are removed, newest kept; files not named by cac
     writeFileSync(join(dir, 'notes.txt'), 'kept');
     writeFileSync(join(dir, 'other-tool.v8cache'), 'kept');
     utimesSync(join(dir, 'other-tool.v8cache'), 1000, 1000);
-    const newest = cacheFileName({ buildId: 'ffffffffffffffff', command: 'validate', nodeVersion: 'v22.23.3', arch: 'arm64', flags: '--x' });
-    assert.ok(writeCache(dir, newest, bytes(8)));
+    trimCache(dir);
     const left = readdirSync(dir).sort();
-    assert.ok(left.includes(newest));
-    // The 23 newest old ones survive: 07 .. 29.
-    assert.equal(left.filter((n) => n.endsWith('aaaaaaaaaaaaaa-run-v20.20.2-x64-811c9dc5.v8cache')), Array.from({ length: 23 }, (_, i) => name(i + 7)).sort());
+    // The 256 newest survive: 4 .. 259.
+    assert.equal(left.filter((n) => n.startsWith('claw-')), Array.from({ length: 256 }, (_, i) => name(i + 4)).sort());
     assert.is(readFileSync(join(dir, 'notes.txt'), 'utf8'), 'kept');
     assert.is(readFileSync(join(dir, 'other-tool.v8cache'), 'utf8'), 'kept');
   } finally {

@@ -32,119 +32,21 @@ test('frames delivered in order, across chunk boundaries and with several per ch
   );
 });
 
-test('readWaiting: what is already waiting is delivered at once, before the stream, a split frame joining across', async () => {
+test('an output whose write throws (EPIPE) stops the output, not the runtime', async () => {
   const input = new PassThrough();
-  const output = new PassThrough();
-  const waiting = Buffer.from('{"jsonrpc":"2.0","id":1,"method":"a"}\n{"jsonrpc":"2.0","id":2,');
   let calls = 0;
-  const t = createStdioTransport({ input: () => input, output: () => output, readNow: () => (calls++, waiting) });
-  const frames: InboundFrame[] = [];
-  t.readWaiting();
-  assert.is(calls, 0, 'nothing is read before start()');
-  t.start((f) => frames.push(f));
-  assert.is(calls, 0, 'start() does not read: the runtime says when (run.ts, after --start opened its session)');
-  t.readWaiting();
-  assert.is(calls, 1);
-  assert.equal(frames.map((f) => f.payload), [{ text: '{"jsonrpc":"2.0","id":1,"method":"a"}' }], 'delivered at once, no event-loop turn');
-  input.write('"method":"b"}\n{"jsonrpc":"2.0","id":3,"method":"c"}\n');
-  await until(() => frames.length === 3);
-  assert.equal(
-    frames.map((f) => f.payload),
-    [{ text: '{"jsonrpc":"2.0","id":1,"method":"a"}' }, { text: '{"jsonrpc":"2.0","id":2,"method":"b"}' }, { text: '{"jsonrpc":"2.0","id":3,"method":"c"}' }],
-  );
-  // Nothing waiting: nothing delivered, the stream alone.
-  const t2 = createStdioTransport({ input: () => new PassThrough(), output: () => output, readNow: () => undefined });
-  const none: InboundFrame[] = [];
-  t2.start((f) => none.push(f));
-  t2.readWaiting();
-  assert.equal(none, []);
-});
-
-test('readNow + writeNow: what was waiting is answered straight to the descriptor; the streams open a turn later, and then carry everything', async () => {
-  const input = new PassThrough();
-  const output = new PassThrough();
-  const written: string[] = [];
-  output.on('data', (c: Buffer) => written.push(c.toString('utf8')));
-  const opened: string[] = [];
-  const direct: string[] = [];
-  const t = createStdioTransport({
-    input: () => (opened.push('input'), input),
-    output: () => (opened.push('output'), output),
-    readNow: () => Buffer.from('{"jsonrpc":"2.0","id":1,"method":"a"}\n'),
-    writeNow: (text) => (direct.push(text), undefined),
-  });
-  const frames: InboundFrame[] = [];
-  t.start((f) => {
-    frames.push(f);
-    f.reply({ jsonrpc: '2.0', id: frames.length, result: 'r' });
-  });
-  t.readWaiting();
-  assert.equal(opened, [], 'no stream opened before the waiting frame is answered');
-  await new Promise<void>((r) => process.nextTick(r));
-  assert.equal(direct, ['{"jsonrpc":"2.0","id":1,"result":"r"}\n']);
-  assert.equal(opened, []);
-  await new Promise<void>((r) => setImmediate(r));
-  assert.equal(opened, ['output', 'input'], 'both open in the check phase');
-  input.write('{"jsonrpc":"2.0","id":2,"method":"b"}\n');
-  await until(() => written.length === 1);
-  assert.equal(written, ['{"jsonrpc":"2.0","id":2,"result":"r"}\n']);
-  assert.is(direct.length, 1, 'nothing direct once the streams are open');
-});
-
-test('writeNow that would block: the rest goes to the output stream, and so does every later write', async () => {
-  const output = new PassThrough();
-  const written: Buffer[] = [];
-  output.on('data', (c: Buffer) => written.push(c));
-  let calls = 0;
-  const t = createStdioTransport({
-    input: () => new PassThrough(),
-    output: () => output,
-    readNow: () => Buffer.from('{"jsonrpc":"2.0","id":1,"method":"a"}\n{"jsonrpc":"2.0","id":2,"method":"b"}\n'),
-    writeNow: (text) => (calls++, Buffer.from(text).subarray(10)), // wrote 10 bytes, EAGAIN
-  });
+  const output = { write: () => { calls++; throw new Error('EPIPE'); }, on: () => output };
+  const t = createStdioTransport({ input: () => input, output: () => output });
   const frames: InboundFrame[] = [];
   t.start((f) => frames.push(f));
-  t.readWaiting();
-  frames[0].reply({ jsonrpc: '2.0', id: 1, result: 'first' });
-  await new Promise<void>((r) => process.nextTick(r));
-  frames[1].reply({ jsonrpc: '2.0', id: 2, result: 'second' });
-  await until(() => Buffer.concat(written).toString().includes('second'));
-  assert.is(calls, 1);
-  assert.is(Buffer.concat(written).toString(), '{"jsonrpc":"2.0","id":1,"result":"first"}\n'.slice(10) + '{"jsonrpc":"2.0","id":2,"result":"second"}\n');
-});
-
-test('nothing waiting: the streams open at once; a writeNow that throws (EPIPE) stops the output, not the runtime', async () => {
-  const opened: string[] = [];
-  const t = createStdioTransport({
-    input: () => (opened.push('input'), new PassThrough()),
-    output: () => (opened.push('output'), new PassThrough()),
-    readNow: () => undefined,
-    writeNow: () => {
-      throw Object.assign(new Error('EPIPE'), { code: 'EPIPE' });
-    },
-  });
-  t.start(() => {});
-  assert.equal(opened, []);
-  t.readWaiting();
-  assert.equal(opened, ['output', 'input']);
-  const u = createStdioTransport({
-    input: () => new PassThrough(),
-    output: () => {
-      throw new Error('the stream must not be needed');
-    },
-    readNow: () => Buffer.from('{"jsonrpc":"2.0","id":1,"method":"a"}\n'),
-    writeNow: () => {
-      throw Object.assign(new Error('EPIPE'), { code: 'EPIPE' });
-    },
-  });
-  const frames: InboundFrame[] = [];
-  u.start((f) => frames.push(f));
-  u.readWaiting();
+  input.write('{"jsonrpc":"2.0","id":1,"method":"a"}\n');
+  await until(() => frames.length === 1);
   frames[0].reply({ jsonrpc: '2.0', id: 1, result: 'lost' });
   await new Promise<void>((r) => process.nextTick(r));
   frames[0].reply({ jsonrpc: '2.0', id: 1, result: 'dropped without a write' });
   await new Promise<void>((r) => process.nextTick(r));
-  await u.close();
+  assert.is(calls, 1);
+  await t.close();
 });
 
 test('string chunks (setEncoding on the input) are accepted', async () => {

@@ -1,9 +1,7 @@
-// What a client wrote to stdin before claw started reading is read at once when the stdio transport starts, and
-// answered before the stdin and stdout streams exist (src/node/stdin-now.ts, stdout-now.ts, nonblocking.ts;
-// docs/startup.md "Round 7"): nothing may be lost, doubled or reordered, whatever stdin and stdout are — a socket
-// (Node's spawn) or a pipe (a shell), written all at once (more than the 64 KB read at start) or in two parts, or a
-// regular file — and nothing may block: a client that has not written yet, or one that reads no reply until it
-// has written every request.
+// claw run's stdio (src/transports/stdio.ts over process.stdin and process.stdout): nothing may be lost, doubled
+// or reordered, whatever stdin and stdout are — a socket (Node's spawn) or a pipe (a shell), written all at once
+// (more than one read takes) or in two parts, or a regular file — and nothing may block: a client that has not
+// written yet, or one that reads no reply until it has written every request.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { closeSync, createWriteStream, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -130,7 +128,7 @@ test('a client that never writes does not freeze claw: SIGTERM ends it cleanly',
   assert.match(err, /"runtime exiting","reason":"SIGTERM"/);
 });
 
-test('no warning on stderr, and under --pending-deprecation (process.binding would warn) the streams read and write instead', () => {
+test('stderr holds log records only, also under --pending-deprecation', () => {
   const input = [INIT, status(2), status(3)].join('\n') + '\n';
   for (const env of [{}, { NODE_OPTIONS: '--pending-deprecation' }, { NODE_PENDING_DEPRECATION: '1' }]) {
     const r = spawnSync(process.execPath, [CLAW, 'run', 'examples/minimal/claw.yaml'], { cwd: ROOT, input, encoding: 'utf8', timeout: 20_000, env: { ...process.env, ...env } });
