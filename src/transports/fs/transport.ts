@@ -23,6 +23,11 @@ export interface FsTransportDeps {
   maxFrameBytes?: number;
   /** Transport name the router sees (default `fs:{dir}`). */
   name?: string;
+  /**
+   * Masks resolved secret values in a request's text before it is kept (archive/, rejected/): an operator may
+   * pass a key as a tool's arguments, and no file the runtime keeps may hold it (runtime profile §7).
+   */
+  redact?: (text: string) => string;
 }
 
 interface Answered {
@@ -85,16 +90,45 @@ export function createFsTransport(d: FsTransportDeps): Transport {
     writeAtomic(dir, fileName(timestampNs(), rid), JSON.stringify(reply), false, fileMode);
   };
 
-  /** The request file leaves processing/: archived, deleted, or (malformed) kept in rejected/. */
-  const retire = async (name: string, malformed: boolean) => {
+  /**
+   * The request file leaves processing/: archived, deleted, or (malformed) kept in rejected/. A kept copy holding
+   * a resolved secret is written redacted instead of renamed (the request's own bytes are not kept then).
+   */
+  const retire = async (name: string, malformed: boolean, info?: Inspected) => {
     const from = path(DIRS.processing, name);
     try {
-      if (malformed) renameSync(from, path(DIRS.rejected, name));
-      else if (opt.processed === 'archive') renameSync(from, path(DIRS.archive, name));
+      const keepIn = malformed ? DIRS.rejected : opt.processed === 'archive' ? DIRS.archive : undefined;
+      const masked = keepIn && info ? maskedText(info) : undefined;
+      if (keepIn && masked !== undefined) {
+        writeAtomic(path(keepIn), name, masked, false, fileMode);
+        unlinkSync(from);
+      } else if (keepIn) renameSync(from, path(keepIn, name));
       else unlinkSync(from);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') d.log.warn('fs transport: cannot retire request file', { file: name, error: String(e) });
     }
+  };
+
+  /**
+   * The request's text with resolved secrets masked, or undefined when it holds none. A parsed message is masked
+   * string by string (a secret written with JSON escapes is still found), then the text as a whole.
+   */
+  const maskedText = (info: Inspected): string | undefined => {
+    const redact = d.redact;
+    if (!redact || info.text === undefined) return undefined;
+    let candidate = info.text;
+    if (info.value !== undefined) {
+      let changed = false;
+      const masked = JSON.stringify(info.value, (_k, v: unknown) => {
+        if (typeof v !== 'string') return v;
+        const r = redact(v);
+        if (r !== v) changed = true;
+        return r;
+      });
+      if (changed) candidate = masked;
+    }
+    const text = redact(candidate);
+    return text === info.text ? undefined : text;
   };
 
   /** Writes still going; close() waits for them so replies to frames delivered before it go out. */
@@ -121,7 +155,7 @@ export function createFsTransport(d: FsTransportDeps): Transport {
           d.log.error('fs transport: cannot store reply', { file: name, error: String(e) });
           return;
         }
-        await retire(name, info.malformed);
+        await retire(name, info.malformed, info);
       })(),
     );
 
@@ -186,13 +220,13 @@ export function createFsTransport(d: FsTransportDeps): Transport {
         const resend = prior.reply;
         track((async () => {
           if (resend !== null) await writeReply(rid, info.replyTo, resend).catch((e) => d.log.warn('fs transport: write failed', { error: String(e) }));
-          await retire(name, info.malformed);
+          await retire(name, info.malformed, info);
         })());
       } else {
         const err = failureFor(info.value, ErrorCode.InvalidRequest, `Invalid request: request_id ${rid} was already used for a different request`);
         track((async () => {
           await writeReply(rid, info.replyTo, err).catch((e) => d.log.warn('fs transport: write failed', { error: String(e) }));
-          await retire(name, true);
+          await retire(name, true, info);
         })());
       }
       return;
