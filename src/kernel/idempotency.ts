@@ -3,7 +3,7 @@
 // first. A request_id reused for a different call is refused instead of answered with another
 // call's result. When the agent has a memory database (issue 4), settled outcomes are also written
 // through a DedupStore, so a retry after a restart still gets the first answer.
-import { ProtocolError } from '../protocol/errors.ts';
+import { ProtocolError, isNotExecuted } from '../protocol/errors.ts';
 import type { Clock } from './ports.ts';
 
 export const DEFAULT_DEDUP_WINDOW_MS = 5 * 60 * 1000;
@@ -142,6 +142,7 @@ export class DedupCache<S = string | (() => string)> {
     const r = this.running.get(requestId);
     if (!r || r.promise !== promise) return;
     this.running.delete(requestId);
+    if (kind === Kind.Error && refusedUnrun(v)) return;
     const at = this.clock.monotonic();
     this.evict(at);
     this.push(requestId, r.source, promise, Kind.Promise, at);
@@ -149,6 +150,8 @@ export class DedupCache<S = string | (() => string)> {
   }
 
   private settle(requestId: string, source: S, v: unknown, kind: Kind, at: number, store: DedupStore | undefined): void {
+    // A refusal before any work (invalid arguments, a state refusal) is no result: a retry must run.
+    if (kind === Kind.Error && refusedUnrun(v)) return;
     this.push(requestId, source, v, kind, at);
     if (store) this.persist(requestId, source, kind === Kind.Value ? { ok: v === undefined ? null : v } : failureRecord(v), store);
   }
@@ -238,6 +241,8 @@ export class DedupCache<S = string | (() => string)> {
 
 /** The default source: a fingerprint string, or a function that makes one. */
 const plainFingerprint = (s: string | (() => string)): string => (typeof s === 'function' ? s() : s);
+
+const refusedUnrun = (e: unknown): boolean => e instanceof ProtocolError && isNotExecuted(e.code);
 
 const failureRecord = (e: unknown): DedupRecord['outcome'] | undefined =>
   e instanceof ProtocolError ? { error: { code: e.code, message: e.message, data: e.data } } : undefined;

@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync,
 import { nodeCrypto } from '../../node/lazy.ts';
 import type { InboundFrame, Logger, Transport } from '../../kernel/ports.ts';
 import { classify, type JsonRpcMessage } from '../../protocol/jsonrpc.ts';
-import { ErrorCode } from '../../protocol/errors.ts';
+import { ErrorCode, isNotExecuted } from '../../protocol/errors.ts';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../protocol/framing.ts';
 import { canonicalJson } from '../../protocol/canonical-json.ts';
 import { DIRS, REPLY_TO, fileName, fsyncDirSync, parseFileName, timestampNs, writeAtomic, writeAtomicAsync } from './layout.ts';
@@ -47,6 +47,12 @@ interface Inspected {
   value?: unknown;
   /** Why the transport itself refuses the file (a bad reply_to): answered here, never delivered. */
   refuse?: string;
+}
+
+/** Every reply is an error that says nothing ran (protocol/errors.ts isNotExecuted); a batch only when all are. */
+function refusedUnrun(reply: JsonRpcMessage | JsonRpcMessage[] | null): boolean {
+  const all = Array.isArray(reply) ? reply : reply === null ? [] : [reply];
+  return all.length > 0 && all.every((m) => 'error' in m && m.error !== undefined && isNotExecuted(m.error.code));
 }
 
 export function createFsTransport(d: FsTransportDeps): Transport {
@@ -147,8 +153,12 @@ export function createFsTransport(d: FsTransportDeps): Transport {
     track(
       (async () => {
         try {
-          const record: Answered = { hash: info.hash, reply };
-          await writeAtomicAsync(path(DIRS.answered), `${rid}.json`, JSON.stringify(record), opt.fsync);
+          // Only the answer of executed work is kept for the request_id: a refusal before any work (not
+          // initialized yet, invalid params, a parse error) is sent but not stored, so a retry runs.
+          if (!refusedUnrun(reply)) {
+            const record: Answered = { hash: info.hash, reply };
+            await writeAtomicAsync(path(DIRS.answered), `${rid}.json`, JSON.stringify(record), opt.fsync);
+          }
           if (reply !== null) await writeReply(rid, info.replyTo, reply);
         } catch (e) {
           // The request stays in processing/: a restart answers it as interrupted rather than losing it.
