@@ -15,6 +15,7 @@ import { canonicalJson } from '../../protocol/canonical-json.ts';
 import { DIRS, REPLY_TO, fileName, fsyncDirSync, parseFileName, timestampNs, writeAtomic, writeAtomicAsync } from './layout.ts';
 import { modeOf, type ResolvedFsOptions } from './options.ts';
 import { sweep } from './maintenance.ts';
+import { timerDelay } from '../../protocol/delay.ts';
 
 export interface FsTransportDeps {
   dir: string;
@@ -386,10 +387,10 @@ export function createFsTransport(d: FsTransportDeps): Transport {
           d.log.warn('fs transport: cannot watch the inbox; polling only', { error: String(e) });
         }
       }
-      timers.push(setInterval(scan, opt.poll_interval_ms));
+      timers.push(setInterval(scan, timerDelay(opt.poll_interval_ms)));
       const sweepEvery = Math.max(1000, Math.min(60_000, Math.floor(opt.tmp_max_age_ms / 2)));
       const doSweep = () => safe(() => sweep(root, opt, Date.now(), d.log));
-      timers.push(setInterval(doSweep, sweepEvery));
+      timers.push(setInterval(doSweep, timerDelay(sweepEvery)));
       doSweep();
       scan();
     },
