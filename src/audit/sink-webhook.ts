@@ -4,6 +4,7 @@
 // (a failed batch is counted as dropped), and tells the log once per kind of trouble.
 import type { AuditRecord } from './record.ts';
 import type { AuditSink } from './log.ts';
+import { timerDelay } from '../protocol/delay.ts';
 
 export interface WebhookSinkOptions {
   url: string;
@@ -49,7 +50,7 @@ export function webhookSink(o: WebhookSinkOptions): WebhookSink {
     timer = setTimeout(() => {
       timer = undefined;
       void flush();
-    }, ms);
+    }, timerDelay(ms));
     // Never keeps the process alive on its own.
     (timer as { unref?: () => void }).unref?.();
   };
@@ -105,7 +106,7 @@ export function webhookSink(o: WebhookSinkOptions): WebhookSink {
       timer = undefined;
       // One bounded last attempt: shutdown waits at most timeout_ms for the copy, never longer.
       let t: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([flush(), new Promise<void>((res) => (t = setTimeout(res, timeoutMs)))]);
+      await Promise.race([flush(), new Promise<void>((res) => (t = setTimeout(res, timerDelay(timeoutMs))))]);
       clearTimeout(t);
       closed = true;
       dropped += queue.splice(0).length;

@@ -2,6 +2,7 @@
 // It knows ports only; targets/ hand it transports' notify, a clock, a logger and the loader.
 import type { SessionAbort } from './session-abort.ts';
 import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
+import { illFormedPath } from '../protocol/well-formed.ts';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.ts';
 import type { ResolvedManifest } from '../manifest/resolved.ts';
 import type { LoadResult } from '../manifest/loader.ts';
@@ -119,6 +120,14 @@ export class Agent implements AgentCore {
   readonly dispatch: Dispatch = (method: string, params: unknown, ctx: CallContext): unknown => {
     const spec = this.methods.get(method);
     if (!spec) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    // One check for every method and every way in (router, swarm): a lone surrogate cannot be stored or
+    // read back as it came (protocol/well-formed.ts), so it is refused before anything runs (docs/protocol.md).
+    const illFormed = illFormedPath(params);
+    if (illFormed !== undefined) {
+      throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${illFormed || '(params)'} is not well-formed Unicode (lone UTF-16 surrogate)`, {
+        issues: [{ path: illFormed || '(params)', message: 'lone UTF-16 surrogate' }],
+      });
+    }
     // Requests are processed concurrently, but in arrival order with respect to the lifecycle:
     // §9.3.1 says nothing is processed before initialize's reply, so anything pipelined behind an
     // initialize waits for it; an initialize pipelined behind a shutdown (a new session) waits for that.

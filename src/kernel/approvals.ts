@@ -2,6 +2,7 @@
 // flow). A call that needs approval waits here, keyed by its request_id, until approve, deny or
 // the rule's timeout. Different calls wait independently (concurrently).
 import type { Clock } from './ports.ts';
+import { timerDelay } from '../protocol/delay.ts';
 
 export type ApprovalOutcome = { kind: 'approved'; reason?: string } | { kind: 'denied'; reason?: string } | { kind: 'timeout' } | { kind: 'cancelled' };
 
@@ -31,7 +32,7 @@ export class ApprovalBroker {
         for (const j of p.joined) j(o);
       };
       const onAbort = () => finish({ kind: 'cancelled' });
-      const timer = this.clock.setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
+      const timer = this.clock.setTimeout(() => finish({ kind: 'timeout' }), timerDelay(timeoutMs));
       this.pending.set(requestId, { resolve: finish, joined: [], timer });
       if (signal?.aborted) onAbort();
       else signal?.addEventListener('abort', onAbort, { once: true });

@@ -3,6 +3,7 @@
 import { notification, type JsonRpcNotification } from '../protocol/jsonrpc.ts';
 import type { Clock } from './ports.ts';
 import type { LifecycleState } from './lifecycle.ts';
+import { timerDelay } from '../protocol/delay.ts';
 
 export const DEFAULT_HEARTBEAT_MS = 30_000;
 
@@ -21,7 +22,7 @@ export class Heartbeat {
       const s = this.snapshot();
       if (s.state !== 'READY') return; // belt and braces: never beat outside READY
       this.emit(notification('claw.heartbeat', { ...s, timestamp: new Date(this.clock.now()).toISOString() }));
-    }, intervalMs);
+    }, timerDelay(intervalMs));
   }
 
   stop(): void {

@@ -3,24 +3,36 @@
 // first. A request_id reused for a different call is refused instead of answered with another
 // call's result. When the agent has a memory database (issue 4), settled outcomes are also written
 // through a DedupStore, so a retry after a restart still gets the first answer.
-import { ProtocolError } from '../protocol/errors.ts';
+import { ProtocolError, isNotExecuted } from '../protocol/errors.ts';
 import type { Clock } from './ports.ts';
 
 export const DEFAULT_DEDUP_WINDOW_MS = 5 * 60 * 1000;
 const MAX_ENTRIES = 10_000;
 const FIRST_CAPACITY = 64;
 
-/** A settled outcome as persisted: a result, or the protocol error the caller got. */
+/** A settled outcome as handed to the store: a result, or the protocol error the caller got. */
 export interface DedupRecord {
+  /**
+   * What identifies the call: its canonical arguments, which may hold a secret (an API key passed to a tool).
+   * A store keeps a digest of it, never the text (docs/memory.md "What the database holds").
+   */
   fingerprint: string;
   outcome: { ok: unknown } | { error: { code: number; message: string; data?: unknown } };
   /** Wall clock (ms since epoch): the persisted window survives restarts, monotonic time does not. */
   settledAt: number;
 }
 
+/** A persisted outcome as read back: whether it was settled for the same call, not the call itself. */
+export interface DedupSaved {
+  sameCall: boolean;
+  outcome: DedupRecord['outcome'];
+  settledAt: number;
+}
+
 /** Persistence of settled outcomes (synchronous: the memory database's API is). */
 export interface DedupStore {
-  get(requestId: string): DedupRecord | undefined;
+  /** The outcome kept for `requestId`, compared with the call whose fingerprint is given. */
+  get(requestId: string, fingerprint: string): DedupSaved | undefined;
   put(requestId: string, rec: DedupRecord): void;
   /** Forget outcomes settled before `before` (ms since epoch). */
   prune(before: number): void;
@@ -33,8 +45,6 @@ const enum Kind {
   /** The first call answered with a promise: duplicates get that same promise. */
   Promise = 2,
 }
-/** Flag on a kind: the slot's source is a persisted fingerprint string (restored after a restart), not an `S`. */
-const RESTORED = 4;
 
 interface Running<S> {
   source: S;
@@ -54,7 +64,7 @@ export class DedupCache<S = string | (() => string)> {
   // The settled outcomes in the order they settled, as a ring of parallel arrays: no object per call
   // is kept for the window, which is what a pipelined burst paid for in GC (BENCH.md "Tool calls").
   private ids: (string | undefined)[] = [];
-  private sources: (S | string | undefined)[] = [];
+  private sources: (S | undefined)[] = [];
   private values: unknown[] = [];
   private kinds = new Uint8Array(0);
   private settledAt = new Float64Array(0);
@@ -82,8 +92,7 @@ export class DedupCache<S = string | (() => string)> {
     this.evict(now);
     const slot = this.index.get(requestId);
     if (slot !== undefined) {
-      const first = this.kinds[slot]! & RESTORED ? (this.sources[slot] as string) : this.fingerprintOf(this.sources[slot] as S);
-      if (first !== this.fingerprintOf(source)) return { conflict: true };
+      if (this.fingerprintOf(this.sources[slot] as S) !== this.fingerprintOf(source)) return { conflict: true };
       return { outcome: this.outcomeAt<T>(slot), reused: true };
     }
     if (this.running.size > 0) {
@@ -94,13 +103,13 @@ export class DedupCache<S = string | (() => string)> {
       }
     }
     const store = this.storeNow();
-    const saved = store && this.safe(() => store.get(requestId));
+    const saved = store && this.safe(() => store.get(requestId, this.fingerprintOf(source)));
     if (saved && saved.settledAt >= this.clock.now() - this.windowMs) {
-      if (saved.fingerprint !== this.fingerprintOf(source)) return { conflict: true };
+      if (!saved.sameCall) return { conflict: true };
       const o = saved.outcome;
       const ok = 'ok' in o;
-      const kind = (ok ? Kind.Value : Kind.Error) | RESTORED;
-      const s = this.push(requestId, saved.fingerprint, ok ? o.ok : new ProtocolError(o.error.code, o.error.message, o.error.data), kind, now);
+      // Same call: this one's source stands for the first one's from now on.
+      const s = this.push(requestId, source, ok ? o.ok : new ProtocolError(o.error.code, o.error.message, o.error.data), ok ? Kind.Value : Kind.Error, now);
       return { outcome: this.outcomeAt<T>(s), reused: true };
     }
     if (store && this.clock.now() - this.lastPrune > this.windowMs) {
@@ -133,6 +142,7 @@ export class DedupCache<S = string | (() => string)> {
     const r = this.running.get(requestId);
     if (!r || r.promise !== promise) return;
     this.running.delete(requestId);
+    if (kind === Kind.Error && refusedUnrun(v)) return;
     const at = this.clock.monotonic();
     this.evict(at);
     this.push(requestId, r.source, promise, Kind.Promise, at);
@@ -140,6 +150,8 @@ export class DedupCache<S = string | (() => string)> {
   }
 
   private settle(requestId: string, source: S, v: unknown, kind: Kind, at: number, store: DedupStore | undefined): void {
+    // A refusal before any work (invalid arguments, a state refusal) is no result: a retry must run.
+    if (kind === Kind.Error && refusedUnrun(v)) return;
     this.push(requestId, source, v, kind, at);
     if (store) this.persist(requestId, source, kind === Kind.Value ? { ok: v === undefined ? null : v } : failureRecord(v), store);
   }
@@ -151,12 +163,12 @@ export class DedupCache<S = string | (() => string)> {
 
   private outcomeAt<T>(slot: number): T | Promise<T> {
     const v = this.values[slot];
-    if ((this.kinds[slot]! & ~RESTORED) === Kind.Error) throw v;
+    if (this.kinds[slot] === Kind.Error) throw v;
     return v as T | Promise<T>;
   }
 
   /** Appends a settled outcome at the tail of the ring (the oldest goes first when it is full). */
-  private push(requestId: string, source: S | string, v: unknown, kind: number, at: number): number {
+  private push(requestId: string, source: S, v: unknown, kind: Kind, at: number): number {
     if (this.count === this.kinds.length) {
       if (this.count >= MAX_ENTRIES) this.dropHead();
       else this.grow();
@@ -178,7 +190,7 @@ export class DedupCache<S = string | (() => string)> {
     const next = Math.min(MAX_ENTRIES, Math.max(FIRST_CAPACITY, cap * 2));
     const order = (a: ArrayLike<unknown>) => Array.from({ length: this.count }, (_, i) => a[(this.head + i) % cap]);
     const ids = order(this.ids) as (string | undefined)[];
-    const sources = order(this.sources) as (S | string | undefined)[];
+    const sources = order(this.sources) as (S | undefined)[];
     const values = order(this.values);
     const kinds = new Uint8Array(next);
     const settledAt = new Float64Array(next);
@@ -229,6 +241,8 @@ export class DedupCache<S = string | (() => string)> {
 
 /** The default source: a fingerprint string, or a function that makes one. */
 const plainFingerprint = (s: string | (() => string)): string => (typeof s === 'function' ? s() : s);
+
+const refusedUnrun = (e: unknown): boolean => e instanceof ProtocolError && isNotExecuted(e.code);
 
 const failureRecord = (e: unknown): DedupRecord['outcome'] | undefined =>
   e instanceof ProtocolError ? { error: { code: e.code, message: e.message, data: e.data } } : undefined;

@@ -2,6 +2,7 @@
 // A request is a token from begin(); only work that outlives the synchronous dispatch is held (a
 // Set entry) until end(). A request answered synchronously costs a counter increment: nothing else
 // can run — and so no drain can be waiting — between its begin() and its reply.
+import { timerDelay } from '../protocol/delay.ts';
 
 interface Waiter {
   before: number;
@@ -57,7 +58,7 @@ export class InflightTracker {
   drain(timeoutMs: number, before = Infinity): Promise<boolean> {
     if (!this.pendingBefore(before)) return Promise.resolve(true);
     return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => finish(false), Math.max(0, timeoutMs));
+      const timer = setTimeout(() => finish(false), timerDelay(timeoutMs));
       const w: Waiter = { before, resolve: (done) => finish(done) };
       const finish = (done: boolean) => {
         clearTimeout(timer);

@@ -44,6 +44,11 @@ export class SecretResolver {
     return value;
   }
 
+  /** `text` with every value resolved so far masked: for what the runtime keeps on disk (fs transport archive). */
+  redactText(text: string): string {
+    return this.redactor.redact(text);
+  }
+
   private async lookup(ref: string): Promise<string | undefined> {
     const fromStore = await this.sources.store?.get(ref);
     if (fromStore !== undefined) return fromStore;

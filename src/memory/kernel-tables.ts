@@ -5,6 +5,7 @@
 import type { LedgerEntry, LedgerStore } from '../kernel/ledger.ts';
 import type { DedupRecord, DedupStore } from '../kernel/idempotency.ts';
 import type { SqliteDatabase } from './sqlite/types.ts';
+import { nodeCrypto } from '../node/lazy.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS claw_ledger(provider TEXT PRIMARY KEY, day TEXT NOT NULL, tokens INTEGER NOT NULL);
@@ -35,19 +36,28 @@ export function sqliteLedgerStore(db: SqliteDatabase, previous?: LedgerStore): L
   };
 }
 
+/**
+ * A call's fingerprint is its canonical arguments, secrets included (a provider key passed to a tool): the row keeps
+ * its SHA-256 only, which is all a retry needs to tell the same call from another one (docs/memory.md).
+ */
+const digestOf = (fingerprint: string): string => `sha256:${nodeCrypto().createHash('sha256').update(fingerprint).digest('hex')}`;
+
 export function sqliteDedupStore(db: SqliteDatabase): DedupStore {
   db.exec(SCHEMA);
   return {
-    get(requestId) {
+    get(requestId, fingerprint) {
       const r = db.prepare('SELECT fingerprint, outcome, settled_at FROM claw_tool_requests WHERE request_id = ?').get(requestId);
       if (!r) return undefined;
-      return { fingerprint: String(r.fingerprint), outcome: JSON.parse(String(r.outcome)) as DedupRecord['outcome'], settledAt: Number(r.settled_at) };
+      // A row written before digests were kept holds the text itself: still compared, and replaced by the next put.
+      const kept = String(r.fingerprint);
+      const sameCall = kept.startsWith('sha256:') ? kept === digestOf(fingerprint) : kept === fingerprint;
+      return { sameCall, outcome: JSON.parse(String(r.outcome)) as DedupRecord['outcome'], settledAt: Number(r.settled_at) };
     },
     put(requestId, rec) {
       db.transaction(() => {
         db.prepare('INSERT OR REPLACE INTO claw_tool_requests(request_id, fingerprint, outcome, settled_at) VALUES (?, ?, ?, ?)').run(
           requestId,
-          rec.fingerprint,
+          digestOf(rec.fingerprint),
           JSON.stringify(rec.outcome),
           rec.settledAt,
         );

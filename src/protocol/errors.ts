@@ -54,3 +54,21 @@ export class ClawError extends Error {
     this.code = code;
   }
 }
+
+/**
+ * Codes that mean "refused, nothing was executed": the frame or envelope was bad, the method unknown, the params
+ * invalid, the protocol version unsupported, or the agent not in a state to take the method (-32600 with
+ * `data.state`: not initialized yet, stopping). Such an answer is never kept as a request_id's idempotency result
+ * — a plain retry once the cause is gone must run (docs/protocol.md "Idempotency").
+ */
+const NOT_EXECUTED: ReadonlySet<number> = new Set([
+  ErrorCode.ParseError,
+  ErrorCode.InvalidRequest,
+  ErrorCode.MethodNotFound,
+  ErrorCode.InvalidParams,
+  ErrorCode.ProtocolVersionNotSupported,
+]);
+
+export function isNotExecuted(code: number): boolean {
+  return NOT_EXECUTED.has(code);
+}

@@ -19,6 +19,7 @@ import { CircuitBreakers } from './breaker.ts';
 import { Semaphore } from './semaphore.ts';
 import { TaskStore, type TaskRecord } from './tasks.ts';
 import type { DelegateParams, ReportParams } from './wire.ts';
+import { timerDelay } from '../protocol/delay.ts';
 
 export interface Timing {
   /** How long a peer has to acknowledge a delegation. */
@@ -262,14 +263,14 @@ export class Coordinator {
         clearTimeout(timer);
         resolve(r);
       };
-      const timer = setTimeout(() => finish(undefined), Math.max(0, deadline - this.d.now()));
+      const timer = setTimeout(() => finish(undefined), timerDelay(deadline - this.d.now()));
       let downSince: number | undefined;
       const poll = setInterval(() => {
         const p = this.d.bus.peers(this.d.plan.swarm).find((x) => x.identity === peer);
         if (p && p.status !== 'unavailable') return void (downSince = undefined);
         downSince ??= this.d.now();
         if (this.d.now() - downSince >= this.d.timing.unavailableGraceMs) finish(undefined);
-      }, this.d.timing.presencePollMs);
+      }, timerDelay(this.d.timing.presencePollMs));
       reported.then(finish);
     });
   }
@@ -321,7 +322,7 @@ export class Coordinator {
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
+    const t = setTimeout(resolve, timerDelay(ms));
     signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
   });
 }

@@ -2,6 +2,7 @@
 // Messages are JSON round-tripped so nothing shares objects across "peers", as on a real wire.
 import { ProtocolError } from '../protocol/errors.ts';
 import { BusError, type BusHandler, type PeerBus, type Presence, type SeenPeer } from './bus.ts';
+import { timerDelay } from '../protocol/delay.ts';
 
 interface Member {
   presence?: Presence;
@@ -67,7 +68,7 @@ export class MemoryHub {
     const handler = m.handler;
     const wire = JSON.parse(JSON.stringify(params ?? null));
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new BusError('unreachable', `peer ${to} did not answer within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(() => reject(new BusError('unreachable', `peer ${to} did not answer within ${timeoutMs} ms`)), timerDelay(timeoutMs));
       handler({ method, params: wire }).then(
         (r) => {
           clearTimeout(timer);

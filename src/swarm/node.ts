@@ -11,6 +11,7 @@ import { Coordinator, type Timing } from './coordinator.ts';
 import { route } from './topology.ts';
 import { PeerSide, type TaskRunner } from './peer.ts';
 import { broadcastParams, delegateParams, reportParams } from './wire.ts';
+import { timerDelay } from '../protocol/delay.ts';
 
 export interface SwarmNodeDeps {
   bus: PeerBus;
@@ -61,7 +62,7 @@ export class SwarmNode {
   async start(): Promise<void> {
     await this.d.bus.start((m) => this.fromPeer(m));
     await this.announce();
-    this.presence = this.d.clock.setInterval(() => void this.announce(), this.d.presenceMs);
+    this.presence = this.d.clock.setInterval(() => void this.announce(), timerDelay(this.d.presenceMs));
   }
 
   async stop(): Promise<void> {

@@ -9,6 +9,7 @@ import { BusError, type PeerBus, type PeerStatus } from './bus.ts';
 import { isMember, type SwarmPlan } from './plan.ts';
 import { Semaphore } from './semaphore.ts';
 import type { DelegateParams, ReportParams } from './wire.ts';
+import { timerDelay } from '../protocol/delay.ts';
 
 export interface TaskOutcome {
   status: ReportParams['status'];
@@ -129,7 +130,7 @@ export class PeerSide {
           log.warn('swarm report refused', { task_id: report.task_id, to, error: (e as Error).message });
           return;
         }
-        await new Promise((res) => setTimeout(res, Math.min(r.retryInitialMs * 2 ** n, r.retryMaxMs)));
+        await new Promise((res) => setTimeout(res, timerDelay(Math.min(r.retryInitialMs * 2 ** n, r.retryMaxMs))));
       }
     }
     log.warn('swarm report undelivered', { task_id: report.task_id, to });

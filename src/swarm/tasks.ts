@@ -3,6 +3,7 @@
 // first when the cap is reached.
 import type { PeerReport } from './aggregate.ts';
 import type { DelegateParams } from './wire.ts';
+import { timerDelay } from '../protocol/delay.ts';
 
 export type TaskState = 'running' | 'completed' | 'partial' | 'failed' | 'dead-letter';
 
@@ -61,7 +62,7 @@ export class TaskStore {
     const r = this.records.get(id);
     if (!r || r.state !== 'running' || ms <= 0) return Promise.resolve();
     return new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
+      const t = setTimeout(resolve, timerDelay(ms));
       const list = this.waiters.get(id) ?? [];
       list.push(() => {
         clearTimeout(t);

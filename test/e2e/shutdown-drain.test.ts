@@ -3,6 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { agent, manifest, processesWith } from './helpers/l2-agent.ts';
+import { stderrRecords } from './helpers/e2e-util.ts';
 
 const slow = (marker: string) => ({
   tools: `    - inline:
@@ -50,6 +51,28 @@ test('shutdown with a shorter timeout_ms: drained false, the slow call is cancel
   } finally {
     await a.close();
   }
+});
+
+test('durations beyond a 32-bit timer (3e9 ms, 1e300) are clamped, not turned into 1 ms; stderr stays JSON lines', async () => {
+  const s = slow(`claw-drain-huge-${process.pid}`);
+  const a = await agent(manifest({ tools: s.tools }), s.runtime);
+  try {
+    // Other methods taking durations: a swarm wait beyond its limit is refused, not overflowed.
+    const wait = await a.claw.request('claw.swarm.result', { task_id: 'nope', wait_ms: 3e9 }, 'wait');
+    assert.ok(wait.error, JSON.stringify(wait));
+    const call = a.call('slow', { seconds: '0.6' }, 'slow-huge', 'call');
+    await new Promise((r) => setTimeout(r, 150));
+    const down = await a.claw.request('claw.shutdown', { reason: 'test', timeout_ms: 3_000_000_000 }, 'down');
+    assert.equal(down.result, { drained: true }, 'the in-flight call was waited for, not cancelled after 1 ms');
+    assert.equal((await call).result, { content: [{ type: 'text', text: 'done\n' }] });
+    const again = await a.claw.request('claw.shutdown', { timeout_ms: 1e300 }, 'down2');
+    assert.ok(again.result || again.error, JSON.stringify(again));
+  } finally {
+    await a.close();
+  }
+  const err = a.claw.stderr();
+  stderrRecords(err); // every line parses as a JSON log record
+  assert.not.ok(err.includes('TimeoutOverflowWarning'), err.slice(-1500));
 });
 
 test.run();

@@ -67,6 +67,32 @@ test('fs: URIs: absolute, relative, fs:///, options as query parameters; mistake
   assert.ok('error' in parseFsUri('fs:/a?dedup_retention_ms=10', '/cwd'), 'dedup retention under 5 min refused');
 });
 
+test('a refusal before any work (not initialized, invalid params) is not stored: a retry of the request_id runs', async () => {
+  const s = setup();
+  let ready = false;
+  let runs = 0;
+  s.start((f) => {
+    const msg = JSON.parse((f.payload as { text: string }).text);
+    if (!ready) return f.reply({ jsonrpc: '2.0', id: msg.id, error: { code: -32600, message: 'Invalid request: m is not accepted now: send claw.initialize first (spec §9.3.1)', data: { state: 'INIT' } } });
+    runs++;
+    f.reply({ jsonrpc: '2.0', id: msg.id, result: { ran: runs } });
+  });
+  put(s.dir, `${T}001-r1.json`, reqText(1));
+  assert.is((await replyFor(s.dir, 'r1')).error.code, -32600);
+  assert.equal(ls(`${s.dir}/.state/answered`), [], 'the refusal is not the request_id\'s answer');
+  rmSync(`${s.dir}/outbox`, { recursive: true });
+  mkdirSync(`${s.dir}/outbox`);
+  ready = true;
+  put(s.dir, `${T}002-r1.json`, reqText(1));
+  assert.equal((await replyFor(s.dir, 'r1')).result, { ran: 1 }, 'the plain retry runs');
+  rmSync(`${s.dir}/outbox`, { recursive: true });
+  mkdirSync(`${s.dir}/outbox`);
+  put(s.dir, `${T}003-r1.json`, reqText(1));
+  assert.equal((await replyFor(s.dir, 'r1')).result, { ran: 1 }, 'an executed result is kept: the next retry gets it');
+  assert.is(runs, 1);
+  await stop(s.t, s.dir);
+});
+
 test('a re-delivered request_id gets the stored reply and is not delivered again, across a restart', async () => {
   const s = setup();
   s.start();

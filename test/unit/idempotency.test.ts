@@ -3,6 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DedupCache, DEFAULT_DEDUP_WINDOW_MS } from '../../src/kernel/idempotency.ts';
 import { FakeClock, deferred } from './helpers/fakes.ts';
+import { ProtocolError } from '../../src/protocol/errors.ts';
 
 test('same id + fingerprint within the window → first outcome, no second execution', async () => {
   const clock = new FakeClock();
@@ -125,6 +126,27 @@ test('the fingerprint is made from its source only when a request id repeats', (
   assert.is((c.run('id7', { name: 'a' }, () => -1) as any).outcome, 7);
   assert.equal(c.run('id8', { name: 'b' }, () => -1), { conflict: true });
   assert.is(made, 4);
+});
+
+test('a refusal before any work (-32602, -32600) is not the request_id\'s result: the retry runs; a denial is kept', async () => {
+  const c = new DedupCache(new FakeClock());
+  let runs = 0;
+  const refuse = () => {
+    runs++;
+    throw new ProtocolError(-32602, 'Invalid params: arguments do not match the schema');
+  };
+  assert.throws(() => c.run('r1', 'fp', refuse));
+  const again = c.run('r1', 'fp', () => (runs++, 'ran')) as { outcome: string; reused: boolean };
+  assert.equal([again.outcome, again.reused, runs], ['ran', false, 2]);
+  const rejected = c.run('r2', 'fp', async () => {
+    throw new ProtocolError(-32600, 'Invalid request: not accepted now', { state: 'STOPPING' });
+  }) as { outcome: Promise<unknown> };
+  await rejected.outcome.catch(() => {});
+  assert.is((c.run('r2', 'fp', () => 'ran') as { reused: boolean }).reused, false);
+  assert.throws(() => c.run('r3', 'fp', () => {
+    throw new ProtocolError(-32011, 'Policy denied');
+  }));
+  assert.throws(() => c.run('r3', 'fp', () => 'ran'), /Policy denied/, 'a policy decision is a result: answered again');
 });
 
 test.run();

@@ -3,7 +3,7 @@
 // first answer (src/kernel/idempotency.ts with a DedupStore).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../src/memory/sqlite/open.ts';
@@ -93,6 +93,25 @@ test('dedup: a failing store never fails the call', async () => {
   };
   const cache = new DedupCache(new FakeClock(), 300_000, () => broken);
   assert.is(await (cache.run('a', 'fp', async () => 1) as any).outcome, 1);
+});
+
+test('dedup: the database keeps a digest of a call, never its arguments (they may hold a secret)', async () => {
+  const SECRET = 'sk-live-7f3a9c0e11d24b5f';
+  const fingerprint = JSON.stringify({ name: 'echo', arguments: { text: SECRET } });
+  const file = join(dir, 'secret.db');
+  let db = await openDatabase({ path: file, adapter: 'sqljs' });
+  let store = sqliteDedupStore(db);
+  store.put('r1', { fingerprint, outcome: { ok: { content: [{ type: 'text', text: '[REDACTED]' }] } }, settledAt: 1 });
+  db.close();
+  for (const f of readdirSync(dir).filter((n) => n.startsWith('secret.db'))) {
+    assert.not.ok(readFileSync(join(dir, f)).includes(SECRET), `${f} holds the secret`);
+  }
+  db = await openDatabase({ path: file, adapter: 'sqljs' });
+  store = sqliteDedupStore(db);
+  assert.is(store.get('r1', fingerprint)?.sameCall, true, 'the same call is recognised by its digest');
+  assert.is(store.get('r1', fingerprint.replace(SECRET, 'other'))?.sameCall, false);
+  assert.is(store.get('r2', fingerprint), undefined);
+  db.close();
 });
 
 test.after(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,7 +2,7 @@
 // Both write their own file with SQLite's rollback journal / WAL, so no journal of ours is involved. Imported
 // dynamically through a variable so bundlers leave the specifier alone and Node 18/20 never load it.
 import { ClawError } from '../../protocol/errors.ts';
-import { TxRunner, probeFts, splitParams } from './shared.ts';
+import { TxRunner, probeFts, splitParams, wellFormedParams } from './shared.ts';
 import type { BindParams, Row, RunResult, SqlValue, SqliteCapabilities, SqliteDatabase, Statement } from './types.ts';
 
 interface NativeStatement {
@@ -90,7 +90,9 @@ class NativeDatabase implements SqliteDatabase {
 
   prepare(sql: string): Statement {
     const s = this.statement(sql);
-    const args = (params: BindParams): unknown[] => {
+    const args = (raw: BindParams): unknown[] => {
+      // Same strings as the sql.js adapter stores (shared.ts wellFormedParams), whichever engine binds them.
+      const params = wellFormedParams(raw);
       if (this.engine === 'node') return params; // node:sqlite takes bare or prefixed names natively
       const { named, positional } = splitParams(params);
       return named ? [named, ...positional] : positional;

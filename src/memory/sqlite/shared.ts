@@ -1,5 +1,6 @@
 // Pieces both adapters use: parameter normalisation and the transaction/savepoint helper.
 import { ClawError } from '../../protocol/errors.ts';
+import { isWellFormed, toWellFormed } from '../../protocol/well-formed.ts';
 import type { BindParams, SqlValue } from './types.ts';
 
 export function isNamed(p: unknown): p is Record<string, SqlValue> {
@@ -20,6 +21,32 @@ export function splitParams(params: BindParams): { named?: Record<string, SqlVal
     return { named, positional: params.slice(1) as SqlValue[] };
   }
   return { positional: params as SqlValue[] };
+}
+
+/**
+ * The parameters with every string made well-formed (lone surrogates → U+FFFD); `params` itself when nothing
+ * changes. sql.js binds a lone surrogate as WTF-8 bytes, node:sqlite as U+FFFD, the journal (TextEncoder) as
+ * U+FFFD: two different strings could be one row after a replay but two before it, and a UNIQUE key that held
+ * live fail on reopen. Encoding one well-formed string is the same everywhere, so the live database and its
+ * replay agree for any input (the wire refuses such strings anyway; this covers what the runtime itself stores).
+ */
+export function wellFormedParams(params: BindParams): BindParams {
+  let out: unknown[] | undefined;
+  for (let i = 0; i < params.length; i++) {
+    const p = params[i];
+    let q: unknown = p;
+    if (typeof p === 'string') {
+      if (!isWellFormed(p)) q = toWellFormed(p);
+    } else if (isNamed(p)) {
+      let named: Record<string, SqlValue> | undefined;
+      for (const [k, v] of Object.entries(p)) {
+        if (typeof v === 'string' && !isWellFormed(v)) (named ??= { ...p })[k] = toWellFormed(v);
+      }
+      if (named) q = named;
+    }
+    if (q !== p) (out ??= params.slice())[i] = q;
+  }
+  return (out as BindParams | undefined) ?? params;
 }
 
 export function toError(e: unknown, code = 'sqlite.error'): Error {

@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ClawError } from '../../protocol/errors.ts';
-import { TxRunner, probeFts, splitParams, toError } from './shared.ts';
+import { TxRunner, probeFts, splitParams, toError, wellFormedParams } from './shared.ts';
 import type { BindParams, Row, RunResult, SqlValue, SqliteCapabilities, SqliteDatabase, Statement } from './types.ts';
 
 // The slice of sql.js we use (the package ships no types).
@@ -147,10 +147,20 @@ export class SqlJsDatabase implements SqliteDatabase {
     this.check();
     this.stmt(sql); // compile now so syntax errors surface at prepare(), as with node:sqlite
     const isRead = READ_ONLY.test(sql) || (/^\s*with\b/i.test(sql) && !WRITE_WORD.test(sql));
+    // The journal records exactly what was bound (shared.ts wellFormedParams): replay rebuilds the same rows.
     return {
-      run: (...params) => this.write({ sql, params }, true, () => this.runNow(sql, params)),
-      get: (...params) => this.write({ sql, params }, !isRead, () => this.rows(sql, params, 1)[0]),
-      all: (...params) => this.write({ sql, params }, !isRead, () => this.rows(sql, params, Infinity)),
+      run: (...raw) => {
+        const params = wellFormedParams(raw);
+        return this.write({ sql, params }, true, () => this.runNow(sql, params));
+      },
+      get: (...raw) => {
+        const params = wellFormedParams(raw);
+        return this.write({ sql, params }, !isRead, () => this.rows(sql, params, 1)[0]);
+      },
+      all: (...raw) => {
+        const params = wellFormedParams(raw);
+        return this.write({ sql, params }, !isRead, () => this.rows(sql, params, Infinity));
+      },
     };
   }
 

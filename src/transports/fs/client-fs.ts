@@ -8,6 +8,7 @@ import { ClawError } from '../../protocol/errors.ts';
 import { newRequestId, type ClientOptions, type RequestOptions, type TransportClient } from '../client.ts';
 import { DIRS, REPLY_TO, REQUEST_ID, fileName, parseFileName, timestampNs, writeAtomic } from './layout.ts';
 import { FS_DEFAULTS, modeOf, parseFsUri } from './options.ts';
+import { timerDelay } from '../../protocol/delay.ts';
 
 interface Waiter {
   resolve(v: unknown): void;
@@ -77,7 +78,7 @@ export async function connectFsClient(uri: string, opts: ClientOptions): Promise
         } catch {}
       }
     }
-    if (!poll) poll = setInterval(check, pollMs);
+    if (!poll) poll = setInterval(check, timerDelay(pollMs));
   };
   const idle = () => {
     for (const w of watchers) w.close();
@@ -110,7 +111,7 @@ export async function connectFsClient(uri: string, opts: ClientOptions): Promise
         pending.delete(rid);
         if (pending.size === 0) idle();
         reject(new ClawError('timeout', `no reply to request_id ${rid} within ${timeoutMs} ms`));
-      }, timeoutMs);
+      }, timerDelay(timeoutMs));
       pending.set(rid, { resolve, reject, timer });
       active();
       try {
@@ -168,7 +169,7 @@ export async function connectFsClient(uri: string, opts: ClientOptions): Promise
           noteWatchers.push(watch(dir, look));
         } catch {}
       }
-      notePolls.push(setInterval(look, pollMs));
+      notePolls.push(setInterval(look, timerDelay(pollMs)));
     },
     async close() {
       closed = true;

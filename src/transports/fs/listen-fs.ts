@@ -14,5 +14,6 @@ export function createFsListener(entry: TransportEntry, ctx: ListenContext): Tra
     options: resolveFsOptions(entry.fs, parsed.options),
     log: ctx.log,
     maxFrameBytes: ctx.maxFrameBytes,
+    redact: ctx.secrets ? (text) => ctx.secrets!.redactText(text) : undefined,
   });
 }

@@ -9,12 +9,13 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync,
 import { nodeCrypto } from '../../node/lazy.ts';
 import type { InboundFrame, Logger, Transport } from '../../kernel/ports.ts';
 import { classify, type JsonRpcMessage } from '../../protocol/jsonrpc.ts';
-import { ErrorCode } from '../../protocol/errors.ts';
+import { ErrorCode, isNotExecuted } from '../../protocol/errors.ts';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../protocol/framing.ts';
 import { canonicalJson } from '../../protocol/canonical-json.ts';
 import { DIRS, REPLY_TO, fileName, fsyncDirSync, parseFileName, timestampNs, writeAtomic, writeAtomicAsync } from './layout.ts';
 import { modeOf, type ResolvedFsOptions } from './options.ts';
 import { sweep } from './maintenance.ts';
+import { timerDelay } from '../../protocol/delay.ts';
 
 export interface FsTransportDeps {
   dir: string;
@@ -23,6 +24,11 @@ export interface FsTransportDeps {
   maxFrameBytes?: number;
   /** Transport name the router sees (default `fs:{dir}`). */
   name?: string;
+  /**
+   * Masks resolved secret values in a request's text before it is kept (archive/, rejected/): an operator may
+   * pass a key as a tool's arguments, and no file the runtime keeps may hold it (runtime profile §7).
+   */
+  redact?: (text: string) => string;
 }
 
 interface Answered {
@@ -42,6 +48,12 @@ interface Inspected {
   value?: unknown;
   /** Why the transport itself refuses the file (a bad reply_to): answered here, never delivered. */
   refuse?: string;
+}
+
+/** Every reply is an error that says nothing ran (protocol/errors.ts isNotExecuted); a batch only when all are. */
+function refusedUnrun(reply: JsonRpcMessage | JsonRpcMessage[] | null): boolean {
+  const all = Array.isArray(reply) ? reply : reply === null ? [] : [reply];
+  return all.length > 0 && all.every((m) => 'error' in m && m.error !== undefined && isNotExecuted(m.error.code));
 }
 
 export function createFsTransport(d: FsTransportDeps): Transport {
@@ -85,16 +97,45 @@ export function createFsTransport(d: FsTransportDeps): Transport {
     writeAtomic(dir, fileName(timestampNs(), rid), JSON.stringify(reply), false, fileMode);
   };
 
-  /** The request file leaves processing/: archived, deleted, or (malformed) kept in rejected/. */
-  const retire = async (name: string, malformed: boolean) => {
+  /**
+   * The request file leaves processing/: archived, deleted, or (malformed) kept in rejected/. A kept copy holding
+   * a resolved secret is written redacted instead of renamed (the request's own bytes are not kept then).
+   */
+  const retire = async (name: string, malformed: boolean, info?: Inspected) => {
     const from = path(DIRS.processing, name);
     try {
-      if (malformed) renameSync(from, path(DIRS.rejected, name));
-      else if (opt.processed === 'archive') renameSync(from, path(DIRS.archive, name));
+      const keepIn = malformed ? DIRS.rejected : opt.processed === 'archive' ? DIRS.archive : undefined;
+      const masked = keepIn && info ? maskedText(info) : undefined;
+      if (keepIn && masked !== undefined) {
+        writeAtomic(path(keepIn), name, masked, false, fileMode);
+        unlinkSync(from);
+      } else if (keepIn) renameSync(from, path(keepIn, name));
       else unlinkSync(from);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') d.log.warn('fs transport: cannot retire request file', { file: name, error: String(e) });
     }
+  };
+
+  /**
+   * The request's text with resolved secrets masked, or undefined when it holds none. A parsed message is masked
+   * string by string (a secret written with JSON escapes is still found), then the text as a whole.
+   */
+  const maskedText = (info: Inspected): string | undefined => {
+    const redact = d.redact;
+    if (!redact || info.text === undefined) return undefined;
+    let candidate = info.text;
+    if (info.value !== undefined) {
+      let changed = false;
+      const masked = JSON.stringify(info.value, (_k, v: unknown) => {
+        if (typeof v !== 'string') return v;
+        const r = redact(v);
+        if (r !== v) changed = true;
+        return r;
+      });
+      if (changed) candidate = masked;
+    }
+    const text = redact(candidate);
+    return text === info.text ? undefined : text;
   };
 
   /** Writes still going; close() waits for them so replies to frames delivered before it go out. */
@@ -113,15 +154,19 @@ export function createFsTransport(d: FsTransportDeps): Transport {
     track(
       (async () => {
         try {
-          const record: Answered = { hash: info.hash, reply };
-          await writeAtomicAsync(path(DIRS.answered), `${rid}.json`, JSON.stringify(record), opt.fsync);
+          // Only the answer of executed work is kept for the request_id: a refusal before any work (not
+          // initialized yet, invalid params, a parse error) is sent but not stored, so a retry runs.
+          if (!refusedUnrun(reply)) {
+            const record: Answered = { hash: info.hash, reply };
+            await writeAtomicAsync(path(DIRS.answered), `${rid}.json`, JSON.stringify(record), opt.fsync);
+          }
           if (reply !== null) await writeReply(rid, info.replyTo, reply);
         } catch (e) {
           // The request stays in processing/: a restart answers it as interrupted rather than losing it.
           d.log.error('fs transport: cannot store reply', { file: name, error: String(e) });
           return;
         }
-        await retire(name, info.malformed);
+        await retire(name, info.malformed, info);
       })(),
     );
 
@@ -186,13 +231,13 @@ export function createFsTransport(d: FsTransportDeps): Transport {
         const resend = prior.reply;
         track((async () => {
           if (resend !== null) await writeReply(rid, info.replyTo, resend).catch((e) => d.log.warn('fs transport: write failed', { error: String(e) }));
-          await retire(name, info.malformed);
+          await retire(name, info.malformed, info);
         })());
       } else {
         const err = failureFor(info.value, ErrorCode.InvalidRequest, `Invalid request: request_id ${rid} was already used for a different request`);
         track((async () => {
           await writeReply(rid, info.replyTo, err).catch((e) => d.log.warn('fs transport: write failed', { error: String(e) }));
-          await retire(name, true);
+          await retire(name, true, info);
         })());
       }
       return;
@@ -342,10 +387,10 @@ export function createFsTransport(d: FsTransportDeps): Transport {
           d.log.warn('fs transport: cannot watch the inbox; polling only', { error: String(e) });
         }
       }
-      timers.push(setInterval(scan, opt.poll_interval_ms));
+      timers.push(setInterval(scan, timerDelay(opt.poll_interval_ms)));
       const sweepEvery = Math.max(1000, Math.min(60_000, Math.floor(opt.tmp_max_age_ms / 2)));
       const doSweep = () => safe(() => sweep(root, opt, Date.now(), d.log));
-      timers.push(setInterval(doSweep, sweepEvery));
+      timers.push(setInterval(doSweep, timerDelay(sweepEvery)));
       doSweep();
       scan();
     },
