@@ -4,12 +4,12 @@
 // compared on every check, and no token value ever reaches a log line or a reply.
 import type { IncomingMessage } from 'node:http';
 import { nodeCrypto } from '../../node/lazy.ts';
-import { isLoopback } from './options.ts';
+import { isLoopback } from './settings.ts';
 
 export type AuthOutcome = 'ok' | 'missing' | 'wrong';
 
 export interface Authenticator {
-  /** True when anything is configured: without it, only a loopback listener is allowed (options.ts). */
+  /** True when anything is configured: without it, only a loopback listener is allowed (settings.ts). */
   readonly configured: boolean;
   check(req: IncomingMessage): AuthOutcome;
 }

@@ -10,7 +10,7 @@ import { httpModule, httpsModule } from '../../node/lazy.ts';
 import { SecretResolver } from '../../kernel/secrets.ts';
 import { Redactor } from '../../log/redactor.ts';
 import { readBoundedText } from '../../node/fs-reader.ts';
-import { parseHttpUrl } from './options.ts';
+import { parseHttpUrl } from './settings.ts';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 

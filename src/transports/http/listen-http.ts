@@ -4,7 +4,8 @@
 import type { ListenContext, TransportEntry } from '../listen.ts';
 import { ClawError } from '../../protocol/errors.ts';
 import { httpModule, httpsModule, nodeCrypto } from '../../node/lazy.ts';
-import { parseHttpUrl, resolveHttpSettings, type HttpOptionsInput } from './options.ts';
+import { parseHttpUrl, resolveHttpSettings } from './settings.ts';
+import type { HttpOptionsInput } from './options.ts';
 import { createAuthenticator } from './auth.ts';
 import { createRateLimiter } from './limits.ts';
 import { createHttpServer } from './server.ts';

@@ -9,7 +9,7 @@ import { ErrorCode } from '../../protocol/errors.ts';
 import type { Authenticator } from './auth.ts';
 import { fromLoopback } from './auth.ts';
 import type { RateLimiter } from './limits.ts';
-import type { HttpSettings } from './options.ts';
+import type { HttpSettings } from './settings.ts';
 import { refuse } from './reply.ts';
 
 export interface RouteContext {

@@ -2,7 +2,7 @@
 // seam for later modules. Agent notifications go into the SSE buffer and to every open stream.
 import type { InboundFrame, Logger, Transport } from '../../kernel/ports.ts';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.ts';
-import type { HttpSettings } from './options.ts';
+import type { HttpSettings } from './settings.ts';
 import type { HttpServer, Route } from './server.ts';
 import { ckpRoute } from './ckp-route.ts';
 import { healthRoute } from './health-route.ts';
