@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import * as http from 'node:http';
 import { createHttpListener } from '../../src/transports/http/listen-http.ts';
 import { connectHttpClient } from '../../src/transports/http/client-http.ts';
-import { parseHttpUrl, resolveHttpSettings } from '../../src/transports/http/options.ts';
+import { parseHttpUrl, resolveHttpSettings } from '../../src/transports/http/settings.ts';
 import { EventBuffer } from '../../src/transports/http/sse.ts';
 import { createRateLimiter } from '../../src/transports/http/limits.ts';
 import type { HttpTransport } from '../../src/transports/http/transport.ts';
