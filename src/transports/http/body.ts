@@ -3,10 +3,14 @@
 // bound after which the connection is cut.
 import type { IncomingMessage } from 'node:http';
 
-export type BodyOutcome = { bytes: Uint8Array } | { oversize: number } | { aborted: true };
+export type BodyOutcome = { bytes: Uint8Array } | { oversize: number } | { aborted: true } | { timeout: true };
 
-/** Past this many bytes beyond the cap, the rest of an oversize body is not read: the connection is cut. */
-const DISCARD_SLACK = 1024 * 1024;
+/**
+ * Past the cap plus this many bytes (the cap again, at least 1 MiB), the rest of an oversize body is not read: the
+ * connection is cut. Up to there it is read and dropped, so a client that writes its whole body before reading
+ * the response (most do) sees the 413 rather than a reset connection.
+ */
+const discardSlack = (maxBytes: number) => Math.max(maxBytes, 1024 * 1024);
 
 export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number, done: (o: BodyOutcome) => void): void {
   let finished = false;
@@ -17,10 +21,7 @@ export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: numb
     done(o);
   };
   // Node's requestTimeout covers this too; our own timer keeps the bound on runtimes that do not enforce it.
-  const timer = setTimeout(() => {
-    req.destroy();
-    finish({ aborted: true });
-  }, timeoutMs);
+  const timer = setTimeout(() => finish({ timeout: true }), timeoutMs);
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
     // Answer at once from the declared length; whatever the client still sends is drained or cut below.
@@ -33,7 +34,7 @@ export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: numb
     if (size > maxBytes) {
       parts.length = 0;
       if (!finished) finish({ oversize: size });
-      if (size > maxBytes + DISCARD_SLACK) req.destroy();
+      if (size > maxBytes + discardSlack(maxBytes)) req.destroy();
       return;
     }
     if (!finished) parts.push(chunk);

@@ -65,6 +65,12 @@ function post(d: CkpRouteDeps, req: IncomingMessage, res: ServerResponse): void 
   }
   readBody(req, d.maxBodyBytes, d.requestTimeoutMs, (body) => {
     if ('aborted' in body) return;
+    if ('timeout' in body) {
+      // The body did not arrive within request_timeout_ms (a slow client): 408, then the connection goes.
+      res.on('finish', () => req.socket.destroy());
+      refuse(res, 408, ErrorCode.InvalidRequest, 'request body not received in time', { headers: { connection: 'close' } });
+      return;
+    }
     const closeAfter = 'oversize' in body;
     let answered = false;
     let track: Map<string | number, 'claw.initialize' | 'claw.shutdown'> | undefined;

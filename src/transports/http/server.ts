@@ -78,6 +78,8 @@ export function createHttpServer(d: ServerDeps): HttpServer {
   server.maxHeadersCount = 100;
 
   server.on('connection', (socket: Socket) => {
+    // Bun does not always emit 'close' for a socket its HTTP server closed itself (a timeout): count only live ones.
+    if (sockets.size >= s.maxConnections) for (const x of sockets) if (x.destroyed) sockets.delete(x);
     if (sockets.size >= s.maxConnections) {
       // Over the cap: a plain-http client gets a 503 it can read; a TLS one is closed before its handshake.
       if (!d.tls) {
