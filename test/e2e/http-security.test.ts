@@ -173,6 +173,7 @@ test('http: slow clients are cut off (headers and body) while others are served'
     assert.ok(ends, 'both slow connections were closed');
     for (const t of ends!) assert.ok(t - started < 4000, `closed after ${t - started} ms`);
     assert.match(headers.got(), /^HTTP\/1\.1 408/);
+    assert.match(body.got(), /^HTTP\/1\.1 408/);
     assert.is((await rpc(h.url, status(3))).status, 200);
   } finally {
     await h.stop();

@@ -166,6 +166,50 @@ test('http L1: not UTF-8 → 400 with -32700', async () => {
   });
 });
 
+test('http L1: depth bombs → -32600 with the request id (HTTP 200) or id null (400); the agent keeps serving', async () => {
+  await withHttp(async ({ url }) => {
+    await rpc(url, initialize());
+    const n = 10_000;
+    const a = await rpc(url, `{"jsonrpc":"2.0","id":77,"method":"claw.status","params":${'['.repeat(n)}${']'.repeat(n)}}`);
+    assert.is(a.status, 200);
+    assertError(a.json, 77, -32600);
+    const b = await rpc(url, `${'['.repeat(n)}${']'.repeat(n)}`);
+    assert.is(b.status, 400);
+    assertError(b.json, null, -32600);
+    const m = 1_000_000;
+    assertError((await rpc(url, `{"jsonrpc":"2.0","id":78,"method":"claw.status","params":${'['.repeat(m)}${']'.repeat(m)}}`)).json, 78, -32600);
+    assert.is((await rpc(url, req(79, 'claw.status'))).json.result.state, 'READY');
+  }, CONFIG.replace('limits: { max_frame_bytes: 1024 }\n', ''));
+});
+
+test('http L1: invalid envelopes → -32600 with the id echoed; peer responses → 202; invalid params → -32602', async () => {
+  await withHttp(async ({ url }) => {
+    await rpc(url, initialize());
+    const cases: [unknown, string | number][] = [
+      [{ jsonrpc: '1.0', id: 'v1', method: 'claw.status' }, 'v1'],
+      [{ id: 'nover', method: 'claw.status' }, 'nover'],
+      [{ jsonrpc: '2.0', id: 11, method: 5 }, 11],
+      [{ jsonrpc: '2.0', id: 14, method: '' }, 14],
+      [{ jsonrpc: '2.0', id: 15, method: 'claw.status', params: 'x' }, 15],
+      [{ jsonrpc: '2.0', id: 18, method: 'claw.status', result: 1 }, 18],
+    ];
+    for (const [msg, id] of cases) {
+      const r = await rpc(url, msg);
+      assert.is(r.status, 200);
+      assertError(r.json, id, -32600);
+    }
+    for (const m of [{ jsonrpc: '2.0', id: 900, result: { ok: true } }, { jsonrpc: '2.0', id: 901, error: { code: -32000, message: 'x' } }]) {
+      const r = await rpc(url, m);
+      assert.is(r.status, 202);
+      assert.is(r.text, '');
+    }
+    const sd = await rpc(url, req('sd', 'claw.shutdown', { timeout_ms: -5 }));
+    assertError(sd.json, 'sd', -32602);
+    assert.ok(sd.json.error.data.issues.some((i: any) => i.path === 'timeout_ms'));
+    assert.is((await rpc(url, req('st', 'claw.status'))).json.result.state, 'READY');
+  });
+});
+
 test('http L1: heartbeats reach an SSE stream (shape, ~200 ms apart); a client resuming with Last-Event-ID gets what it missed, once', async () => {
   await withHttp(async ({ url }) => {
     const early = openStream(url);
