@@ -351,4 +351,50 @@ test('http: the route seam serves another path on the same listener, behind the 
   }, { env: { HTTP_TOKEN: 'tok-0123456789abcdef' } });
 });
 
+
+test('http: from a non-loopback address /healthz needs the token (loopback-open means loopback only)', async () => {
+  const os = await import('node:os');
+  const external = Object.values(os.networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+  if (!external) {
+    console.log('  (skipped: this machine has no non-loopback IPv4 address)');
+    return;
+  }
+  const token = 'tok-0123456789abcdef';
+  const { t } = await listen({ auth: { bearer_token_refs: ['HTTP_TOKEN'], allow_plaintext: true } }, { env: { HTTP_TOKEN: token }, uri: 'http://0.0.0.0:0/ckp' });
+  t.start((f) => f.reply({ jsonrpc: '2.0', id: JSON.parse((f.payload as { text: string }).text).id, result: { state: 'READY', uptime_ms: 1 } }));
+  try {
+    const port = new URL(t.url).port;
+    const remote = `http://${external}:${port}/ckp`;
+    const open = await raw(remote, { method: 'GET', path: '/healthz' });
+    assert.is(open.status, 401);
+    assert.not.ok(open.body.includes('READY'));
+    const withToken = await raw(remote, { method: 'GET', path: '/healthz', headers: { authorization: `Bearer ${token}` } });
+    assert.is(withToken.status, 200);
+    assert.is((await raw(`http://127.0.0.1:${port}/ckp`, { method: 'GET', path: '/healthz' })).status, 200, 'loopback: open');
+    assert.is((await raw(remote, { body: status })).status, 401);
+  } finally {
+    await t.close();
+  }
+});
+
+test('http: authentication refusals are logged once a minute per address', async () => {
+  await withListener({ auth: { bearer_token_refs: ['HTTP_TOKEN'] } }, async (t, { log }) => {
+    for (let i = 0; i < 5; i++) assert.is((await raw(t.url, { body: status })).status, 401);
+    assert.is(log.entries.filter((e) => e.msg === 'http request refused: authentication').length, 1);
+  }, { env: { HTTP_TOKEN: 'tok-0123456789abcdef' } });
+});
+
+test('http: the runtime configuration takes an http block and rejects unknown keys in it', async () => {
+  const v = await import('valibot');
+  const { runtimeConfigSchema } = await import('../../src/config/runtime-config.ts');
+  const ok = v.safeParse(runtimeConfigSchema, {
+    transports: [{ listen: 'https://0.0.0.0:8443/ckp', http: { auth: { bearer_token_refs: ['T'] }, tls: { cert_file: 'a', key_file: 'b', client_ca_file: 'c' }, limits: { max_connections: 4, requests_per_minute: 0 }, sse: { buffer: 8 } } }],
+  });
+  assert.ok(ok.success, JSON.stringify(ok.issues));
+  assert.not.ok(v.safeParse(runtimeConfigSchema, { transports: [{ listen: 'http://127.0.0.1:1', http: { auth: { token: 'inline' } } }] }).success, 'no inline token');
+  assert.not.ok(v.safeParse(runtimeConfigSchema, { transports: [{ listen: 'http://127.0.0.1:1', http: { tls: { cert_file: 'a' } } }] }).success, 'key_file required');
+});
+
 test.run();

@@ -8,7 +8,7 @@ import type { Logger } from '../../kernel/ports.ts';
 import { ErrorCode } from '../../protocol/errors.ts';
 import type { Authenticator } from './auth.ts';
 import { fromLoopback } from './auth.ts';
-import type { RateLimiter } from './limits.ts';
+import { createRateLimiter, type RateLimiter } from './limits.ts';
 import type { HttpSettings } from './settings.ts';
 import { refuse } from './reply.ts';
 
@@ -51,6 +51,7 @@ export interface ServerDeps {
 export function createHttpServer(d: ServerDeps): HttpServer {
   const s = d.settings;
   const routes = new Map<string, Route>();
+  const refusalLog = createRateLimiter(1, () => Date.now(), 1_000);
   const sockets = new Set<Socket>();
   const options = {
     headersTimeout: s.headersTimeoutMs,
@@ -121,8 +122,9 @@ export function createHttpServer(d: ServerDeps): HttpServer {
     if (needsAuth && d.auth.configured) {
       const outcome = d.auth.check(req);
       if (outcome !== 'ok') {
-        // Never say which token or what was sent; the log gets the address only.
-        d.log.warn('http request refused: authentication', { client: ctx.client, reason: outcome });
+        // Never say which token or what was sent; the log gets the address only, once a minute per address
+        // (a client hammering the port must not flood the log).
+        if (refusalLog.take(ctx.client) === 0) d.log.warn('http request refused: authentication', { client: ctx.client, reason: outcome });
         refuse(res, 401, ErrorCode.ChannelAuthFailed, outcome === 'missing' ? 'authentication required' : 'authentication failed', {
           headers: { 'www-authenticate': 'Bearer realm="claw"' },
         });
@@ -150,16 +152,14 @@ export function createHttpServer(d: ServerDeps): HttpServer {
           resolve();
         });
       }),
-    close: (graceMs) =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
-        const cut = setTimeout(() => {
-          for (const sock of sockets) sock.destroy();
-        }, graceMs);
-        cut.unref?.();
-        // close() resolves at once (the transport's `closed`); busy connections finish in the background.
-        resolve();
-      }),
+    // Resolves at once (the transport's `closed`): busy connections finish their replies in the background.
+    async close(graceMs) {
+      server.close();
+      (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+      const cut = setTimeout(() => {
+        for (const sock of sockets) sock.destroy();
+      }, graceMs);
+      cut.unref?.();
+    },
   };
 }
