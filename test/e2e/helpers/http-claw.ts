@@ -16,11 +16,13 @@ export interface HttpClaw {
 }
 
 /** `claw run [args] --config <dir>/claw.runtime.yaml` with `config` as the file's text; resolves once listening. */
-export async function startHttpClaw(config: string, opts: { args?: string[]; env?: Record<string, string>; files?: Record<string, string> } = {}): Promise<HttpClaw> {
+export async function startHttpClaw(config: string, opts: { args?: string[]; env?: Record<string, string>; files?: Record<string, string>; runtime?: string } = {}): Promise<HttpClaw> {
   const dir = mkdtempSync(join(tmpdir(), 'claw-http-e2e-'));
   for (const [name, text] of Object.entries(opts.files ?? {})) writeFileSync(join(dir, name), text);
   writeFileSync(join(dir, 'claw.runtime.yaml'), config);
-  const c = startClaw(['run', '--config', join(dir, 'claw.runtime.yaml'), ...(opts.args ?? [])], { cwd: dir, env: opts.env });
+  // `runtime`: another JavaScript runtime's binary in place of this Node (the shell drops the `node` argument).
+  const wrap = opts.runtime ? ['sh', '-c', 'shift; exec "$0" "$@"', opts.runtime] : undefined;
+  const c = startClaw(['run', '--config', join(dir, 'claw.runtime.yaml'), ...(opts.args ?? [])], { cwd: dir, env: opts.env, wrap });
   const end = Date.now() + 10_000;
   let url: string | undefined;
   while (!url) {
