@@ -57,14 +57,20 @@ function post(d: CkpRouteDeps, req: IncomingMessage, res: ServerResponse): void 
     req.resume();
     return;
   }
-  const deliver = d.deliver();
-  if (!deliver) {
-    refuse(res, 503, ErrorCode.InvalidRequest, 'not accepting requests (starting or shutting down)', { headers: { 'retry-after': '1' } });
+  const unavailable = () => refuse(res, 503, ErrorCode.InvalidRequest, 'not accepting requests (starting or shutting down)', { headers: { 'retry-after': '1' } });
+  if (!d.deliver()) {
+    unavailable();
     req.resume();
     return;
   }
   readBody(req, d.maxBodyBytes, d.requestTimeoutMs, (body) => {
     if ('aborted' in body) return;
+    // Asked again: the transport may have closed while the body arrived (nothing is delivered after close()).
+    const deliver = d.deliver();
+    if (!deliver) {
+      unavailable();
+      return;
+    }
     if ('timeout' in body) {
       // The body did not arrive within request_timeout_ms (a slow client): 408, then the connection goes.
       res.on('finish', () => req.socket.destroy());

@@ -82,7 +82,8 @@ export interface HttpSettings {
  * a non-loopback bind without authentication, bearer tokens over plain http off loopback, https without cert.
  */
 export function resolveHttpSettings(endpoint: HttpEndpoint, cfg: HttpOptionsInput = {}, maxFrameBytes?: number): HttpSettings {
-  for (const k of Object.keys(endpoint.query)) throw new ClawError('usage', `unknown http listen URL parameter "${k}" (options go in claw.runtime.yaml transports[].http)`);
+  const unknown = Object.keys(endpoint.query)[0];
+  if (unknown !== undefined) throw new ClawError('usage', `unknown http listen URL parameter "${unknown}" (options go in claw.runtime.yaml transports[].http)`);
   const l = cfg.limits ?? {};
   const s: HttpSettings = {
     endpoint,
