@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { initParams, runClaw } from './helpers/claw-process.ts';
-import { assertError, assertResult, assertCleanStreams, sleep, transitions } from './helpers/e2e-util.ts';
+import { assertError, assertResult, assertCleanStreams, fixture, loadYaml, sleep, transitions, VERSIONS } from './helpers/e2e-util.ts';
 import { openStream, request, rpc, startHttpClaw, type HttpClaw } from './helpers/http-claw.ts';
 
 const CONFIG = `heartbeat: { interval_ms: 200 }
@@ -35,6 +35,30 @@ test('http L1: before initialize, claw.status is -32600 with data.state INIT; in
     assertResult(r.json, 2, { protocolVersion: '0.3.0', agentInfo: { name: 'test-bot', version: '0.0.0' }, conformanceLevel: 'level-1', capabilities: {} });
     assert.match(String(r.headers['claw-session-id']), /^[0-9a-f]{32}$/);
     assert.is(r.headers['content-type'], 'application/json');
+  });
+});
+
+test('http L1: TV-L1-01/02/03/09 inline in claw.initialize (0.3.0 and 0.2.0): valid accepted, invalid -32602 with the issue paths, no session id', async () => {
+  const vectors = [
+    { file: 'tv-l1-01.yaml', paths: [] as string[] },
+    { file: 'tv-l1-02.yaml', paths: ['spec.identity'] },
+    { file: 'tv-l1-03.yaml', paths: ['spec.providers'] },
+    { file: 'tv-l1-09.yaml', paths: ['spec.providers'] },
+  ];
+  await withHttp(async ({ url }) => {
+    for (const v of VERSIONS) {
+      for (const mv of vectors.filter((x) => x.paths.length > 0)) {
+        const manifest = loadYaml(fixture(v.dir, mv.file));
+        const r = await rpc(url, req(1, 'claw.initialize', initParams({ protocolVersion: v.proto, manifest })));
+        assert.is(r.status, 200);
+        assertError(r.json, 1, -32602);
+        assert.equal([...new Set(r.json.error.data.issues.map((i: any) => i.path))].sort(), mv.paths);
+        assert.is(r.headers['claw-session-id'], undefined);
+      }
+    }
+    const manifest = loadYaml(fixture('v030', 'tv-l1-01.yaml'));
+    const ok = await rpc(url, req(2, 'claw.initialize', initParams({ manifest })));
+    assertResult(ok.json, 2, { protocolVersion: '0.3.0', agentInfo: { name: manifest.metadata.name, version: '0.0.0' }, conformanceLevel: 'level-1', capabilities: {} });
   });
 });
 
