@@ -397,4 +397,22 @@ test('http: the runtime configuration takes an http block and rejects unknown ke
   assert.not.ok(v.safeParse(runtimeConfigSchema, { transports: [{ listen: 'http://127.0.0.1:1', http: { tls: { cert_file: 'a' } } }] }).success, 'key_file required');
 });
 
+
+test('http: a browser on another site cannot drive a loopback agent: foreign Origin 403, rebinding Host 403; allowed origins pass', async () => {
+  await withListener({ allowed_origins: ['https://console.example'] }, async (t, { frames }) => {
+    const port = new URL(t.url).port;
+    const evil = await raw(t.url, { body: status, headers: { origin: 'http://evil.example' } });
+    assert.is(evil.status, 403);
+    assert.is(JSON.parse(evil.body).error.code, -32050);
+    assert.is((await raw(t.url, { body: status, headers: { origin: 'null' } })).status, 403);
+    const rebound = await raw(t.url, { body: status, headers: { host: `evil.example:${port}` } });
+    assert.is(rebound.status, 403);
+    assert.is(frames.length, 0, 'nothing reached the router');
+    assert.is((await raw(t.url, { body: status, headers: { origin: `http://localhost:${port}` } })).status, 200);
+    assert.is((await raw(t.url, { body: status, headers: { origin: 'https://console.example' } })).status, 200);
+    assert.is((await raw(t.url, { body: status, headers: { host: `localhost:${port}` } })).status, 200);
+    assert.is((await raw(t.url, { method: 'GET', path: '/healthz', headers: { host: 'evil.example' } })).status, 403);
+  });
+});
+
 test.run();

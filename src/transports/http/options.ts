@@ -22,6 +22,11 @@ export const httpOptionsSchema = lazySchema(() =>
         allow_plaintext: v.optional(v.boolean()),
       }),
     ),
+    /**
+     * Browser origins allowed to call the agent (`https://console.example`): a request with an `Origin` header
+     * that is neither on this machine nor listed is refused (a web page must not drive a local agent).
+     */
+    allowed_origins: v.optional(v.array(v.pipe(v.string(), v.regex(/^https?:\/\/[^/]+$/, 'must be an origin such as https://console.example')))),
     /** https:// only. Files are relative to the config file. */
     tls: v.optional(
       v.strictObject({

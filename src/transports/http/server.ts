@@ -9,7 +9,7 @@ import { ErrorCode } from '../../protocol/errors.ts';
 import type { Authenticator } from './auth.ts';
 import { fromLoopback } from './auth.ts';
 import { createRateLimiter, type RateLimiter } from './limits.ts';
-import type { HttpSettings } from './settings.ts';
+import { isLoopback, type HttpSettings } from './settings.ts';
 import { refuse } from './reply.ts';
 
 export interface RouteContext {
@@ -110,6 +110,11 @@ export function createHttpServer(d: ServerDeps): HttpServer {
       return;
     }
     const ctx: RouteContext = { client: req.socket.remoteAddress ?? 'unknown', loopback: fromLoopback(req) };
+    const foreign = foreignRequest(req, s);
+    if (foreign) {
+      refuse(res, 403, ErrorCode.ChannelAuthFailed, foreign);
+      return;
+    }
     const retryAfter = d.limiter.take(ctx.client);
     if (retryAfter > 0) {
       refuse(res, 429, ErrorCode.ChannelRateLimited, 'rate limited: too many requests from this client', {
@@ -162,4 +167,28 @@ export function createHttpServer(d: ServerDeps): HttpServer {
       cut.unref?.();
     },
   };
+}
+
+/**
+ * A request a browser made for another site (MCP's Streamable HTTP asks servers to check this): an `Origin` that
+ * is neither on this machine nor in `allowed_origins`, or, on a loopback listener, a `Host` naming something other
+ * than this machine (DNS rebinding: a page whose name now resolves to 127.0.0.1). Returns the refusal's message.
+ */
+function foreignRequest(req: IncomingMessage, s: HttpSettings): string | undefined {
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== 'null') {
+    let host: string | undefined;
+    try {
+      host = new URL(origin).hostname.replace(/^\[|\]$/g, '');
+    } catch {
+      return 'cross-origin request refused';
+    }
+    if (!isLoopback(host) && !s.allowedOrigins.includes(origin.toLowerCase())) return 'cross-origin request refused';
+  } else if (origin === 'null') return 'cross-origin request refused';
+  if (isLoopback(s.bindHost)) {
+    const h = req.headers.host;
+    const name = h === undefined ? undefined : h.startsWith('[') ? h.slice(1, h.indexOf(']')) : h.replace(/:\d+$/, '');
+    if (name !== undefined && !isLoopback(name)) return 'Host is not this machine: refused (DNS rebinding)';
+  }
+  return undefined;
 }

@@ -63,6 +63,7 @@ export interface HttpSettings {
   bindHost: string;
   tokenRefs: string[];
   allowPlaintext: boolean;
+  allowedOrigins: string[];
   certFile?: string;
   keyFile?: string;
   clientCaFile?: string;
@@ -90,6 +91,7 @@ export function resolveHttpSettings(endpoint: HttpEndpoint, cfg: HttpOptionsInpu
     bindHost: endpoint.host === 'localhost' ? '127.0.0.1' : endpoint.host,
     tokenRefs: cfg.auth?.bearer_token_refs ?? [],
     allowPlaintext: cfg.auth?.allow_plaintext ?? false,
+    allowedOrigins: (cfg.allowed_origins ?? []).map((o) => o.toLowerCase()),
     certFile: cfg.tls?.cert_file,
     keyFile: cfg.tls?.key_file,
     clientCaFile: cfg.tls?.client_ca_file,
