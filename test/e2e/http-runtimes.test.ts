@@ -64,8 +64,8 @@ transports:
       const health = await request(h.url.replace(/\/ckp$/, '/healthz'), { method: 'GET' });
       assert.is(health.json.state, 'READY');
       const [headers, body] = await Promise.all([
-        slowClient(h.url, 'POST /ckp HTTP/1.1\r\nHost: x\r\n', 'X-Slow: 1\r\n'),
-        slowClient(h.url, `POST /ckp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 9999\r\n\r\n`, '{'),
+        slowClient(h.url, 'POST /ckp HTTP/1.1\r\nHost: 127.0.0.1\r\n', 'X-Slow: 1\r\n'),
+        slowClient(h.url, `POST /ckp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 9999\r\n\r\n`, '{'),
       ]);
       assert.match(headers, /^HTTP\/1\.1 408/);
       assert.match(body, /^HTTP\/1\.1 408/);

@@ -163,8 +163,8 @@ test('http: slow clients are cut off (headers and body) while others are served'
       return { closed, got: () => got, stop: () => (clearInterval(t), s.destroy()) };
     };
     const started = Date.now();
-    const headers = slow('POST /ckp HTTP/1.1\r\nHost: x\r\n', 'X-Slow: 1\r\n');
-    const body = slow('POST /ckp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n', '{');
+    const headers = slow('POST /ckp HTTP/1.1\r\nHost: 127.0.0.1\r\n', 'X-Slow: 1\r\n');
+    const body = slow('POST /ckp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n', '{');
     // Meanwhile an ordinary client is answered.
     assert.is((await rpc(h.url, status())).status, 200);
     const ends = await Promise.race([Promise.all([headers.closed, body.closed]), sleep(5000).then(() => undefined)]);

@@ -231,7 +231,7 @@ test('http: a client sending its headers too slowly is cut off (408)', async () 
     let got = '';
     s.on('data', (c) => (got += c));
     const ended = new Promise((r) => s.on('close', r));
-    s.write('POST /ckp HTTP/1.1\r\nHost: x\r\n');
+    s.write('POST /ckp HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     const drip = setInterval(() => s.write('X-A: b\r\n'), 100);
     const started = Date.now();
     await Promise.race([ended, tick(4000)]);
