@@ -1,15 +1,11 @@
 // Reading a request body under the size cap and the request timeout (docs/transports.md, HTTP "Limits").
-// Past the cap the body is counted and discarded (so the client, still writing, can read the 413), up to a
-// bound after which the connection is cut.
+// An oversize body is read and dropped to its end, then refused, so a client that writes its whole body before
+// reading the response (most do) gets the 413 instead of a reset connection. Past the cap plus a bound (the cap
+// again, at least 1 MiB; or a declared Content-Length beyond it) it is refused at once and the connection closes.
 import type { IncomingMessage } from 'node:http';
 
 export type BodyOutcome = { bytes: Uint8Array } | { oversize: number } | { aborted: true } | { timeout: true };
 
-/**
- * Past the cap plus this many bytes (the cap again, at least 1 MiB), the rest of an oversize body is not read: the
- * connection is cut. Up to there it is read and dropped, so a client that writes its whole body before reading
- * the response (most do) sees the 413 rather than a reset connection.
- */
 const discardSlack = (maxBytes: number) => Math.max(maxBytes, 1024 * 1024);
 
 export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number, done: (o: BodyOutcome) => void): void {
@@ -22,10 +18,11 @@ export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: numb
   };
   // Node's requestTimeout covers this too; our own timer keeps the bound on runtimes that do not enforce it.
   const timer = setTimeout(() => finish({ timeout: true }), timeoutMs);
+  const cut = maxBytes + discardSlack(maxBytes);
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    // Answer at once from the declared length; whatever the client still sends is drained or cut below.
+  if (Number.isFinite(declared) && declared > cut) {
     finish({ oversize: declared });
+    return;
   }
   const parts: Buffer[] = [];
   let size = 0;
@@ -33,13 +30,12 @@ export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: numb
     size += chunk.length;
     if (size > maxBytes) {
       parts.length = 0;
-      if (!finished) finish({ oversize: size });
-      if (size > maxBytes + discardSlack(maxBytes)) req.destroy();
+      if (size > cut) finish({ oversize: size });
       return;
     }
-    if (!finished) parts.push(chunk);
+    parts.push(chunk);
   });
-  req.on('end', () => finish({ bytes: parts.length === 1 ? parts[0] : Buffer.concat(parts, size) }));
+  req.on('end', () => finish(size > maxBytes ? { oversize: size } : { bytes: parts.length === 1 ? parts[0] : Buffer.concat(parts, size) }));
   req.on('error', () => finish({ aborted: true }));
   req.on('close', () => {
     if (!req.complete) finish({ aborted: true });

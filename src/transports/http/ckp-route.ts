@@ -77,7 +77,9 @@ function post(d: CkpRouteDeps, req: IncomingMessage, res: ServerResponse): void 
       refuse(res, 408, ErrorCode.InvalidRequest, 'request body not received in time', { headers: { connection: 'close' } });
       return;
     }
-    const closeAfter = 'oversize' in body;
+    // An oversize body refused before its end: the rest is not read, so the connection cannot carry another request.
+    const closeAfter = 'oversize' in body && !req.complete;
+    if (closeAfter) res.on('finish', () => req.socket.destroy());
     let answered = false;
     let track: Map<string | number, 'claw.initialize' | 'claw.shutdown'> | undefined;
     const reply = (msg: JsonRpcMessage | JsonRpcMessage[]) => {
