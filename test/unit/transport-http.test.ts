@@ -415,4 +415,25 @@ test('http: a browser on another site cannot drive a loopback agent: foreign Ori
   });
 });
 
+
+test('http: an event stream outlives the request and idle timeouts (it is a response, kept open on purpose)', async () => {
+  await withListener({ limits: { headers_timeout_ms: 100, request_timeout_ms: 200, idle_timeout_ms: 100 }, sse: { keepalive_ms: 5000 } }, async (t) => {
+    const u = new URL(t.url);
+    let text = '';
+    let closed = false;
+    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'GET', agent: false }, (res) => {
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('close', () => (closed = true));
+    });
+    req.on('error', () => {});
+    req.end();
+    await tick(1200);
+    assert.not.ok(closed, 'the stream is still open');
+    t.notify({ jsonrpc: '2.0', method: 'claw.heartbeat', params: { state: 'READY', uptime_ms: 9 } });
+    await until(() => text.includes('"uptime_ms":9'));
+    req.destroy();
+  });
+});
+
 test.run();
