@@ -58,6 +58,16 @@ transports:
     const health = await request(h.url.replace(/\/ckp$/, '/healthz'), { method: 'GET' });
     assert.is(health.status, 200);
     assert.equal(Object.keys(health.json).sort(), ['state', 'uptime_ms']);
+    // claw send: the token by secret_ref from its environment; without it, the 401's JSON-RPC error (exit 1).
+    const send = await runClaw(['send', `${h.url}?token_ref=CLAW_HTTP_TOKEN`, 'claw.status'], { env: { CLAW_HTTP_TOKEN: TOKEN } });
+    assert.is(send.code, 0, send.stderr);
+    assert.is(JSON.parse(send.stdout).result.state, 'READY');
+    const anonymous = await runClaw(['send', h.url, 'claw.status']);
+    assert.is(anonymous.code, 1);
+    assert.is(JSON.parse(anonymous.stdout).error.code, -32050);
+    const unresolved = await runClaw(['send', `${h.url}?token_ref=NOPE`, 'claw.status']);
+    assert.is(unresolved.code, 4);
+    assert.match(unresolved.stderr, /secret_ref "NOPE" could not be resolved/);
     for (const r of [missing, wrong, prefix]) assert.not.ok(r.text.includes(TOKEN));
     assert.not.ok(h.c.stderr().includes(TOKEN), 'the token never reaches the log');
     assert.match(h.c.stderr(), /http request refused: authentication/);
