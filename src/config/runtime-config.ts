@@ -4,6 +4,7 @@ import * as v from 'valibot';
 import { sandboxRuntimeConfigSchema } from '../sandbox/config.ts';
 import { fsTransportOptionsSchema } from '../transports/fs/options.ts';
 import { mqttOptionsSchema } from '../transports/mqtt/options.ts';
+import { httpOptionsSchema } from '../transports/http/options.ts';
 import { swarmRuntimeConfigSchema } from '../swarm/config.ts';
 import { channelsConfigSchema } from '../channels/config.ts';
 import { auditRuntimeConfigSchema } from '../audit/config.ts';
@@ -107,6 +108,8 @@ export const runtimeConfigSchema = lazySchema(() => {
           fs: v.optional(fsTransportOptionsSchema),
           /** mqtt:// and mqtts:// entries (docs/transports.md, MQTT): credentials by secret_ref, TLS CA, session. */
           mqtt: v.optional(mqttOptionsSchema),
+          /** http:// and https:// entries (docs/transports.md, HTTP): bearer tokens by secret_ref, TLS files, limits. */
+          http: v.optional(httpOptionsSchema),
         }),
       ),
     ),
