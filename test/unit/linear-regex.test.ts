@@ -108,4 +108,21 @@ test('compiled once per pattern and flags', () => {
   assert.is.not(compileLinear('abc'), compileLinear('abc', 'i'));
 });
 
+test('case-insensitive matching is ECMAScript Canonicalize: toUpperCase without u, simple case folding with u', () => {
+  // ſ (U+017F), the Kelvin sign (U+212A), dotless ı and İ: where toLowerCase/toUpperCase and Canonicalize disagree.
+  const chars = ['a', 'k', 'K', 's', 'S', 'i', 'I', '\u017f', '\u212a', '\u0131', '\u0130', 'ß', '\u1e9e', 'é', 'É', '-', ' ', '_', '😀'];
+  const patterns = ['k', 'K', '\u212a', 's', 'S', '\u017f', 'i', '\u0131', '\u0130', '[a-z]', '[^a-z]', '[\\w-]', '\\w', '\\W', '[k-s]', 'ß', '\\bk', 's\\b', '\\Bs'];
+  for (const flags of ['i', 'iu', 'ims', 'imsu']) {
+    for (const p of patterns) {
+      const src = p;
+      const lin = compileLinear(src, flags);
+      const host = new RegExp(src, flags);
+      for (const a of chars) for (const b of ['', ...chars]) {
+        const text = a + b;
+        assert.is(lin.test(text), host.test(text), `/${src}/${flags} on ${JSON.stringify(text)}`);
+      }
+    }
+  }
+});
+
 test.run();
