@@ -47,16 +47,20 @@ type Inst =
   | { op: 'assert'; kind: 'bol' | 'eol' | 'wordb' | 'nwordb'; next: number }
   | { op: 'match' };
 
+// Patterns come from manifests (a few dozen), but also from arguments: a schema's `format: "regex"` makes
+// the validator compile each argument string. So the cache is bounded: past MAX_CACHED the least recently
+// used pattern goes (a Map iterates in insertion order; a hit is moved to the end).
+const MAX_CACHED = 512;
 const cache = new Map<string, LinearRegex>();
 
-/** Compiled once per (source, flags); throws LinearRegexError for a pattern this engine refuses. */
+/** Compiled once per (source, flags) while cached; throws LinearRegexError for a pattern this engine refuses. */
 export function compileLinear(source: string, flags = ''): LinearRegex {
   const key = `${flags}/${source}`;
   let re = cache.get(key);
-  if (!re) {
-    re = build(source, flags);
-    cache.set(key, re);
-  }
+  if (re) cache.delete(key);
+  else re = build(source, flags);
+  cache.set(key, re);
+  if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value as string);
   return re;
 }
 

@@ -125,4 +125,14 @@ test('case-insensitive matching is ECMAScript Canonicalize: toUpperCase without 
   }
 });
 
+test('the compile cache is bounded: argument strings compiled for format "regex" do not pile up', () => {
+  const kept = compileLinear('kept-[a-z]+');
+  const first = compileLinear('first-[a-z]+');
+  for (let i = 0; i < 2000; i++) {
+    compileLinear(`arg-${i}-[a-z]+`);
+    if (i % 100 === 0) assert.is(compileLinear('kept-[a-z]+'), kept); // used recently: still cached
+  }
+  assert.is.not(compileLinear('first-[a-z]+'), first);
+});
+
 test.run();
