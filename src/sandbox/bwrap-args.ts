@@ -110,10 +110,13 @@ async function hidePrivate(priv: PrivatePaths, binds: Bind[]): Promise<string[]>
   const real = async (p: string) => realpath(resolve(p)).catch(() => undefined);
   const shared = (await Promise.all(priv.shared.map(real))).filter((x): x is string => !!x);
   const masked = new Set<string>();
+  // Later binds cover earlier ones: where two show the same place (`/srv` rw, then `/srv/claw` ro), the last
+  // one is what the tool sees, so it decides how the workspace is shown again through the mask.
+  const lastFirst = [...binds].reverse();
   for (const dir of priv.dirs) {
     const p = await real(dir);
     if (!p) continue; // nothing there (yet) to show
-    for (const b of binds) {
+    for (const b of lastFirst) {
       if (within(b.src, p) && !shared.some((s) => within(s, p) && within(b.src, s))) {
         throw new ClawError('sandbox-private-path', `the sandbox binds ${b.dest}, which is inside ${dir}, a directory of the runtime itself (secrets, data_dir): no tool may see it (docs/security.md)`);
       }

@@ -67,4 +67,23 @@ test('scoped: a mount reached through a symlink is masked where the sandbox sees
   }
 });
 
+test('scoped with nested mounts: the workspace is shown again with the permission of the innermost mount (rw outside, ro inside stays ro)', async () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'claw-private-')));
+  try {
+    mkdirSync(join(root, 'srv/claw/data/workspace'), { recursive: true });
+    const priv = { dirs: [join(root, 'srv/claw/data')], files: [], shared: [join(root, 'srv/claw/data/workspace')] };
+    const host = { ...fakeHost({ bwrap: true, cgroup: true }), private: priv };
+    const spec: SandboxSpec = {
+      level: 'process',
+      capabilities: { filesystem: { mode: 'scoped', mount_paths: [{ path: join(root, 'srv'), permissions: 'rw' }, { path: join(root, 'srv/claw'), permissions: 'ro' }] } },
+    };
+    const a = await args(spec, host);
+    const ws = join(root, 'srv/claw/data/workspace');
+    assert.not.ok(has(a, '--bind', ws, ws), a.join(' '));
+    assert.ok(has(a, '--ro-bind', ws, ws), a.join(' '));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
 test.run();
