@@ -98,6 +98,8 @@ test('the dynamic loader, and a file that is neither ELF nor #! (execvp hands it
     '/usr/bin/ld': { head: '\x7fELF' },
   });
   for (const bin of ['/lib64/ld-linux-x86-64.so.2', '/lib/ld-musl-armhf.so.1', '/lib/ld-2.31.so']) assert.is(interpreterOf(bin, '/w', io), 'ld.so', bin);
+  // A command string as an ordinary option: make --eval, dc -e '!id', vim -c '!id', socat EXEC:…, tmux new 'id', pkexec id.
+  for (const bin of ['make', 'dc', 'vim', 'vi', 'ex', 'emacs', 'socat', 'tmux', 'screen', 'pkexec']) assert.ok(interpreterOf(bin, '/w', io), bin);
   assert.is(interpreterOf('./noshebang', '/w', io), 'sh');
   assert.is(interpreterOf('/w/empty', '/', io), 'sh');
   assert.is(interpreterOf('/usr/bin/ld', '/', io), undefined);

@@ -15,9 +15,9 @@ import { posix } from 'node:path';
 
 const SHELLS = 'sh bash dash zsh ksh mksh pdksh oksh loksh ash yash csh tcsh fish rc es elvish nu xonsh pwsh powershell busybox toybox';
 const INTERPRETERS =
-  'python pypy jython ipython perl ruby irb jruby node nodejs bun deno php lua luajit awk gawk mawk nawk busybox-awk tclsh wish expect guile racket rscript r julia jshell jrunscript osascript ghci runghc sbcl clisp ecl gdb';
+  'python pypy jython ipython perl ruby irb jruby node nodejs bun deno php lua luajit awk gawk mawk nawk busybox-awk tclsh wish expect guile racket rscript r julia jshell jrunscript osascript ghci runghc sbcl clisp ecl gdb make gmake dc vi vim nvim ex emacs';
 const RUNNERS =
-  'env nice ionice timeout nohup stdbuf setsid xargs parallel sudo doas su runuser sg newgrp chroot taskset chrt nsenter unshare flock script watch time strace ltrace setpriv capsh fakeroot proot firejail bwrap systemd-run start-stop-daemon daemonize chpst unbuffer prlimit numactl cgexec valgrind catchsegv exec command builtin eval';
+  'env nice ionice timeout nohup stdbuf setsid xargs parallel sudo doas su runuser sg newgrp chroot taskset chrt nsenter unshare flock script watch time strace ltrace setpriv capsh fakeroot proot firejail bwrap systemd-run start-stop-daemon daemonize chpst unbuffer prlimit numactl cgexec valgrind catchsegv exec command builtin eval pkexec socat tmux screen rlwrap dtach';
 
 // The dynamic loader runs any program given as its argument (`ld-linux-x86-64.so.2 /bin/sh -c …`), and
 // realpath keeps its own name; `programName` has already dropped the version (`ld-linux-x86-64.so`).
