@@ -403,6 +403,10 @@ export class McpClient {
   }
 
   async listTools(opts: RequestOptions = {}): Promise<McpTool[]> {
+    return this.onSession(() => this.listToolsOnce(opts));
+  }
+
+  private async listToolsOnce(opts: RequestOptions): Promise<McpTool[]> {
     const conn = await this.connection(opts.signal);
     const epoch = conn.toolsEpoch;
     const tools: McpTool[] = [];
@@ -448,9 +452,8 @@ export class McpClient {
   }
 
   async callTool(name: string, args: Record<string, unknown>, opts: RequestOptions = {}): Promise<McpCallResult> {
-    const conn = await this.connection(opts.signal);
     const what = `tools/call "${name}"`;
-    const res = await conn.request('tools/call', { name, arguments: args }, what, { signal: opts.signal, timeoutMs: opts.timeoutMs, cancellable: true });
+    const res = await this.onSession(async () => (await this.connection(opts.signal)).request('tools/call', { name, arguments: args }, what, { signal: opts.signal, timeoutMs: opts.timeoutMs, cancellable: true }));
     if (!isObj(res)) throw new McpError('protocol', `MCP server ${this.label} answered ${what} with a result that is not an object`);
     let content: Record<string, unknown>[] = [];
     if (Array.isArray(res.content)) {
@@ -476,6 +479,21 @@ export class McpClient {
   }
 
   // ---- session management ----
+
+  /**
+   * Run `fn` on the current session; when the server answers that it no longer knows the session
+   * (HTTP 404, see http-channel.ts), the request was not processed: open a new session (initialize
+   * again) and run it once more.
+   */
+  private async onSession<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!(err instanceof McpError && err.code === 'session-expired')) throw err;
+      this.logger.info('mcp session ended by the server; initializing a new one', { server: this.label });
+      return await fn();
+    }
+  }
 
   private async connection(signal?: AbortSignal): Promise<Connection> {
     if (this.closed) throw new McpError('closed', `MCP client for ${this.label} is closed`);
