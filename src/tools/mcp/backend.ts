@@ -1,12 +1,14 @@
 // Tool implementations backed by MCP servers (spec §5.4 "MCP Compatibility"), and the pool that
-// lets several manifest Tools pointing at the same server share one client (one process): same
-// executable + arguments + partition (the binder uses the tool's sandbox_ref as partition, since one
-// process runs under one sandbox).
+// lets several manifest Tools pointing at the same server share one client (one process or one HTTP
+// session): same executable + arguments (or the same endpoint URL) + partition (the binder uses the
+// tool's sandbox_ref as partition, since one process runs under one sandbox, and an HTTP session's
+// requests go through that sandbox's network rules).
 //
-// - createMcpToolImpl(source, {pool, toolName}) → ToolImpl (kind 'mcp', touchesOs: true: the
-//   server is a process we start). Bad URIs fail here, synchronously (McpError 'config' for
-//   malformed or reserved mcp://, 'unsupported-transport' for https://), so the registry can
-//   report them at STARTING.
+// - createMcpToolImpl(source, {pool, toolName}) → ToolImpl (kind 'mcp'; touchesOs: true for a stdio
+//   server, a process we start; false for HTTP, reached by the runtime through the network guard).
+//   Bad URIs fail here, synchronously (McpError 'config' for malformed or reserved mcp:// and for
+//   http:// the runtime configuration does not allow, 'unsupported-transport' for unknown schemes),
+//   so the registry can report them at STARTING.
 // - The MCP tool called is `mcp_source.tool_name`, or the manifest Tool's own name when absent.
 // - describe() → description + inputSchema (+ title, outputSchema, annotations when the server
 //   gives them) from tools/list, for the registry to fill in what the manifest left out. Throws
@@ -17,6 +19,8 @@
 //       isError ToolResult with a clear text (the call reached the tool layer and was refused);
 //     * ctx.signal aborted (timeout, shutdown) → throws McpError 'timeout'/'aborted' after the
 //       server has been killed (see client.ts: no work of a timed-out tool survives);
+//     * HTTP server unreachable or refusing our credentials → ProtocolError -32020 naming the server;
+//       the network guard refusing → SandboxViolation (-32010); see gateError;
 //     * server crash, spawn failure, version mismatch, protocol violation → throws McpError.
 // - close() releases this tool's share of the client; the last one closes it. pool.closeAll()
 //   stops every server (runtime shutdown).

@@ -1,39 +1,36 @@
-// A small MCP client over a child process's stdio (MCP "stdio" transport: newline-delimited
-// JSON-RPC 2.0, one message per line, server diagnostics on stderr). Written for the tools
-// feature only: initialize / notifications/initialized, tools/list, tools/call, cancellation.
-// The process is started through an INJECTED spawn function so the runtime can run the server
-// inside its sandbox (node-spawn.ts has the plain node:child_process adapter).
+// A small MCP client, written for the tools feature only: initialize / notifications/initialized,
+// tools/list, tools/call, cancellation. One core (this file: ids, handshake, tools, timeouts) over a
+// channel (channel.ts) from one of two transports of the MCP spec: stdio (stdio-channel.ts, a child
+// process started through an INJECTED spawn so the runtime can sandbox it) or Streamable HTTP
+// (http-channel.ts, through the network guard). A channel is one session: a server process, or an
+// HTTP session (Mcp-Session-Id).
 //
 // Lifecycle (documented behaviour):
-// - Lazy start: the first request spawns the server and performs the handshake: `initialize`
+// - Lazy start: the first request opens a session and performs the handshake: `initialize`
 //   with the newest protocol version we speak, the server's answer must be one we speak (else
-//   McpError 'version' and the server is stopped), then `notifications/initialized`.
-// - One server process per client, shared by all concurrent requests (JSON-RPC multiplexing).
+//   McpError 'version' and the session is stopped), then `notifications/initialized`.
+// - One session per client, shared by all concurrent requests (JSON-RPC multiplexing).
 // - Timeout or abort of a request that is in flight: we send `notifications/cancelled`
-//   {requestId, reason} (never for `initialize`, which MCP forbids cancelling), then stop the
-//   whole server: the runtime requires that no work of a timed-out tool survives, and a stdio
-//   server is shared, so killing it (its process group, via the injected kill) is the only sure
-//   way. Every other request pending on that server fails with McpError 'stopped'. The rejection
-//   of the timed-out request is delivered after the kill has completed.
-// - After the server stopped or crashed, the client is "idle" again: the next request
-//   transparently spawns a new server and redoes the handshake (lazy restart). Requests are never
-//   retried by us: a tools/call that was pending when the server died fails (McpError 'crashed').
-//   After an unexpected exit the process group is killed too (children the server left behind).
-// - close(): no restart afterwards. Closes stdin, waits closeGraceMs for the server to exit
-//   (MCP stdio shutdown), then kills the process group anyway.
+//   {requestId, reason} (never for `initialize`, which MCP forbids cancelling). stdio: then we stop
+//   the whole server, since the runtime requires that no work of a timed-out tool survives and a
+//   stdio server is shared, so killing it (its process group) is the only sure way; every other
+//   request pending on it fails with McpError 'stopped', and the rejection of the timed-out request
+//   is delivered after the kill has completed. HTTP: the request's exchange is aborted and the
+//   session goes on (the server is not ours to kill; the cancellation is its cue).
+// - After the session stopped or crashed, the client is "idle" again: the next request
+//   transparently opens a new one and redoes the handshake (lazy restart). Requests are never
+//   retried by us — a tools/call pending when the server died fails (McpError 'crashed') — with one
+//   exception: a request the HTTP server refused because it forgot the session ('session-expired',
+//   it was not processed) is sent once more on a new session.
+// - close(): no restart afterwards; the channel's orderly shutdown (stdio: close stdin, wait
+//   closeGraceMs, kill the group; HTTP: DELETE the session).
 // - Strict about ids: we only send integer ids; a response whose id is not one we are waiting
 //   for (unknown, already answered, or the right number as a string) is logged and dropped.
 //   A response that is malformed but carries a pending id fails that request.
-// - Lines on stdout that are not JSON (a chatty server printing banners) or not UTF-8 are logged
-//   (the first few per server) and ignored. A frame over maxFrameBytes is a protocol violation:
-//   we cannot tell which request it answered, so the server is stopped and all pending requests
-//   fail with McpError 'protocol'.
 // - Server→client requests: `ping` → {}. `roots/list`, `sampling/createMessage`,
 //   `elicitation/create` and anything else → JSON-RPC -32601 (we declare none of those client
 //   capabilities). Server notifications are logged (notifications/message at the level it maps
 //   to, the rest at debug); notifications/tools/list_changed drops our cached tool list.
-// - Server stderr: the last stderrTailBytes characters are kept and appended to error messages
-//   about that server; each line is also logged at debug.
 import type { Logger } from '../../kernel/ports.ts';
 import { classify } from '../../protocol/jsonrpc.ts';
 import type { McpChannel, McpChannelHooks, McpTransport } from './channel.ts';
