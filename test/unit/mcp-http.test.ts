@@ -251,6 +251,27 @@ test('server down: unreachable, naming the server; a tool on it answers -32020 a
   }
 });
 
+test('a call whose own (narrowed) sandbox denies the host is refused (-32010 rule) before any request', async () => {
+  const proxy = await startProxy(server.port);
+  const pool = new McpPool({ clientVersion: '0.1.0', http: (t) => mcpHttpAccess(t, LOOPBACK_SANDBOX, { config: { servers: { [proxy.url]: { allow_loopback: true } } }, resolveSecret: async () => '' }) });
+  const impl = createMcpToolImpl({ uri: proxy.url, tool_name: 'echo' }, { pool, toolName: 'remote-echo' });
+  try {
+    assert.is(impl.touchesOs, false, 'no process of ours: isolation is checked like an in-process builtin');
+    const narrowed = { signal: new AbortController().signal, requestId: 'r', sandbox: { level: 'none', capabilities: { network: { mode: 'allowlist', allowed_hosts: ['api.example.com'] } } } } as ToolRunContext;
+    const e = await rejection(impl.run({ message: 'x' }, narrowed));
+    assert.is(e.name, 'SandboxViolation');
+    assert.is(e.rule, 'network.host-not-allowed');
+    const denied = { ...narrowed, sandbox: { level: 'none', capabilities: { network: { mode: 'deny' } } } } as ToolRunContext;
+    assert.is((await rejection(impl.run({ message: 'x' }, denied))).rule, 'network.mode-deny');
+    assert.is(proxy.requests.length, 0);
+    const ok = { ...narrowed, sandbox: LOOPBACK_SANDBOX } as ToolRunContext;
+    assert.equal((await impl.run({ message: 'y' }, ok)).content, [{ type: 'text', text: 'Echo: y' }]);
+  } finally {
+    await pool.closeAll();
+    await proxy.close();
+  }
+});
+
 test('binder at STARTING: an unreachable server is retried with backoff, then the tool is unavailable (not fatal)', async () => {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/mcp`;
