@@ -287,6 +287,11 @@ test('binder at STARTING: an unreachable server is retried with backoff, then th
     const e = await rejection(b.impl.run({ message: 'x' }, { signal: new AbortController().signal, requestId: 'r', sandbox: LOOPBACK_SANDBOX } as ToolRunContext));
     assert.is(e.code, -32020);
     assert.match(e.message, /unreachable at start/);
+    // A second tool on the same server does not wait through the retries again.
+    const t0 = Date.now();
+    await binder.bind(tool('no-schema-2'));
+    assert.is(logger.lines.filter((l) => l.msg === 'mcp server unreachable at start; retrying').length, 2);
+    assert.ok(Date.now() - t0 < 1000);
     // Declared description + input_schema: lazy, nothing contacted at STARTING.
     const lazy = await binder.bind(tool('declared', { description: 'd', input_schema: { type: 'object' } }));
     assert.is(lazy.inputSchema, undefined);

@@ -273,6 +273,8 @@ export const START_RETRY_DELAYS_MS = [500, 1000, 2000];
  */
 export function createMcpBinder(pool: McpPool, opts: { eager?: boolean; signal?: AbortSignal; logger?: Logger; retryDelaysMs?: number[] } = {}): McpBinder {
   const delays = opts.retryDelaysMs ?? START_RETRY_DELAYS_MS;
+  // Servers already found down at this STARTING: their other tools do not wait through the retries again.
+  const down = new Set<string>();
   return {
     async bind(t: ResolvedPrimitive) {
       const src = t.spec.mcp_source as McpSource;
@@ -290,11 +292,13 @@ export function createMcpBinder(pool: McpPool, opts: { eager?: boolean; signal?:
             await impl.close?.();
             throw new McpError(err instanceof McpError ? err.code : 'protocol', `tool ${t.name}: ${(err as Error).message}`);
           }
-          if (attempt < delays.length) {
+          const key = JSON.stringify([partition, src.uri]);
+          if (attempt < delays.length && !down.has(key)) {
             opts.logger?.warn('mcp server unreachable at start; retrying', { tool: t.name, server: src.uri, attempt: attempt + 1, retry_in_ms: delays[attempt], error: err.message });
             await new Promise((r) => setTimeout(r, delays[attempt]));
             continue;
           }
+          down.add(key);
           opts.logger?.error('mcp server unreachable at start; the tool is unavailable', { tool: t.name, server: src.uri, error: err.message, lazy: declared });
           // With description and input_schema declared, the tool stays callable: the server is tried again on each call.
           if (declared) return { impl };
