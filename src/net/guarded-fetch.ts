@@ -288,6 +288,11 @@ export interface GuardedRequestInit {
   maxRedirects?: number;
   /** Aborts the exchange at any time, the body stream included. */
   signal?: AbortSignal;
+  /**
+   * Headers (lower-case) never sent to another origin after a redirect, besides Authorization and
+   * Cookie (redirectRequest): the caller's own credentials, e.g. an API key header.
+   */
+  dropOnCrossOrigin?: string[];
 }
 
 export interface GuardedResponse {
@@ -342,6 +347,7 @@ export async function guardedRequest(
           throw new NetworkDenied('too-many-redirects', `more than ${maxRedirects} redirects`, { url: target.url.href, host: target.host });
         }
         const next = redirectRequest(res.statusCode ?? 0, location, target.url, req);
+        if (new URL(next.url).origin !== target.url.origin) for (const h of init.dropOnCrossOrigin ?? []) delete next.req.headers[h.toLowerCase()];
         target = checkTarget(next.url, policy);
         req = next.req;
         continue;

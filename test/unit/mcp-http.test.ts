@@ -199,6 +199,36 @@ test('bearer token from secret_ref is sent; a refused token is an auth error tha
   }
 });
 
+test('a redirect to another origin is followed under the guard, without our credentials or session id', async () => {
+  const proxy = await startProxy(server.port);
+  const { createServer } = await import('node:http');
+  const front = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(307, { location: proxy.url }).end());
+  });
+  await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(front.address() as { port: number }).port}/mcp`;
+  const { c } = client(url, { config: { servers: { [url]: { allow_loopback: true, bearer_secret_ref: 'T', headers: { 'X-Key': { secret_ref: 'K' } } } } }, secrets: { T: TOKEN, K: 'key-material-456' } });
+  try {
+    // initialize needs no session: it goes through. Later requests reach the other origin without
+    // the session id, so that server cannot place them: a clear error, never a leaked credential.
+    assert.is((await c.start()).serverInfo.name, 'mcp-servers/everything');
+    const e = await rejection(c.callTool('echo', { message: 'via redirect' }));
+    assert.match(e.message, /HTTP 400/);
+    assert.ok(proxy.requests.length >= 2);
+    for (const r of proxy.requests) {
+      assert.is(r.headers.authorization, undefined);
+      assert.is(r.headers['x-key'], undefined);
+      assert.is(r.headers['mcp-session-id'], undefined);
+    }
+  } finally {
+    await c.close();
+    front.closeAllConnections();
+    await new Promise((r) => front.close(r));
+    await proxy.close();
+  }
+});
+
 test('a server that echoes our header in an error body: the value is redacted from the message', async () => {
   const { createServer } = await import('node:http');
   const front = createServer((req, res) => {

@@ -20,7 +20,8 @@
 //   requests, and tool lists are re-read on each new session. Server requests arriving on a POST's
 //   stream are answered by the core (ping → {}, the rest → -32601).
 // - Every request goes through the injected `request` (the network guard: sandbox mode, allowlist,
-//   SSRF with DNS pinning, redirects re-checked). Errors never carry header values: anything the
+//   SSRF with DNS pinning, redirects re-checked; our credential headers and the session id never
+//   follow a redirect to another origin). Errors never carry header values: anything the
 //   server echoes back is cleaned of our header values before it reaches a message.
 import type { Logger } from '../../kernel/ports.ts';
 import { FetchFailed, NetworkDenied, type GuardedRequestInit, type GuardedResponse } from '../../net/guarded-fetch.ts';
@@ -115,12 +116,17 @@ class HttpChannel implements McpChannel {
     for (const c of this.live) c.abort();
     if (this.sessionId === undefined) return;
     try {
-      const res = await this.o.request(this.o.url, { method: 'DELETE', headers: this.headers({}), timeoutMs: Math.max(1, graceMs) });
+      const res = await this.o.request(this.o.url, { method: 'DELETE', headers: this.headers({}), timeoutMs: Math.max(1, graceMs), dropOnCrossOrigin: this.ownHeaderNames });
       res.body.destroy();
       this.o.logger.debug('mcp session deleted', { server: this.o.label, status: res.status });
     } catch (e) {
       this.o.logger.debug('mcp session DELETE failed', { server: this.o.label, error: this.redact((e as Error)?.message ?? String(e)) });
     }
+  }
+
+  /** Our credentials and the session never follow a redirect to another origin. */
+  private get ownHeaderNames(): string[] {
+    return [...Object.keys(this.auth), 'mcp-session-id'];
   }
 
   private headers(extra: Record<string, string>): Record<string, string> {
@@ -157,6 +163,7 @@ class HttpChannel implements McpChannel {
         body: JSON.stringify(msg),
         signal: ctl.signal,
         timeoutMs: id === undefined ? (this.o.sendTimeoutMs ?? 30_000) : NO_DEADLINE,
+        dropOnCrossOrigin: this.ownHeaderNames,
       });
       if (isInit && res.headers['mcp-session-id']) this.sessionId = res.headers['mcp-session-id'];
       await this.onResponse(res, id, what, sentSession, ctl.signal);
@@ -244,6 +251,7 @@ class HttpChannel implements McpChannel {
         headers: this.headers({ accept: 'text/event-stream', 'last-event-id': parser.lastEventId }),
         signal,
         timeoutMs: NO_DEADLINE,
+        dropOnCrossOrigin: this.ownHeaderNames,
       });
       if (res.status !== 200 || !(res.headers['content-type'] ?? '').toLowerCase().startsWith('text/event-stream')) {
         res.body.destroy();
