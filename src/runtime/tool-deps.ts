@@ -130,7 +130,7 @@ export async function createToolEnvironment(d: ToolEnvironmentDeps, manifest: Re
         return out;
       },
       builtins: { run, fetch: sandboxedFetch, cwdFor: (sb) => cwdFor(sb, d.cwd), worker: d.worker },
-      mcp: createMcpBinder(pool, { logger: d.log }),
+      mcp: createMcpBinder(pool, { logger: d.log, retryDelaysMs: d.config.mcp?.start_retry_delays_ms }),
     },
     isolationProblem(sandbox, impl) {
       const t = isolationTarget(sandbox, impl);

@@ -34,6 +34,7 @@ test('MCP over HTTP: bearer auth, schema from tools/list, gates, timeout, restar
   const sandbox = '      level: "process"\n      capabilities:\n        network: { mode: "allowlist", allowed_hosts: ["127.0.0.1"] }';
   const runtime = `secrets: { dir: ./secrets }
 mcp:
+  start_retry_delays_ms: [100, 200]
   servers:
     "${proxy.url}": { allow_loopback: true, bearer_secret_ref: MCP_TOKEN }
     "${downUrl}": { allow_loopback: true }

@@ -12,6 +12,7 @@ const parse = (mcp: unknown) => v.safeParse(runtimeConfigSchema, { mcp });
 
 test('the documented mcp section parses; reserved headers, bad names, non-HTTP keys and unknown keys do not', () => {
   const ok = parse({
+    start_retry_delays_ms: [500, 1000, 2000],
     servers: {
       'https://mcp.example.com/mcp': { bearer_secret_ref: 'MCP_TOKEN', headers: { 'X-Api-Version': '2', 'X-Api-Key': { secret_ref: 'MCP_KEY' } } },
       'http://127.0.0.1:3001/mcp': { allow_loopback: true },
@@ -25,6 +26,8 @@ test('the documented mcp section parses; reserved headers, bad names, non-HTTP k
   assert.not.ok(parse({ servers: { 'stdio:///bin/srv': {} } }).success);
   assert.not.ok(parse({ servers: { 'https://x/mcp': { token: 'inline' } } }).success);
   assert.not.ok(parse({ servers: { 'https://x/mcp': { bearer_secret_ref: '' } } }).success);
+  assert.not.ok(parse({ start_retry_delays_ms: [-1] }).success);
+  assert.not.ok(parse({ start_retry_delays_ms: new Array(11).fill(1) }).success);
 });
 
 async function server(handler: Parameters<typeof createServer>[1]) {

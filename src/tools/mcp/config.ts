@@ -17,6 +17,8 @@ export const mcpRuntimeConfigSchema = lazySchema(() => {
   );
   const headerValue = v.pipe(v.string(), v.regex(/^[^\r\n\0]*$/, 'must not contain line breaks or NUL'));
   return v.strictObject({
+    /** Waits between attempts to reach an HTTP server that is down at STARTING (default [500, 1000, 2000]). */
+    start_retry_delays_ms: v.optional(v.pipe(v.array(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(60_000))), v.maxLength(10))),
     servers: v.optional(
       v.record(
         v.pipe(v.string(), v.regex(/^https?:\/\/./i, 'must be the https:// (or http://) mcp_source.uri, as written in the manifest')),
