@@ -8,6 +8,7 @@ import { httpOptionsSchema } from '../transports/http/options.ts';
 import { swarmRuntimeConfigSchema } from '../swarm/config.ts';
 import { channelsConfigSchema } from '../channels/config.ts';
 import { auditRuntimeConfigSchema } from '../audit/config.ts';
+import { mcpRuntimeConfigSchema } from '../tools/mcp/config.ts';
 import { lazySchema } from '../manifest/schema/helpers.ts';
 
 // Built on first use (docs/startup.md): only a present claw.runtime.yaml needs it, and building its ~110
@@ -128,6 +129,8 @@ export const runtimeConfigSchema = lazySchema(() => {
     channels: v.optional(channelsConfigSchema),
     /** Audit segments and where Policy `audit.destination` copies go (docs/audit.md "Destinations"). */
     audit: v.optional(auditRuntimeConfigSchema),
+    /** MCP servers over Streamable HTTP, by mcp_source.uri: credentials and loopback (docs/tools.md "MCP over HTTP"). */
+    mcp: v.optional(mcpRuntimeConfigSchema),
   });
 });
 
