@@ -10,7 +10,7 @@ Commands:
   protocol check        check a model output (stdin) against the FemtoClaw protocol
   audit verify <file>   verify an audit log's hash chain
   send <uri> <method> [params-json]
-                        send one JSON-RPC request to an agent listening on fs:/dir (or mqtt://)
+                        send one JSON-RPC request to an agent listening on fs:/dir, mqtt:// or http(s)://
   pair <manifest> <code>
                         approve a channel user's pairing code (--list: pending codes)
 
@@ -44,7 +44,8 @@ Without a manifest, the agent is the manifest sent in claw.initialize.
 Options:
   --config FILE   runtime configuration (default: claw.runtime.yaml beside the manifest, if any)
   --log-level L   debug | info | warn | error (default: info, or log.level in the configuration)
-  --listen URI    also serve this transport, e.g. fs:/var/lib/claw/ipc (repeatable; see also
+  --listen URI    also serve this transport, e.g. fs:/var/lib/claw/ipc, mqtt://broker/claw or
+                  http://127.0.0.1:8080/ckp (repeatable; see also
                   transports: in claw.runtime.yaml and docs/transports.md)
   --start         start the session now with the manifest, without waiting for claw.initialize
                   (a daemon serving queue channels or swarm peers; a later claw.initialize is refused
@@ -86,8 +87,9 @@ Exit codes: 0 paired (or listed), 1 unknown or expired code, no pairing channel,
 export const SEND_HELP = `Usage: claw send <uri> <method> [params-json] [options]
 
 Sends one JSON-RPC request to an agent listening on <uri> (claw run --listen) and prints the
-reply as one JSON line on stdout. Example:
+reply as one JSON line on stdout. Examples:
   claw send fs:/var/lib/claw/ipc claw.status
+  claw send 'http://127.0.0.1:8080/ckp?token_ref=CLAW_HTTP_TOKEN' claw.status
 
 Options:
   --timeout MS       how long to wait for the reply (default 30000)
