@@ -3,7 +3,7 @@
 // output. On a terminal it prompts; piped, it is line-oriented: stdout carries only replies, one per
 // message (docs/agent.md "claw chat"). Approvals are asked here: the next input line answers (y/yes approves).
 import { startRuntime } from '../runtime/start.ts';
-import { dirnameOf } from '../manifest/reader.ts';
+import { dirnameOf, joinPath } from '../manifest/reader.ts';
 import { openSession } from '../kernel/methods/initialize.ts';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../kernel/version.ts';
 import { createFileLedgerStore } from '../node/ledger-file.ts';
@@ -99,6 +99,8 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
     historyTags: { channel: 'cli', user },
   });
   let stopReason = 'end of input';
+  let lastFailed = false;
+  const auditPath = joinPath(setup.dataDir, 'audit/audit.jsonl');
   // A signal ends the chat now: the turn in progress is aborted (a model that does not answer could
   // otherwise hold Ctrl-C for minutes of timeouts, retries and fallbacks) and no further line is read.
   let turnAbort: AbortController | undefined;
@@ -144,13 +146,18 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
     const turnSignal = eitherSignal(signal, turnAbort.signal);
     try {
       const r = await agent.turn(line, turnSignal.signal, { channel: 'cli', user, conversation: `cli:${user}`, tools: verdict?.tools ?? true });
-      say(displayReply(r.reply, interactive));
+      // A provider that failed before a fallback answered, a mode the server refused: one line each, so
+      // "I am offline" from the fallback never hides why the model did not answer.
+      for (const n of r.notices ?? []) aside(displayReply(`note: ${setup.redactor.redact(n)}`, interactive));
+      lastFailed = r.outcome === 'gave_up';
+      say(displayReply(r.outcome === 'gave_up' && r.problem ? gaveUpLine(r.problem, auditPath) : r.reply, interactive));
     } catch (e) {
       if (turnSignal.signal.aborted) break;
+      lastFailed = true;
       // A provider chain that cannot answer (-32020/-32021) is said, and the chat goes on.
-      const msg = e instanceof ProtocolError ? `${e.message} (${e.code})` : e instanceof Error ? e.message : String(e);
+      const msg = e instanceof ProtocolError ? `${e.message}${providerDetail(e)} (${e.code})` : e instanceof Error ? e.message : String(e);
       log.error('turn failed', { error: msg });
-      say(displayReply(`error: ${msg}`, interactive));
+      say(displayReply(`error: ${setup.redactor.redact(msg)}`, interactive));
     } finally {
       turnSignal.dispose();
       turnAbort = undefined;
@@ -158,7 +165,20 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
     }
   }
   await runtime.stop(stopReason);
-  return 0;
+  // Piped, a script learns that its last message got no answer (docs/agent.md "claw chat").
+  return !interactive && lastFailed ? 1 : 0;
+}
+
+/** The give-up reply on this channel: why, in words, and where the detail is (the audit log's protocol.rejected records). */
+export function gaveUpLine(problem: string, auditPath: string): string {
+  return `Sorry, I could not produce a valid answer — ${problem}. Details: protocol.rejected records in ${auditPath}`;
+}
+
+/** The servers' own words for a chain that failed entirely (e.g. Ollama's "model not found, try pulling it first"). */
+function providerDetail(e: ProtocolError): string {
+  const list = (e.data as { providers?: { provider: string; server_message?: string; url?: string }[] } | undefined)?.providers ?? [];
+  const said = list.filter((p) => p.server_message).map((p) => `${p.provider}${p.url ? ` at ${p.url}` : ''} said "${p.server_message}"`);
+  return said.length > 0 ? ` — ${said.join('; ')}` : '';
 }
 
 /**
