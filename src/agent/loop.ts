@@ -22,6 +22,7 @@ export async function runTurn(userText: string, d: LoopDeps, signal: AbortSignal
   let modelCalls = 0;
   let last: Rejection | undefined;
   let mode: TurnResult['mode'];
+  let provider: string | undefined;
   const started = d.now();
   const turnId = d.newId();
   await d.history.append({ role: 'user', content: userText });
@@ -34,6 +35,7 @@ export async function runTurn(userText: string, d: LoopDeps, signal: AbortSignal
     modelCalls++;
     const out = await d.complete(messages, signal);
     mode = out.mode;
+    provider = out.provider;
     noticesOf(out, notices);
     if (out.usage) {
       tokens.input += out.usage.input_tokens;
@@ -87,7 +89,7 @@ export async function runTurn(userText: string, d: LoopDeps, signal: AbortSignal
 
   function finish(reply: string, outcome: TurnResult['outcome']): TurnResult {
     d.telemetry.latency('agent.turn', d.now() - started);
-    const r: TurnResult = { reply, outcome, toolCalls, rejections, modelCalls, tokens, notices, ...(mode ? { mode } : {}) };
+    const r: TurnResult = { reply, outcome, toolCalls, rejections, modelCalls, tokens, notices, ...(mode ? { mode } : {}), ...(provider ? { provider } : {}) };
     if (outcome === 'gave_up' && last) r.problem = `the model answered ${rejections}× without a valid tool call or message: ${problemText(last)}`;
     return r;
   }

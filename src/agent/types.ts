@@ -85,4 +85,6 @@ export interface TurnResult {
   notices?: string[];
   /** The mode of the last answer. */
   mode?: OutputMode;
+  /** The provider that gave the last answer. */
+  provider?: string;
 }
