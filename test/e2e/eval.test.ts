@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLAW, ROOT } from './helpers/claw-process.ts';
@@ -34,12 +34,13 @@ test.after(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-function runEval(extra: string[], timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runEval(extra: string[], timeoutMs = 60_000, command = ['eval', 'claw.yaml', 'home-scenarios.yaml'], edit?: (manifest: string) => string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'claw-eval-e2e-'));
   dirs.push(dir);
   cpSync(EXAMPLE, dir, { recursive: true });
+  if (edit) writeFileSync(join(dir, 'claw.yaml'), edit(readFileSync(join(dir, 'claw.yaml'), 'utf8')));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLAW, 'eval', 'claw.yaml', 'home-scenarios.yaml', ...extra], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLAW, ...command, ...extra], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -130,6 +131,19 @@ test('the table: one row per scenario and a total row', async () => {
   assert.match(lines[2]!, /^scenario\s+ok\s+calls\s+corr\s+tok in\s+tok out\s+ms\s+mode\s+why$/);
   assert.match(r.stdout, /\ngreeting\s+yes\s+1\s+0\s/);
   assert.match(r.stdout, /\ntotal 7\/7 \(100%\)\s+17\s+5\s/);
+});
+
+test('claw doctor <manifest>: a model that is not pulled makes exit 1 and says what to run; --probe explains the modes', async () => {
+  sim.options.tools = true;
+  const at = (model: string) => (m: string) => m.replace('http://127.0.0.1:11434/v1', `${sim.url}/v1`).replace('model: "qwen2.5:1.5b"', `model: "${model}"`);
+  const missing = await runEval([], 60_000, ['doctor', 'claw.yaml'], at('llama3.2:1b'));
+  assert.is(missing.code, 1, missing.stderr);
+  assert.ok(missing.stdout.includes(`local-llm (primary): openai-compatible ${sim.url}/v1 model llama3.2:1b — NOT usable`), missing.stdout);
+  assert.ok(missing.stdout.includes('— run: ollama pull llama3.2:1b'), missing.stdout);
+  const ok = await runEval(['--probe', '--json'], 60_000, ['doctor', 'claw.yaml'], at('qwen2.5:1.5b'));
+  assert.is(ok.code, 0, ok.stderr);
+  const [p] = JSON.parse(ok.stdout).providers;
+  assert.equal(p.checks.map((c: any) => `${c.check}:${c.state}`), ['reachable:ok', 'auth:ok', 'model:ok', 'native_tools:ok', 'structured_output:ok']);
 });
 
 test.run();

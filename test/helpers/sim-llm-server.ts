@@ -116,7 +116,11 @@ export async function startSimLlm(options: SimOptions): Promise<SimLlm> {
       if (schema && options.jsonSchema === false) return ollama ? send(400, { error: 'format is not supported' }) : send(400, { error: { message: 'response_format is not supported', type: 'invalid_request_error' } });
       const mode: SimMode = tools ? 'native' : schema ? 'json_schema' : 'prompt';
       rec.mode = mode;
-      const out = answer(options, body.messages, mode);
+      // A constrained server follows whatever schema it is given: one that is not the FemtoClaw output
+      // (a doctor probe) gets a minimal instance of it.
+      const given = ollama ? body.format : body.response_format?.json_schema?.schema;
+      const foreign = mode === 'json_schema' && typeof given === 'object' && given !== null && !JSON.stringify(given).includes('"message"');
+      const out = foreign ? { content: JSON.stringify(instanceOf(given)) } : answer(options, body.messages, mode);
       const promptTokens = Math.ceil(JSON.stringify(body.messages).length / 4) + (tools ? Math.ceil(JSON.stringify(body.tools).length / 4) : 0);
       const completionTokens = Math.max(1, Math.ceil(((out.content ?? '').length + JSON.stringify(out.calls ?? []).length) / 4));
       if (ollama) {
@@ -165,6 +169,23 @@ export async function startSimLlm(options: SimOptions): Promise<SimLlm> {
 interface Output {
   content?: string;
   calls?: { name: string; arguments: string }[];
+}
+
+function instanceOf(schema: any): unknown {
+  if (Array.isArray(schema?.enum)) return schema.enum[0];
+  switch (schema?.type) {
+    case 'object':
+      return Object.fromEntries(((schema.required as string[] | undefined) ?? []).map((k) => [k, instanceOf(schema.properties?.[k])]));
+    case 'boolean':
+      return true;
+    case 'number':
+    case 'integer':
+      return 0;
+    case 'array':
+      return [];
+    default:
+      return 'ok';
+  }
 }
 
 function tryParse(s: string): unknown {
