@@ -8,6 +8,7 @@ import { correctionFor, NATIVE_SHAPE } from '../femtoclaw/correction.ts';
 import { femtoclawOutputSchema } from '../femtoclaw/output-schema.ts';
 import type { FemtoClawContract, ModelRequest, ModelResponse, OutputMode, OutputSetting } from '../provider/output-mode.ts';
 import { buildSystemPrompt, type PromptInputs } from './prompt.ts';
+import { turnListener } from './stream.ts';
 import type { AgentToolInfo } from './service.ts';
 import type { LoopDeps } from './types.ts';
 
@@ -39,7 +40,8 @@ export function turnSetup(i: TurnSetupInputs): TurnSetup {
     validate: (raw) => validateOutput(raw, registry),
     correction: (r, mode) => correctionFor(r, { tools: names, redact: i.redact, ...(mode === 'native' ? { shape: NATIVE_SHAPE } : {}) }),
     completeWith: (provider) => async (messages, signal) => {
-      const req: ModelRequest = { messages, tools: definitions, signal, femtoclaw };
+      const onDelta = turnListener(signal);
+      const req: ModelRequest = { messages, tools: definitions, signal, femtoclaw, ...(onDelta ? { onDelta } : {}) };
       const r: ModelResponse = await provider.complete(req);
       return r;
     },

@@ -14,6 +14,8 @@ import { parseArgs } from './args.ts';
 import { CHAT_HELP } from './help.ts';
 import { prepareRuntime } from './runtime-setup.ts';
 import { LineInput } from './line-input.ts';
+import { StreamView, thinking, type Progress } from './chat-display.ts';
+import { watchTurn } from '../agent/stream.ts';
 import { cliChannelOf, cliGate } from '../channels/cli-user.ts';
 import type { ChannelSpec } from '../channels/types.ts';
 import type { CliEnv } from './env.ts';
@@ -54,7 +56,10 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
   const questions = new Set<AbortController>();
   const roleBased = (cliChannelOf(launchManifest!)?.spec as ChannelSpec | undefined)?.access_control?.mode === 'role-based';
   let mayApprove = !roleBased;
+  // On a terminal: the progress line of the turn in flight (stopped before anything else is written).
+  let progress: Progress | undefined;
   const askApproval = async (p: ApprovalRequest) => {
+    progress?.stop();
     if (!mayApprove) {
       aside(`approval needed for tool ${p.tool}: denied, ${user} may not approve on this channel (role-based access: admin only)`);
       await Promise.resolve(runtime.agent.dispatch('claw.tool.deny', { request_id: p.request_id, reason: `${user} may not approve on this channel` }, { transport: 'cli' })).catch(() => {});
@@ -109,7 +114,17 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
     turnAbort?.abort(new Error(`interrupted by ${reason}`));
     env.stdin.destroy?.();
   };
-  env.onSignal('SIGINT', () => interrupt('SIGINT'));
+  // On a terminal, Ctrl-C cancels the turn in progress and the chat goes on; Ctrl-C with no turn running
+  // (or again while the cancel unwinds) leaves. Piped, SIGINT ends the chat at once: a script means stop.
+  let cancelled: AbortController | undefined;
+  env.onSignal('SIGINT', () => {
+    if (interactive && turnAbort && cancelled !== turnAbort) {
+      cancelled = turnAbort;
+      turnAbort.abort(new Error('cancelled by Ctrl-C'));
+      return;
+    }
+    interrupt('SIGINT');
+  });
   env.onSignal('SIGTERM', () => interrupt('SIGTERM'));
   try {
     await openSession(runtime.agent, launchManifest!, SUPPORTED_PROTOCOL_VERSIONS[0], {}, { name: 'claw-chat', version: env.version });
@@ -144,14 +159,26 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
     if (verdict && roleBased) mayApprove = verdict.mayApprove;
     turnAbort = new AbortController();
     const turnSignal = eitherSignal(signal, turnAbort.signal);
+    const view = interactive ? new StreamView((t) => env.stdout.write(t), (t) => displayReply(t, true), () => progress?.stop()) : undefined;
+    const unwatch = view ? watchTurn(turnSignal.signal, view.onDelta) : undefined;
+    if (interactive) progress = thinking((t) => env.stderr.write(t), { setInterval, clearInterval, now: () => env.clock.monotonic() });
     try {
       const r = await agent.turn(line, turnSignal.signal, { channel: 'cli', user, conversation: `cli:${user}`, tools: verdict?.tools ?? true });
+      progress?.stop();
+      const reply = displayReply(r.outcome === 'gave_up' && r.problem ? gaveUpLine(r.problem, auditPath) : r.reply, interactive);
+      const streamed = view ? !view.finish(r.reply) : false;
       // A provider that failed before a fallback answered, a mode the server refused: one line each, so
       // "I am offline" from the fallback never hides why the model did not answer.
       for (const n of r.notices ?? []) aside(displayReply(`note: ${setup.redactor.redact(n)}`, interactive));
       lastFailed = r.outcome === 'gave_up';
-      say(displayReply(r.outcome === 'gave_up' && r.problem ? gaveUpLine(r.problem, auditPath) : r.reply, interactive));
+      if (!streamed) say(reply);
     } catch (e) {
+      progress?.stop();
+      view?.finish('');
+      if (cancelled === turnAbort && !signal.aborted && stopReason === 'end of input') {
+        say('(cancelled — Ctrl-C again to leave)');
+        continue;
+      }
       if (turnSignal.signal.aborted) break;
       lastFailed = true;
       // A provider chain that cannot answer (-32020/-32021) is said, and the chat goes on.
@@ -159,6 +186,9 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
       log.error('turn failed', { error: msg });
       say(displayReply(`error: ${setup.redactor.redact(msg)}`, interactive));
     } finally {
+      progress?.stop();
+      progress = undefined;
+      unwatch?.();
       turnSignal.dispose();
       turnAbort = undefined;
       for (const q of questions) q.abort();

@@ -68,6 +68,8 @@ export class ProviderEndpoint {
 
   /** The mode this endpoint settled on after its server refused an earlier one; kept for the session. */
   private settled?: OutputMode;
+  /** Requests sent by this endpoint, so a display can tell one answer's stream from the next. */
+  private sent = 0;
 
   async complete(req: ModelRequest): Promise<ModelResponse> {
     const done = (c: Completion, mode?: OutputMode): ModelResponse => ({ ...c, provider: this.name, model: this.spec.model, ...(mode ? { mode } : {}) });
@@ -112,16 +114,17 @@ export class ProviderEndpoint {
     const shape = { model: this.spec.model, messages: pl.messages, tools, maxTokens: pl.maxTokens, stream, schema };
     const url = anthropic ? messagesUrl(this.spec.endpoint) : chatUrl(this.spec.endpoint);
     const body = anthropic ? anthropicBody(shape) : openaiBody(shape);
+    const request = ++this.sent;
     return withRetries(d, { name: this.name, spec: this.spec, signal: req.signal }, async (attempt) => {
       const started = d.clock.monotonic();
-      const c = await this.once(url, headers, body, stream, anthropic, req, attempt, mode);
+      const c = await this.once(url, headers, body, stream, anthropic, req, attempt, mode, request);
       d.telemetry?.latency('provider.complete', d.clock.monotonic() - started);
       await charge(d, this.name, usedTokens(c, pl.estimate));
       return c;
     });
   }
 
-  private async once(url: string, headers: Record<string, string>, body: unknown, stream: boolean, anthropic: boolean, req: ProviderRequest, attempt: number, mode?: OutputMode): Promise<Completion> {
+  private async once(url: string, headers: Record<string, string>, body: unknown, stream: boolean, anthropic: boolean, req: ProviderRequest, attempt: number, mode?: OutputMode, request?: number): Promise<Completion> {
     const d = this.deps;
     const timeoutMs = d.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const at = startAttempt(req.signal, timeoutMs, d.clock);
@@ -133,7 +136,7 @@ export class ProviderEndpoint {
         const onText = (t: string) => {
           try {
             // `mode` tells a display whether the text is the answer itself (native) or JSON still to validate.
-            const from = { provider: this.name, attempt, mode };
+            const from = { provider: this.name, attempt, mode, request };
             req.onDelta?.(t, from);
           } catch (e) {
             // A display's bug must not turn into a provider failure (and a fallback).
