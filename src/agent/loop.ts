@@ -105,8 +105,9 @@ function rejectedTurn(raw: string, max: number, redact: (s: string) => string): 
 function noticesOf(out: ModelOutput, into: string[]): void {
   for (const f of out.fallbacks ?? []) {
     const where = f.url ? ` (${f.url})` : '';
-    const status = f.status !== undefined ? `HTTP ${f.status}` : f.reason;
-    const said = f.server_message ? `: ${f.server_message}` : f.status === undefined ? `: ${f.message.replace(`${f.provider}: `, '')}` : '';
+    // An HTTP failure by its status and the server's words; any other by its own message (cannot reach…, timeout…).
+    const status = f.status !== undefined ? `HTTP ${f.status}` : f.message.replace(`${f.provider}: `, '');
+    const said = f.server_message ? `: ${f.server_message}` : '';
     const hint = f.status === 404 && f.url && !/\/v1$/.test(f.url) && !f.server_message?.includes('model') ? ' (an OpenAI-compatible endpoint usually ends in /v1)' : '';
     into.push(`provider ${f.provider}${where} failed: ${status}${said}${hint}; ${out.provider ?? 'the next provider'} answered instead`);
   }

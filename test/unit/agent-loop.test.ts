@@ -211,7 +211,7 @@ test('fallback failures and mode notices become one line each for the user', asy
   const noV1: ModelOutput = { ...out, notices: undefined, fallbacks: [{ provider: 'ollama', reason: 'http', status: 404, message: 'ollama: HTTP 404', url: 'http://127.0.0.1:11434', server_message: '404 page not found' }] };
   assert.equal((await run(harness([noV1]).d)).notices, ['provider ollama (http://127.0.0.1:11434) failed: HTTP 404: 404 page not found (an OpenAI-compatible endpoint usually ends in /v1); offline answered instead']);
   const refused: ModelOutput = { ...out, notices: undefined, fallbacks: [{ provider: 'ollama', reason: 'connect', message: 'ollama: cannot reach endpoint (ECONNREFUSED)', url: 'http://127.0.0.1:11434/v1' }] };
-  assert.equal((await run(harness([refused]).d)).notices, ['provider ollama (http://127.0.0.1:11434/v1) failed: connect: cannot reach endpoint (ECONNREFUSED); offline answered instead']);
+  assert.equal((await run(harness([refused]).d)).notices, ['provider ollama (http://127.0.0.1:11434/v1) failed: cannot reach endpoint (ECONNREFUSED); offline answered instead']);
 });
 
 test.run();
