@@ -36,8 +36,9 @@ export function protocolMessageOf(out: ModelOutput, mode: OutputMode | undefined
   }
   if (mode !== 'native') return { text: out.text };
   const content = withoutThinking(out.text).trim();
-  // Empty content stays empty (the validator's `empty`); JSON-looking content is judged as written.
-  if (content === '' || content.startsWith('{') || content.startsWith('`')) return { text: content === '' ? out.text : content, providerOutput: out.text };
+  // Nothing to say (or only thinking, e.g. cut off inside <think>) is the validator's `empty`;
+  // JSON-looking content is judged as written.
+  if (content === '' || content.startsWith('{') || content.startsWith('`')) return { text: content, providerOutput: out.text };
   return { text: JSON.stringify({ message: { content } }), providerOutput: out.text, built: true };
 }
 

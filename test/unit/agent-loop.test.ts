@@ -182,6 +182,9 @@ test('native mode: JSON-looking or fenced content is still judged strictly; outs
   assert.equal([r1.reply, r1.rejections, fenced.calls.length], ['fine', 1, 0]);
   const truncated = harness([{ text: '{"tool_call":{"tool":"echo","args":{"te', mode: 'native' }, { text: 'ok', mode: 'native' }]);
   assert.is((await run(truncated.d)).rejections, 1);
+  const thinkingOnly = harness([{ text: '<think>the answer is cut off here', mode: 'native' }, { text: 'ok', mode: 'native' }]);
+  assert.equal((await run(thinkingOnly.d)).rejections, 1);
+  assert.is(thinkingOnly.audit.find(([k]) => k === 'protocol.rejected')![1].reason, 'empty');
   const prompt = harness([{ text: 'Hello!', mode: 'prompt' }, { text: 'Hello!', mode: 'json_schema' }, '{"message":{"content":"x"}}']);
   assert.is((await run(prompt.d)).rejections, 2);
 });
