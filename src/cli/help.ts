@@ -4,6 +4,8 @@ Usage: claw <command> [options]
 
 Commands:
   chat <manifest>       talk to the agent (the implicit CLI channel): model, tools, memory
+  eval <manifest> <scenarios>
+                        measure the agent's model on scenarios: success, calls, corrections, tokens
   run [manifest]        run an agent, speaking CKP JSON-RPC on stdin/stdout (NDJSON)
   validate <file>       check a claw.yaml manifest or a single primitive document
   doctor                show which sandbox isolation layers this machine offers
@@ -19,6 +21,18 @@ Options:
   --version             print the runtime version
 
 Exit codes: 0 success, 1 invalid input or runtime failure, 2 usage error.
+`;
+
+export const EVAL_HELP = `Usage: claw eval <manifest> <scenarios.yaml> [--json] [--model M] [--endpoint URL]
+                 [--mode auto|native|json_schema|prompt] [--config FILE] [--log-level L]
+
+Runs each scenario (a user message and what should come of it: a tool call with arguments, a message
+without a tool, or a call the policy refuses) as a fresh conversation through this manifest's agent —
+its providers, output modes, FemtoClaw validation and gates — and prints, per scenario and in total,
+success, model calls, corrections, tokens and latency, as a table or (--json) as JSON. Tools really
+run; approvals are denied unless a scenario says approve: true. --model, --endpoint and --mode
+override the first Provider, to compare models or modes without editing the manifest.
+Scenarios file: examples/eval/home-scenarios.yaml; docs/agent.md "Measuring a model".
 `;
 
 export const CHAT_HELP = `Usage: claw chat <manifest> [--config FILE] [--user ID] [--log-level L]

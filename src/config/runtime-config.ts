@@ -125,6 +125,16 @@ export const runtimeConfigSchema = lazySchema(() => {
         max_tool_steps: v.optional(v.pipe(positiveInt, v.maxValue(100))),
       }),
     ),
+    /**
+     * Per Provider (by metadata.name): how the model is asked for FemtoClaw output (docs/agent.md "Output
+     * modes"). `auto` (default): native tool calling, then json_schema, then prompt, as the server allows.
+     */
+    providers: v.optional(
+      v.record(
+        v.pipe(v.string(), v.minLength(1)),
+        v.strictObject({ output: v.optional(v.picklist(['auto', 'native', 'json_schema', 'prompt'])) }),
+      ),
+    ),
     /** Queue channels bound to an fs inbox or an MQTT topic, by Channel name (docs/channels.md). */
     channels: v.optional(channelsConfigSchema),
     /** Audit segments and where Policy `audit.destination` copies go (docs/audit.md "Destinations"). */
