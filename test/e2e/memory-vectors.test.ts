@@ -2,7 +2,7 @@
 // persistence across restarts, request_id idempotency after a restart, every store type on the wire, the errors.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CLAW, initParams, startClaw, type ClawRun } from './helpers/claw-process.ts';
 import { assertCleanStreams, stderrRecords } from './helpers/e2e-util.ts';
@@ -221,8 +221,8 @@ test('the bundle finds sql-wasm.wasm beside itself (import.meta.url), anywhere; 
   const a = track(agentDir());
   const bin = join(a.dir, 'bin');
   mkdirSync(bin);
-  copyFileSync(CLAW, join(bin, 'claw.mjs'));
-  copyFileSync(join(dirname(CLAW), 'sql-wasm.wasm'), join(bin, 'sql-wasm.wasm'));
+  // The shipped dist/ as a user copies it: the loader, its chunks directory and the wasm (docs/startup.md).
+  cpSync(dirname(CLAW), bin, { recursive: true });
   // Outside the repository (no node_modules to fall back to): the copy runs instead of dist/claw.mjs.
   const startCopy = () => startClaw(['run', a.manifest], { cwd: a.dir, wrap: ['sh', '-c', `shift; exec "$0" '${join(bin, 'claw.mjs')}' "$@"`] });
   const own = startCopy();
