@@ -39,6 +39,7 @@ import type { Logger } from '../../kernel/ports.ts';
 import { NdjsonDecoder, encodeFrame } from '../../protocol/framing.ts';
 import { classify } from '../../protocol/jsonrpc.ts';
 import { McpError } from './errors.ts';
+import { timerDelay } from '../../protocol/delay.ts';
 
 /** MCP protocol revisions we speak, newest first. We send the first one in `initialize`. */
 export const MCP_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
@@ -247,7 +248,7 @@ class Connection {
         /* already closed */
       }
       let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([this.proc.exited.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+      await Promise.race([this.proc.exited.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, timerDelay(graceMs))))]);
       clearTimeout(timer);
       try {
         await this.proc.kill();
@@ -338,7 +339,7 @@ class Connection {
       if (timeoutMs !== undefined && timeoutMs > 0) {
         timer = setTimeout(
           () => giveUp(new McpError('timeout', `MCP ${what} on ${this.o.label} timed out after ${timeoutMs} ms; the server was stopped and will be restarted on next use`), `timed out after ${timeoutMs} ms`),
-          timeoutMs,
+          timerDelay(timeoutMs),
         );
       }
       signal?.addEventListener('abort', onAbort, { once: true });

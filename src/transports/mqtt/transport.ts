@@ -20,6 +20,7 @@ import { presencePayload, type PresenceStatus } from './presence.ts';
 import { agentTopics } from './topics.ts';
 import { describeEndpoint } from './endpoint.ts';
 import type { MqttSettings } from './options.ts';
+import { timerDelay } from '../../protocol/delay.ts';
 
 export interface MqttTransportOptions {
   settings: MqttSettings;
@@ -189,7 +190,7 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
       };
       if (unanswered === 0) return disconnect();
       // close() returns now (the router may answer after it); the connection goes once the last reply is out.
-      const t = setTimeout(() => void disconnect(), o.drainMs ?? 30_000);
+      const t = setTimeout(() => void disconnect(), timerDelay(o.drainMs ?? 30_000));
       drained = () => {
         clearTimeout(t);
         // Let the last reply's publish reach the client before DISCONNECT (end() then waits for its PUBACK).
