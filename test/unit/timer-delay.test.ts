@@ -10,6 +10,7 @@ import { runSandboxed } from '../../src/sandbox/runner.ts';
 import { detectHost } from '../../src/sandbox/host.ts';
 import { guardedFetch } from '../../src/net/guarded-fetch.ts';
 import { createServer } from 'node:http';
+import { webhookSink } from '../../src/audit/sink-webhook.ts';
 
 const HUGE = 3_000_000_000;
 
@@ -105,6 +106,23 @@ test('a guarded fetch with timeoutMs 3e9 waits for a slow server', async () => {
   } finally {
     server.close();
   }
+});
+
+test('an audit webhook POST with timeoutMs 3e9 is not aborted at once', async () => {
+  const seen: boolean[] = [];
+  const warnings = await warningsOf(async () => {
+    const fetchSlow = (async (_url: string, init: { signal: AbortSignal }) => {
+      await new Promise((r) => setTimeout(r, 50));
+      seen.push(init.signal.aborted);
+      return new Response('{}');
+    }) as unknown as typeof fetch;
+    const w = webhookSink({ url: 'http://127.0.0.1:9/', timeoutMs: HUGE, flushMs: 60_000, fetch: fetchSlow, warn: () => {} });
+    w.write({} as never, '{"a":1}');
+    await w.flush();
+    await w.close();
+  });
+  assert.equal(seen, [false]);
+  assert.equal(warnings, []);
 });
 
 test.run();
