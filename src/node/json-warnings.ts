@@ -9,6 +9,9 @@
 import { createLogger } from '../log/logger.ts';
 import type { Redactor } from '../log/redactor.ts';
 
+/** The name of the listener Node installs to print warnings (lib/internal/process/warning.js). */
+const NODE_PRINTER = 'onWarning';
+
 type WarningListener = (warning: Error & { code?: string; detail?: string }) => void;
 
 /** The part of `process` this needs (injectable for tests). */
@@ -28,7 +31,8 @@ export interface WarningSource {
  * a file.
  */
 export function logProcessWarnings(proc: WarningSource, write: (line: string) => void, redactor: Redactor): boolean {
-  const printers = proc.listeners('warning');
+  // Node's printer by its name: a listener a preload added (`--require`) is someone else's and stays.
+  const printers = proc.listeners('warning').filter((l) => l.name === NODE_PRINTER);
   if (printers.length === 0) return false;
   const flags = [...proc.execArgv, ...(proc.env.NODE_OPTIONS ?? '').split(/\s+/)];
   if (flags.some((f) => f.startsWith('--redirect-warnings'))) return false;

@@ -36,6 +36,15 @@ test('the printer is replaced: one JSON line per warning, secrets redacted', () 
   assert.equal([rec.level, rec.msg, rec.name, rec.warning, rec.pid, rec.code], ['warn', 'process warning', 'TimeoutOverflowWarning', '3000000000 does not fit into a 32-bit signed integer.', 42, undefined]);
 });
 
+test("a listener someone else added (a preload's) is kept; only Node's printer goes", () => {
+  const f = fakeProcess();
+  const theirs = function preloadListener() {};
+  f.listeners.push(theirs);
+  assert.is(logProcessWarnings(f.proc, () => {}, new Redactor()), true);
+  assert.equal(f.listeners.map((l) => l.name).slice(0, 1), ['preloadListener']);
+  assert.is(f.listeners.length, 2);
+});
+
 test('--trace-warnings (argv or NODE_OPTIONS) adds the stack', () => {
   for (const o of [{ execArgv: ['--trace-warnings'] }, { env: { NODE_OPTIONS: '--max-old-space-size=64 --trace-warnings' } }]) {
     const f = fakeProcess(o);
