@@ -10,6 +10,7 @@ import { createLogSink } from '../src/log/logger.ts';
 import { Redactor } from '../src/log/redactor.ts';
 import { registerMqttAdapters } from '../src/runtime/mqtt-adapters.ts';
 import { whenFlushed } from '../src/node/when-flushed.ts';
+import { logProcessWarnings } from '../src/node/json-warnings.ts';
 
 declare const __CLAW_VERSION__: string;
 declare const __CLAW_CHUNK_DIR__: string;
@@ -67,6 +68,7 @@ export async function runProcess(): Promise<void> {
     stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), level: 'error', msg: 'uncaught exception', error: redactor.redact(String(err?.stack ?? err)) })}\n`);
     process.exitCode = 1;
   });
+  logProcessWarnings(process, (line) => stderr.write(line), redactor);
   registerMqttAdapters();
   const code = await main(processEnv());
   process.exitCode = code;

@@ -66,7 +66,7 @@ export function webhookSink(o: WebhookSinkOptions): WebhookSink {
         headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
         // Each line is already the record's canonical JSON: no re-serialization.
         body: `{"records":[${batch.join(',')}]}`,
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: AbortSignal.timeout(timerDelay(timeoutMs)),
       });
       await res.arrayBuffer().catch(() => undefined);
       if (!res.ok) throw new Error(`HTTP ${res.status}`);

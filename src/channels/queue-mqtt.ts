@@ -16,6 +16,7 @@ import { resolveMqttSettings } from '../transports/mqtt/options.ts';
 import { connectionSecrets } from '../transports/mqtt/secrets.ts';
 import type { MqttEndpoint } from '../transports/mqtt/endpoint.ts';
 import type { ChannelBinding } from './config.ts';
+import { timerDelay } from '../protocol/delay.ts';
 
 export interface MqttQueue extends Transport {
   readonly topic: string;
@@ -133,7 +134,7 @@ export async function openMqttQueue(
       resolveClosed();
       if (unanswered > 0) {
         await new Promise<void>((r) => {
-          const t = setTimeout(r, o.drainMs ?? 30_000);
+          const t = setTimeout(r, timerDelay(o.drainMs ?? 30_000));
           drained = () => (clearTimeout(t), setTimeout(r, 0));
         });
       }

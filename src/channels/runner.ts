@@ -7,6 +7,7 @@ import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import type { ChannelGate } from './access.ts';
 import type { TriggerScheduler } from './trigger.ts';
 import type { GetAgent } from './types.ts';
+import { timerDelay } from '../protocol/delay.ts';
 
 /** What a channel inbox accepts: messages, and (admins only) decisions on pending tool approvals. */
 export const CHANNEL_METHOD = 'channel.message';
@@ -164,7 +165,7 @@ export function createChannelRunner(d: ChannelRunnerDeps): ChannelRunner {
       d.scheduler.cancelQueued();
       const idle = d.scheduler.idle();
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const timedOut = await Promise.race([idle.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), graceMs)))]);
+      const timedOut = await Promise.race([idle.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), timerDelay(graceMs))))]);
       clearTimeout(timer);
       if (timedOut) {
         for (const ac of controllers) ac.abort(new Error('channel stopping'));

@@ -19,6 +19,7 @@ import { watchTurn } from '../agent/stream.ts';
 import { cliChannelOf, cliGate } from '../channels/cli-user.ts';
 import type { ChannelSpec } from '../channels/types.ts';
 import type { CliEnv } from './env.ts';
+import { timerDelay } from '../protocol/delay.ts';
 
 const QUIT = new Set(['/quit', '/exit']);
 
@@ -67,7 +68,7 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
     }
     const q = new AbortController();
     questions.add(q);
-    const timer = typeof p.timeout_seconds === 'number' && p.timeout_seconds > 0 ? setTimeout(() => q.abort(), p.timeout_seconds * 1000) : undefined;
+    const timer = typeof p.timeout_seconds === 'number' && p.timeout_seconds > 0 ? setTimeout(() => q.abort(), timerDelay(p.timeout_seconds * 1000)) : undefined;
     aside(displayReply(`approval needed: tool ${p.tool} ${JSON.stringify(p.arguments ?? {})}${p.reason ? ` (${p.reason})` : ''} — approve? [y/N]`, interactive));
     const line = await input.next(q.signal);
     clearTimeout(timer);

@@ -153,7 +153,11 @@ export class Agent implements AgentCore {
   /** State and level checks (thrown synchronously), then the handler. */
   private run(method: string, spec: MethodSpec, params: unknown, ctx: CallContext): unknown {
     const state = this.lifecycle.state;
-    if (!spec.states.includes(state)) throw notAllowed(method, state, this.session !== undefined);
+    if (!spec.states.includes(state)) {
+      // A malformed or unsupported request is answered as such in any state (docs/protocol.md "Lifecycle").
+      spec.checkRequest?.(params);
+      throw notAllowed(method, state, this.session !== undefined);
+    }
     if (spec.level > 1) {
       const level = this.session?.level ?? 1;
       // §11: a method above the agent's conformance level is "not found" for this agent. Level 3 is

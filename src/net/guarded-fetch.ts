@@ -39,6 +39,7 @@ import {
   requestHeaders,
   utf8Prefix,
 } from './net-policy.ts';
+import { timerDelay } from '../protocol/delay.ts';
 
 export { FetchFailed, NetworkDenied, type NetworkCaps } from './net-policy.ts';
 
@@ -112,7 +113,7 @@ export async function guardedFetch(
   };
   const onAbort = () => stop('aborted');
   init.signal?.addEventListener('abort', onAbort, { once: true });
-  const timer = setTimeout(() => stop('timeout'), init.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const timer = setTimeout(() => stop('timeout'), timerDelay(init.timeoutMs ?? DEFAULT_TIMEOUT_MS));
 
   try {
     let target = checkTarget(url, policy);

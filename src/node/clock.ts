@@ -1,4 +1,5 @@
 import type { Clock } from '../kernel/ports.ts';
+import { timerDelay } from '../protocol/delay.ts';
 
 export const systemClock: Clock = {
   now: () => Date.now(),
@@ -17,7 +18,7 @@ export const systemClock: Clock = {
     let cancelled = false;
     const arm = setImmediate(() => {
       if (cancelled) return;
-      t = setInterval(fn, ms);
+      t = setInterval(fn, timerDelay(ms));
       t.unref?.();
     });
     arm.unref?.();
@@ -30,7 +31,7 @@ export const systemClock: Clock = {
     };
   },
   setTimeout(fn, ms) {
-    const t = setTimeout(fn, ms);
+    const t = setTimeout(fn, timerDelay(ms));
     return { cancel: () => clearTimeout(t) };
   },
 };

@@ -1,8 +1,11 @@
 // Which isolation layers this machine offers (spec §5.8 isolation levels; §10.1 layer 3). Every
 // layer is probed by using it once, because an installed binary proves nothing: bubblewrap is
 // often present but refused user namespaces (AppArmor, sysctl), cgroup trees are often read-only.
-// The answer is cached per process; `probeHost` gives an uncached answer (doctor, tests).
+// The answer is cached per process, and the spawned probes across processes (probe-cache.ts: keyed by the
+// binaries and the kernel); `probeHost` without `cacheDir` gives an uncached answer (doctor, tests).
 import { childProcess } from '../node/lazy.ts';
+import { cacheDir } from '../node/code-cache.ts';
+import { cachedProbe, probeFingerprint } from './probe-cache.ts';
 import { accessSync, constants } from 'node:fs';
 import { arch, availableParallelism, cpus, release } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -82,18 +85,18 @@ export function whichSync(name: string, pathVar = process.env.PATH ?? ''): strin
   return undefined;
 }
 
-async function run(bin: string, args: string[], timeoutMs = 3000): Promise<{ ok: boolean; out: string; err: string }> {
+async function run(bin: string, args: string[], timeoutMs = 3000): Promise<{ ok: boolean; out: string; err: string; timedOut: boolean }> {
   const { execFile } = await childProcess();
   return new Promise((resolve) => {
     execFile(bin, args, { timeout: timeoutMs, env: { PATH: STD_DIRS.join(':') } }, (e, out, err) =>
-      resolve({ ok: !e, out: String(out), err: String(err || (e ? e.message : '')) }),
+      resolve({ ok: !e, out: String(out), err: String(err || (e ? e.message : '')), timedOut: e?.killed === true }),
     );
   });
 }
 
-async function probeTool(name: string, args: string[], versionArgs?: string[]): Promise<Tool> {
-  const path = whichSync(name);
-  if (!path) return { works: false, error: `${name} not found` };
+/** One tool probed by running it; `timedOut`: the answer says nothing lasting (a loaded machine), never cached. */
+async function probeTool(name: string, path: string | undefined, args: string[], versionArgs?: string[]): Promise<{ tool: Tool; timedOut: boolean }> {
+  if (!path) return { tool: { works: false, error: `${name} not found` }, timedOut: false };
   const r = await run(path, args);
   const t: Tool = { path, works: r.ok };
   if (!r.ok) t.error = r.err.trim().split('\n').slice(-1)[0] || 'failed';
@@ -101,19 +104,51 @@ async function probeTool(name: string, args: string[], versionArgs?: string[]): 
     const v = await run(path, versionArgs);
     if (v.ok) t.version = v.out.trim().split('\n')[0];
   }
-  return t;
+  return { tool: t, timedOut: r.timedOut };
 }
 
-export async function probeHost(opts: { cgroupParent?: string } = {}): Promise<HostCapabilities> {
+/** The probes that spawn processes (Linux only): what probe-cache.ts keeps between starts. */
+interface ToolProbes {
+  bwrap: Tool;
+  bwrapUserns: Tool;
+  prlimit: Tool;
+  unshare: Tool;
+  timedOut: boolean;
+}
+
+async function probeTools(root: boolean, paths: { bwrap?: string; prlimit?: string; unshare?: string }): Promise<ToolProbes> {
+  const [bwrap, bwrapUserns, prlimit, unshare] = await Promise.all([
+    probeTool('bwrap', paths.bwrap, ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', 'true'], ['--version']),
+    probeTool('bwrap', paths.bwrap, ['--unshare-user', '--unshare-pid', '--die-with-parent', '--ro-bind', '/', '/', 'true']),
+    probeTool('prlimit', paths.prlimit, ['--nofile=64:64', '--', 'true'], ['--version']),
+    probeTool('unshare', paths.unshare, root ? ['--net', '--pid', '--fork', 'true'] : ['--user', '--map-root-user', '--net', 'true']),
+  ]);
+  return {
+    bwrap: bwrap.tool,
+    bwrapUserns: bwrapUserns.tool,
+    prlimit: prlimit.tool,
+    unshare: unshare.tool,
+    timedOut: [bwrap, bwrapUserns, prlimit, unshare].some((p) => p.timedOut),
+  };
+}
+
+/**
+ * `cacheDir`: keep the spawned probes' answer there between starts (probe-cache.ts); without it every layer is
+ * probed now.
+ */
+export async function probeHost(opts: { cgroupParent?: string; cacheDir?: string; now?: number } = {}): Promise<HostCapabilities> {
   const uid = typeof process.getuid === 'function' ? process.getuid() : -1;
   const root = uid === 0;
   const linux = process.platform === 'linux';
   const none = (n: string): Tool => ({ works: false, error: `${n}: not Linux` });
-  const [bwrap, bwrapUserns, prlimit, unshare, cgroup, sh, environ] = await Promise.all([
-    linux ? probeTool('bwrap', ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', 'true'], ['--version']) : none('bwrap'),
-    linux ? probeTool('bwrap', ['--unshare-user', '--unshare-pid', '--die-with-parent', '--ro-bind', '/', '/', 'true']) : none('bwrap'),
-    linux ? probeTool('prlimit', ['--nofile=64:64', '--', 'true'], ['--version']) : none('prlimit'),
-    linux ? probeTool('unshare', root ? ['--net', '--pid', '--fork', 'true'] : ['--user', '--map-root-user', '--net', 'true']) : none('unshare'),
+  const tools = async (): Promise<ToolProbes> => {
+    if (!linux) return { bwrap: none('bwrap'), bwrapUserns: none('bwrap'), prlimit: none('prlimit'), unshare: none('unshare'), timedOut: false };
+    const paths = { bwrap: whichSync('bwrap'), prlimit: whichSync('prlimit'), unshare: whichSync('unshare') };
+    const fingerprint = probeFingerprint({ binaries: paths, kernel: release(), uid });
+    return cachedProbe({ dir: opts.cacheDir, fingerprint, now: opts.now ?? Date.now(), storable: (t) => !t.timedOut }, () => probeTools(root, paths));
+  };
+  const [{ bwrap, bwrapUserns, prlimit, unshare }, cgroup, sh, environ] = await Promise.all([
+    tools(),
     linux ? probeCgroups({ parent: opts.cgroupParent }) : Promise.resolve<{ support?: CgroupSupport; notes: string[] }>({ notes: ['not Linux'] }),
     whichSync('sh', '/bin:/usr/bin'),
     linux ? probeEnviron() : Promise.resolve({ exposed: [], readable: false }),
@@ -137,8 +172,11 @@ export async function probeHost(opts: { cgroupParent?: string } = {}): Promise<H
 
 let cached: Promise<HostCapabilities> | undefined;
 
-/** Probed once per process (bwrap probe ~10 ms, cgroup probe < 1 ms). */
+/**
+ * Probed once per process; the spawned probes (six processes, ~40-400 ms on a loaded board) are kept in the cache
+ * directory between starts (probe-cache.ts); the cgroup probe (< 1 ms, no process) runs every time.
+ */
 export function detectHost(): Promise<HostCapabilities> {
-  cached ??= probeHost();
+  cached ??= probeHost({ cacheDir: cacheDir(process.env) });
   return cached;
 }

@@ -7,6 +7,7 @@ import { sweep, terminate, type KillTarget } from './kill.ts';
 import { launch, normaliseStatus, type LaunchOptions } from './launch.ts';
 import { captureHead, captureTail } from './output.ts';
 import { DEFAULT_GRACE_MS, DEFAULT_MAX_OUTPUT_BYTES, effectiveTimeout, limit } from './spec-view.ts';
+import { timerDelay } from '../protocol/delay.ts';
 
 export interface RunOptions extends LaunchOptions {
   stdin?: string | Uint8Array;
@@ -66,7 +67,7 @@ export async function runSandboxed(opts: RunOptions): Promise<RunResult> {
     stopping ??= terminate(target, opts.graceMs ?? DEFAULT_GRACE_MS);
   };
   const timeout = effectiveTimeout(opts.sandbox, opts.timeoutMs);
-  const timer = timeout !== undefined ? setTimeout(() => ((timedOut = true), stop()), timeout) : undefined;
+  const timer = timeout !== undefined ? setTimeout(() => ((timedOut = true), stop()), timerDelay(timeout)) : undefined;
   const onAbort = () => {
     aborted = true;
     stop();

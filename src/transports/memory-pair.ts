@@ -6,6 +6,7 @@ import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse } from '../pr
 import { DEFAULT_MAX_FRAME_BYTES } from '../protocol/framing.ts';
 import { ClawError } from '../protocol/errors.ts';
 import type { RequestOptions, TransportClient } from './client.ts';
+import { timerDelay } from '../protocol/delay.ts';
 
 export interface MemoryPair {
   transport: Transport;
@@ -82,7 +83,7 @@ export function createMemoryPair(opts: { maxFrameBytes?: number; name?: string }
         const timer = setTimeout(() => {
           pending.delete(key);
           reject(new ClawError('timeout', `no reply within ${o.timeoutMs ?? 30_000} ms`));
-        }, o.timeoutMs ?? 30_000);
+        }, timerDelay(o.timeoutMs ?? 30_000));
         pending.set(key, {
           resolve: (v) => {
             clearTimeout(timer);

@@ -249,6 +249,24 @@ test('a second initialize during a session → -32600 with the state', async () 
   assert.is(h.agent.lifecycle.state, 'READY');
 });
 
+test('a repeated initialize is checked like a first one before the state: -32001 for another major, -32602 for bad params', async () => {
+  const h = harness();
+  await h.init();
+  const future = await h.init({ protocolVersion: '1.0.0' });
+  assert.is(future.error.code, -32001);
+  assert.equal(future.error.data, { supported: ['0.3.0', '0.2.0'] });
+  const bad = await h.init({ clientInfo: 'nobody' });
+  assert.is(bad.error.code, -32602);
+  assert.equal(bad.error.data.issues.map((i: { path: string }) => i.path), ['clientInfo']);
+  const noParams = await h.call('claw.initialize');
+  assert.is(noParams.error.code, -32602);
+  // A valid one is refused for the state; none of them touched the session.
+  const again = await h.init();
+  assert.equal([again.error.code, again.error.data], [-32600, { state: 'READY' }]);
+  assert.is(h.agent.lifecycle.state, 'READY');
+  assert.equal(h.transitions(), ['INIT>STARTING', 'STARTING>READY']);
+});
+
 test('pipelined: status written right behind initialize waits for its reply', async () => {
   const gate = deferred();
   const h = harness({

@@ -11,6 +11,10 @@ import { connectMqttClient } from '../../src/transports/mqtt/client-mqtt.ts';
 import { parseMqttUrl } from '../../src/transports/mqtt/endpoint.ts';
 import { resolveMqttSettings } from '../../src/transports/mqtt/options.ts';
 import { captureLogger } from './helpers/fakes.ts';
+import { createFileJournal } from '../../src/transports/mqtt/journal.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 let broker: Aedes;
 let server: Server;
@@ -71,6 +75,53 @@ test('3.1.1: a repeated request_id in the envelope is answered from the stored r
   const b = await c.request(msg, { requestId: 'same', timeoutMs: 3000 });
   assert.equal(b, a);
   assert.equal(seen, ['work']);
+});
+
+/** An agent that refuses every request (-32600, state INIT) until `accept()`, then runs them and counts the runs. */
+async function refusingAgent(path: string, journalDir?: string) {
+  const journal = journalDir ? createFileJournal(journalDir, `claw-${path.split('/').join('-')}`, { windowMs: 300_000, now: Date.now }) : undefined;
+  const t = await createMqttTransport({ settings: resolveMqttSettings(parseMqttUrl(url(path))), log: captureLogger(), journal });
+  closers.push(() => t.close());
+  await t.ready(3000);
+  const state = { ready: false, runs: 0 };
+  t.start((f: InboundFrame) => {
+    const m = JSON.parse((f.payload as { text: string }).text);
+    if (!state.ready) return f.reply({ jsonrpc: '2.0', id: m.id, error: { code: -32600, message: 'Invalid request: send claw.initialize first', data: { state: 'INIT' } } });
+    state.runs++;
+    f.reply({ jsonrpc: '2.0', id: m.id, result: { ran: state.runs } });
+  });
+  return { t, state };
+}
+
+test('a refusal before any work (not initialized) is not stored under the request_id: a retry runs, its result is kept', async () => {
+  const a = await refusingAgent('/a5/bot');
+  const c = await connectMqttClient(url('/a5/bot'), { baseDir: '/' });
+  closers.push(() => c.close());
+  const msg = { jsonrpc: '2.0' as const, id: 1, method: 'work' };
+  const refused = (await c.request(msg, { requestId: 'r1', timeoutMs: 3000 })) as { error: { code: number } };
+  assert.is(refused.error.code, -32600);
+  a.state.ready = true;
+  assert.equal(await c.request(msg, { requestId: 'r1', timeoutMs: 3000 }), { jsonrpc: '2.0', id: 1, result: { ran: 1 } }, 'the plain retry runs');
+  assert.equal(await c.request(msg, { requestId: 'r1', timeoutMs: 3000 }), { jsonrpc: '2.0', id: 1, result: { ran: 1 } }, 'an executed result is kept');
+  assert.is(a.state.runs, 1);
+});
+
+test('a refusal journaled before a restart does not answer a retry after it: the retry runs', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'claw-mqtt-refusal-'));
+  try {
+    const msg = { jsonrpc: '2.0' as const, id: 2, method: 'work' };
+    const first = await refusingAgent('/a6/bot', dir);
+    const c = await connectMqttClient(url('/a6/bot'), { baseDir: '/' });
+    closers.push(() => c.close());
+    assert.is(((await c.request(msg, { requestId: 'r2', timeoutMs: 3000 })) as { error: { code: number } }).error.code, -32600);
+    await first.t.close();
+    const second = await refusingAgent('/a6/bot', dir);
+    second.state.ready = true;
+    assert.equal(await c.request(msg, { requestId: 'r2', timeoutMs: 3000 }), { jsonrpc: '2.0', id: 2, result: { ran: 1 } });
+    assert.is(second.state.runs, 1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('3.1.1: agent notifications reach a watching client through the outbox', async () => {

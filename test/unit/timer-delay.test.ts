@@ -4,6 +4,29 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MAX_TIMER_MS, timerDelay } from '../../src/protocol/delay.ts';
 import { InflightTracker } from '../../src/kernel/inflight.ts';
+import { systemClock } from '../../src/node/clock.ts';
+import { createMemoryPair } from '../../src/transports/memory-pair.ts';
+import { runSandboxed } from '../../src/sandbox/runner.ts';
+import { detectHost } from '../../src/sandbox/host.ts';
+import { guardedFetch } from '../../src/net/guarded-fetch.ts';
+import { createServer } from 'node:http';
+import { webhookSink } from '../../src/audit/sink-webhook.ts';
+
+const HUGE = 3_000_000_000;
+
+/** Runs `body` and returns the names of the process warnings it caused (a TimeoutOverflowWarning is one). */
+async function warningsOf(body: () => Promise<void>): Promise<string[]> {
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(w.name);
+  process.on('warning', onWarning);
+  try {
+    await body();
+    await new Promise((r) => setImmediate(r));
+    return warnings;
+  } finally {
+    process.off('warning', onWarning);
+  }
+}
 
 test('timerDelay clamps to [0, 2^31 − 1] and floors', () => {
   assert.is(MAX_TIMER_MS, 2147483647);
@@ -30,6 +53,76 @@ test('a drain with a 3e9 ms timeout waits for the work (not 1 ms) and prints no 
   } finally {
     process.off('warning', onWarning);
   }
+});
+
+test('the system clock clamps: a 3e9 ms timeout or interval has not fired 60 ms later', async () => {
+  const warnings = await warningsOf(async () => {
+    let fired = 0;
+    const t = systemClock.setTimeout(() => fired++, HUGE);
+    const i = systemClock.setInterval(() => fired++, HUGE);
+    await new Promise((r) => setTimeout(r, 60));
+    t.cancel();
+    i.cancel();
+    assert.is(fired, 0);
+  });
+  assert.equal(warnings, []);
+});
+
+test('a memory-pair request with timeoutMs 3e9 waits for its reply', async () => {
+  const warnings = await warningsOf(async () => {
+    const pair = createMemoryPair();
+    pair.transport.start((f) => {
+      const msg = JSON.parse((f.payload as { text: string }).text);
+      setTimeout(() => f.reply({ jsonrpc: '2.0', id: msg.id, result: 'late' }), 40);
+    });
+    const c = pair.client();
+    assert.equal(await c.request({ jsonrpc: '2.0', id: 1, method: 'x' }, { timeoutMs: HUGE }), { jsonrpc: '2.0', id: 1, result: 'late' });
+    await c.close();
+    await pair.transport.close();
+  });
+  assert.equal(warnings, []);
+});
+
+test('a sandboxed run with timeoutMs 3e9 is not timed out at once', async () => {
+  const host = await detectHost();
+  const warnings = await warningsOf(async () => {
+    const r = await runSandboxed({ bin: 'sh', argv: ['-c', 'sleep 0.1; echo done'], env: { PATH: '/usr/bin:/bin' }, sandbox: { level: 'none' }, host, timeoutMs: HUGE });
+    assert.is(r.timedOut, false);
+    assert.is(r.stdout.trim(), 'done');
+  });
+  assert.equal(warnings, []);
+});
+
+test('a guarded fetch with timeoutMs 3e9 waits for a slow server', async () => {
+  const server = createServer((_q, res) => void setTimeout(() => res.end('slow'), 60));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  try {
+    const warnings = await warningsOf(async () => {
+      const res = await guardedFetch(`http://127.0.0.1:${port}/`, { timeoutMs: HUGE }, { mode: 'allowlist', allowed_hosts: ['127.0.0.1'] }, { checkAddress: () => null });
+      assert.is(res.status, 200);
+    });
+    assert.equal(warnings, []);
+  } finally {
+    server.close();
+  }
+});
+
+test('an audit webhook POST with timeoutMs 3e9 is not aborted at once', async () => {
+  const seen: boolean[] = [];
+  const warnings = await warningsOf(async () => {
+    const fetchSlow = (async (_url: string, init: { signal: AbortSignal }) => {
+      await new Promise((r) => setTimeout(r, 50));
+      seen.push(init.signal.aborted);
+      return new Response('{}');
+    }) as unknown as typeof fetch;
+    const w = webhookSink({ url: 'http://127.0.0.1:9/', timeoutMs: HUGE, flushMs: 60_000, fetch: fetchSlow, warn: () => {} });
+    w.write({} as never, '{"a":1}');
+    await w.flush();
+    await w.close();
+  });
+  assert.equal(seen, [false]);
+  assert.equal(warnings, []);
 });
 
 test.run();

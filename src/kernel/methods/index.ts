@@ -12,6 +12,8 @@ export interface MethodSpec {
   level: 1 | 2 | 3;
   /** Lifecycle states in which the method is accepted. */
   states: readonly LifecycleState[];
+  /** Checks of the request itself that come before the state check (throws the ProtocolError to answer). */
+  checkRequest?(params: unknown): void;
   handler(params: unknown, ctx: CallContext, agent: AgentCore): Promise<unknown> | unknown;
 }
 

@@ -2,7 +2,7 @@
 import { lazyAbort } from '../session-abort.ts';
 import * as v from 'valibot';
 import { ErrorCode, ProtocolError } from '../../protocol/errors.ts';
-import { initializeParams, issuesData } from '../../protocol/wire.ts';
+import { initializeParams, issuesData, type InitializeParams } from '../../protocol/wire.ts';
 import { levelName, manifestLevel, negotiateCapabilities, type Level } from '../conformance.ts';
 import { negotiateVersion, SUPPORTED_PROTOCOL_VERSIONS } from '../version.ts';
 import type { ResolvedManifest } from '../../manifest/resolved.ts';
@@ -14,21 +14,32 @@ export const initialize: MethodSpec = {
   level: 1,
   // INIT for the first session; STOPPED (and ERROR after a failed start) for a new one.
   states: ['INIT', 'STOPPED', 'ERROR'],
+  // A repeated initialize (a session is READY) is checked like a first one before it is refused for the state.
+  checkRequest: (params) => void checkInitializeRequest(params),
   async handler(params, _ctx, agent) {
-    const p = v.safeParse(initializeParams, params);
-    if (!p.success) throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params for claw.initialize', issuesData(p.issues));
-    const req = p.output;
-    // Version first: an operator from the future gets -32001 whatever else its request holds (TV-L1-05).
-    const version = negotiateVersion(req.protocolVersion);
-    if (!version) {
-      throw new ProtocolError(ErrorCode.ProtocolVersionNotSupported, 'Protocol version not supported', {
-        supported: [...SUPPORTED_PROTOCOL_VERSIONS],
-      });
-    }
+    const { req, version } = checkInitializeRequest(params);
     const manifest = await chooseManifest(agent, req.manifest, version);
     return openSession(agent, manifest, version, req.capabilities, req.clientInfo);
   },
 };
+
+/**
+ * The checks every claw.initialize gets, in whatever state it arrives: params (`-32602` with `data.issues`), then
+ * the version (`-32001` with `data.supported`). Returns the request and the negotiated version.
+ */
+export function checkInitializeRequest(params: unknown): { req: InitializeParams; version: string } {
+  const p = v.safeParse(initializeParams, params);
+  if (!p.success) throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params for claw.initialize', issuesData(p.issues));
+  const req = p.output;
+  // Version first: an operator from the future gets -32001 whatever else its request holds (TV-L1-05).
+  const version = negotiateVersion(req.protocolVersion);
+  if (!version) {
+    throw new ProtocolError(ErrorCode.ProtocolVersionNotSupported, 'Protocol version not supported', {
+      supported: [...SUPPORTED_PROTOCOL_VERSIONS],
+    });
+  }
+  return { req, version };
+}
 
 /**
  * STARTING → READY for `manifest` at the negotiated version, and the initialize result. Also how a

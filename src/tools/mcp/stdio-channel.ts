@@ -13,6 +13,7 @@ import type { Logger } from '../../kernel/ports.ts';
 import { NdjsonDecoder, encodeFrame } from '../../protocol/framing.ts';
 import type { McpChannel, McpChannelHooks, McpTransport } from './channel.ts';
 import { McpError } from './errors.ts';
+import { timerDelay } from '../../protocol/delay.ts';
 
 export interface McpProcess {
   readonly stdin: Writable;
@@ -178,7 +179,7 @@ class StdioChannel implements McpChannel {
       /* already closed */
     }
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([this.proc.exited.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+    await Promise.race([this.proc.exited.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, timerDelay(graceMs))))]);
     clearTimeout(timer);
     try {
       await this.proc.kill();

@@ -7,6 +7,7 @@ import { loadMqtt } from './load.ts';
 import { backoffDelay } from './backoff.ts';
 import type { MqttSettings } from './options.ts';
 import type { MqttProps } from './envelope.ts';
+import { timerDelay } from '../../protocol/delay.ts';
 
 export interface ConnectionConfig {
   settings: MqttSettings;
@@ -105,7 +106,7 @@ export class MqttConnection {
       // Keep the stores: unacknowledged outgoing QoS 1 packets are resent after the new CONNACK.
       const c = this.client as MqttClient & { incomingStore: unknown; outgoingStore: unknown };
       c.reconnect({ incomingStore: c.incomingStore, outgoingStore: c.outgoingStore } as never);
-    }, delay);
+    }, timerDelay(delay));
     // Not unref'd: while the broker is away this timer is all that keeps a listening agent alive; close() clears it.
   }
 
@@ -120,7 +121,7 @@ export class MqttConnection {
       const t = setTimeout(() => {
         this.readyWaiters = this.readyWaiters.filter((w) => w !== waiter);
         reject(new Error(`no connection to the MQTT broker within ${timeoutMs} ms`));
-      }, timeoutMs);
+      }, timerDelay(timeoutMs));
       const waiter = {
         resolve: () => (clearTimeout(t), resolve()),
         reject: (e: Error) => (clearTimeout(t), reject(e)),
@@ -155,7 +156,7 @@ export class MqttConnection {
     for (const w of this.readyWaiters.splice(0)) w.reject(new Error('MQTT connection closed'));
     const c = this.client;
     await new Promise<void>((resolve) => {
-      const force = setTimeout(() => c.end(true, {}, () => resolve()), opts.graceMs ?? 1000);
+      const force = setTimeout(() => c.end(true, {}, () => resolve()), timerDelay(opts.graceMs ?? 1000));
       const props = opts.endSession && this.cfg.settings.protocolVersion === 5 ? { properties: { sessionExpiryInterval: 0 } } : {};
       c.end(false, props, () => {
         clearTimeout(force);

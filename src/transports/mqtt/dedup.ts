@@ -46,6 +46,17 @@ export class ReplyCache {
     for (const fn of w) fn(replies);
   }
 
+  /**
+   * A reply that is not the request_id's result (a refusal before any work, protocol/errors.ts isNotExecuted):
+   * copies that arrived while it was pending get it too, then the key is forgotten, so a later retry runs.
+   */
+  release(key: string, replies: string[]): void {
+    const e = this.entries.get(key);
+    if (!e) return;
+    this.entries.delete(key);
+    for (const fn of e.waiters) fn(replies);
+  }
+
   /** A reply stored before a restart (journal.ts), answered like any other until `at + windowMs`. */
   preload(key: string, replies: string[], at: number): void {
     this.entries.set(key, { replies, waiters: [], at });

@@ -11,6 +11,7 @@ import type { MqttConnection } from './connection.ts';
 import { decodeReply, encodeRequest, type MqttProps } from './envelope.ts';
 import { agentOfStatusTopic, agentTopics, presenceFilter, replyTopic } from './topics.ts';
 import { parsePresence, presencePayload, type Presence, type PresenceStatus } from './presence.ts';
+import { timerDelay } from '../../protocol/delay.ts';
 
 export interface LinkOptions {
   connection: MqttConnection;
@@ -77,7 +78,7 @@ export class MqttSwarmLink {
       const t = setTimeout(() => {
         this.pending.delete(requestId);
         reject(new ClawError('timeout', `no reply from ${peer} within ${timeoutMs} ms (request_id ${requestId})`));
-      }, timeoutMs);
+      }, timerDelay(timeoutMs));
       this.pending.set(requestId, { resolve: (s) => (clearTimeout(t), resolve(s)) });
       const out = encodeRequest(message, { replyTo: this.replyTopic, requestId }, this.o.protocolVersion === 5);
       this.o.connection.publish(agentTopics(this.o.swarm, peer, this.o.prefix).inbox, out.payload, { props: out.props }).catch((e: Error) => {
@@ -106,7 +107,7 @@ export class MqttSwarmLink {
     const requestId = opts.requestId ?? nodeCrypto().randomUUID();
     const timeoutMs = opts.timeoutMs ?? 30_000;
     const reply = await new Promise<string>((resolve, reject) => {
-      const t = setTimeout(() => (this.pending.delete(requestId), reject(new ClawError('timeout', `no reply from ${peer} within ${timeoutMs} ms`))), timeoutMs);
+      const t = setTimeout(() => (this.pending.delete(requestId), reject(new ClawError('timeout', `no reply from ${peer} within ${timeoutMs} ms`))), timerDelay(timeoutMs));
       this.pending.set(requestId, { resolve: (s) => (clearTimeout(t), resolve(s)) });
       this.o.connection
         .publish(agentTopics(this.o.swarm, peer, this.o.prefix).inbox, text, { props: { responseTopic: this.replyTopic, correlationData: new TextEncoder().encode(requestId) } })

@@ -8,7 +8,7 @@
 import type { InboundFrame, Logger, Transport } from '../../kernel/ports.ts';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.ts';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../protocol/framing.ts';
-import { ClawError } from '../../protocol/errors.ts';
+import { ClawError, isNotExecuted } from '../../protocol/errors.ts';
 import { MqttConnection } from './connection.ts';
 import { decodeInbound, encodeReply, type InboundRequest, type MqttProps } from './envelope.ts';
 import { DEFAULT_REPLY_WINDOW_MS, ReplyCache } from './dedup.ts';
@@ -20,6 +20,7 @@ import { presencePayload, type PresenceStatus } from './presence.ts';
 import { agentTopics } from './topics.ts';
 import { describeEndpoint } from './endpoint.ts';
 import type { MqttSettings } from './options.ts';
+import { timerDelay } from '../../protocol/delay.ts';
 
 export interface MqttTransportOptions {
   settings: MqttSettings;
@@ -92,7 +93,11 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
           if (--unanswered === 0) drained?.();
         }
         const text = JSON.stringify(message);
-        if (req.requestId !== undefined) cache.complete(req.requestId, [text]);
+        // Only executed work is a request_id's idempotency result (profile §5): a refusal is answered, not kept.
+        if (req.requestId !== undefined) {
+          if (refusedUnrun(message)) cache.release(req.requestId, [text]);
+          else cache.complete(req.requestId, [text]);
+        }
         // Stored before it is published: a crash in between re-publishes it after the restart.
         o.journal?.done({ k: key, at: now(), replies: req.requestId !== undefined ? [text] : [] });
         publishReply(req, text);
@@ -125,7 +130,7 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
   const interrupted: { req: InboundRequest; text: string }[] = [];
   if (o.journal) {
     const { pending, done } = o.journal.load(now(), windowMs);
-    for (const d of done) cache.preload(d.k, d.replies, d.at);
+    for (const d of done) if (!d.replies.some(refusedUnrunText)) cache.preload(d.k, d.replies, d.at);
     for (const p of pending) {
       const text = interruptedReply(p.req.text, p.req.requestId);
       if (p.req.requestId !== undefined) cache.preload(p.req.requestId, text ? [text] : [], now());
@@ -189,7 +194,7 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
       };
       if (unanswered === 0) return disconnect();
       // close() returns now (the router may answer after it); the connection goes once the last reply is out.
-      const t = setTimeout(() => void disconnect(), o.drainMs ?? 30_000);
+      const t = setTimeout(() => void disconnect(), timerDelay(o.drainMs ?? 30_000));
       drained = () => {
         clearTimeout(t);
         // Let the last reply's publish reach the client before DISCONNECT (end() then waits for its PUBACK).
@@ -197,6 +202,21 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
       };
     },
   };
+}
+
+/** Every reply is an error that says nothing ran (protocol/errors.ts isNotExecuted); a batch only when all are. */
+function refusedUnrun(reply: JsonRpcMessage | JsonRpcMessage[]): boolean {
+  const all = Array.isArray(reply) ? reply : [reply];
+  return all.length > 0 && all.every((m) => 'error' in m && m.error !== undefined && isNotExecuted(m.error.code));
+}
+
+/** refusedUnrun for a stored reply text (the journal keeps replies as text). */
+function refusedUnrunText(text: string): boolean {
+  try {
+    return refusedUnrun(JSON.parse(text) as JsonRpcMessage | JsonRpcMessage[]);
+  } catch {
+    return false;
+  }
 }
 
 /** Whether the router will answer this text: a request, a batch with one, or anything it cannot parse. */
