@@ -3,8 +3,8 @@
 import * as v from 'valibot';
 import { ErrorCode, ProtocolError } from '../../protocol/errors.ts';
 import { issuesData, shutdownParams } from '../../protocol/wire.ts';
-import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from '../agent.ts';
-import type { MethodSpec } from './index.ts';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from '../agent-core.ts';
+import type { MethodSpec } from '../agent-core.ts';
 
 export const shutdown: MethodSpec = {
   level: 1,
