@@ -10,28 +10,11 @@ export interface AuditAppender {
   append(kind: AuditKind, data: Record<string, unknown>): unknown;
 }
 
-/**
- * What the audit records of a FemtoClaw verdict (src/femtoclaw/verdict.ts passes as one): declared here, so the
- * audit log depends on the fields it writes and not on the validator.
- */
-export type RecordedVerdict =
-  | { valid: true; form: 'message' | 'tool_call'; tool?: string }
-  | {
-      valid: false;
-      step: string;
-      reason: string;
-      detail: string;
-      field?: string;
-      tool?: string;
-      pos?: number;
-      issues?: readonly { path: string; keyword: string }[];
-    };
-
 const utf8 = /* @__PURE__ */ new TextDecoder();
 const enc = /* @__PURE__ */ new TextEncoder();
 
 /** `turn`: the agent loop's id for this model turn, so records of one turn can be joined. */
-export function recordValidation(log: AuditAppender, s: Pick<AuditSettings, 'logInputs'>, raw: string | Uint8Array, verdict: RecordedVerdict, ctx: { turn?: string; provider?: string } = {}): void {
+export function recordValidation(log: AuditAppender, s: Pick<AuditSettings, 'logInputs'>, raw: string | Uint8Array, verdict: Verdict, ctx: { turn?: string; provider?: string } = {}): void {
   const bytes = typeof raw === 'string' ? enc.encode(raw) : raw;
   log.append('protocol.received', {
     ...ctx,
@@ -56,3 +39,20 @@ export function recordValidation(log: AuditAppender, s: Pick<AuditSettings, 'log
     issues: issues?.map((i) => ({ path: i.path, keyword: i.keyword })),
   });
 }
+
+/**
+ * A FemtoClaw verdict as the audit records it (src/femtoclaw/verdict.ts's Verdict passes as one): declared here,
+ * so the audit log depends on the fields it writes, not on the validator.
+ */
+export type Verdict =
+  | { valid: true; form: 'message' | 'tool_call'; tool?: string }
+  | {
+      valid: false;
+      step: string;
+      reason: string;
+      detail: string;
+      field?: string;
+      tool?: string;
+      pos?: number;
+      issues?: readonly { path: string; keyword: string }[];
+    };

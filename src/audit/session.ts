@@ -10,7 +10,7 @@ import { openAuditSink, type AuditMirror, type AuditSinkDeps } from './sinks.ts'
 import type { AuditRuntimeConfig } from './config.ts';
 import { auditSettings, type AuditSettings } from './settings.ts';
 import { createGateAuditor, type GateAuditor } from './gate-audit.ts';
-import { recordValidation, type RecordedVerdict } from './protocol-audit.ts';
+import { recordValidation, type Verdict } from './protocol-audit.ts';
 
 export interface AuditSessionOptions {
   policies: readonly { name: string; spec: Record<string, any> }[];
@@ -44,7 +44,7 @@ export interface AuditSession {
   log: AuditLog;
   /** PipelineDeps.observe = auditor.observe; wrap runGates with auditor.run. */
   auditor: GateAuditor;
-  recordVerdict(raw: string | Uint8Array, verdict: RecordedVerdict, ctx?: { turn?: string; provider?: string }): void;
+  recordVerdict(raw: string | Uint8Array, verdict: Verdict, ctx?: { turn?: string; provider?: string }): void;
   /** The copy for `destination` sqlite/webhook/syslog, when configured. */
   mirror?: AuditMirror;
   /** Closes the file synchronously; the promise settles when the mirror has flushed (best effort). */

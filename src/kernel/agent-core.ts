@@ -1,13 +1,13 @@
 // The agent as the kernel's method handlers and capability modules see it (spec §8 lifecycle, §11 method
-// table). Apart from agent.ts, which builds the method table from ./methods: the handlers import this
-// file, never the agent, so the kernel's imports form no cycle (docs/testing.md "Layers").
+// table). Apart from agent.ts, which builds its method table from ./methods: the handlers import this file,
+// never the agent, so no cycle of value imports runs through the kernel (docs/testing.md "Layers").
 import type { SessionAbort } from './session-abort.ts';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.ts';
 import type { ResolvedManifest } from '../manifest/resolved.ts';
 import type { LoadResult } from '../manifest/loader.ts';
 import type { Lifecycle, LifecycleState } from './lifecycle.ts';
+import type { MethodSpec } from './methods/index.ts';
 import type { InflightTracker } from './inflight.ts';
-import type { CallContext } from './router.ts';
 import type { Clock, Logger, TelemetrySink } from './ports.ts';
 import type { Level, CapabilityGroup } from './conformance.ts';
 
@@ -68,13 +68,4 @@ export interface AgentCore {
 export interface KernelConfig {
   heartbeat?: { interval_ms?: number };
   shutdown?: { timeout_ms?: number };
-}
-
-/** One entry of a method table. */
-export interface MethodSpec {
-  /** Lowest conformance level whose agents answer this method (spec §11 method table). */
-  level: 1 | 2 | 3;
-  /** Lifecycle states in which the method is accepted. */
-  states: readonly LifecycleState[];
-  handler(params: unknown, ctx: CallContext, agent: AgentCore): Promise<unknown> | unknown;
 }

@@ -9,8 +9,8 @@ import { InflightTracker } from './inflight.ts';
 import type { CallContext, Dispatch } from './router.ts';
 import { NO_TELEMETRY, type Clock, type Logger, type TelemetrySink } from './ports.ts';
 import { CAPABILITY_GROUPS, manifestLevel, type Level, type CapabilityGroup } from './conformance.ts';
-import { CORE_METHODS } from './methods/index.ts';
-import { DEFAULT_SHUTDOWN_TIMEOUT_MS, type AgentCore, type AgentOptions, type KernelModule, type MethodSpec, type Session } from './agent-core.ts';
+import { CORE_METHODS, type MethodSpec } from './methods/index.ts';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, type AgentCore, type AgentOptions, type KernelModule, type Session } from './agent-core.ts';
 
 // The agent's contract lives in agent-core.ts, so the method handlers that receive an AgentCore do not import this file
 // (which imports them); modules keep importing it from here.

@@ -8,7 +8,7 @@ import { negotiateVersion, SUPPORTED_PROTOCOL_VERSIONS } from '../version.ts';
 import type { ResolvedManifest } from '../../manifest/resolved.ts';
 import { documentKey } from '../../manifest/loader.ts';
 import type { AgentCore } from '../agent-core.ts';
-import type { MethodSpec } from '../agent-core.ts';
+import type { MethodSpec } from './index.ts';
 
 export const initialize: MethodSpec = {
   level: 1,

@@ -3,7 +3,7 @@
 import * as v from 'valibot';
 import { ErrorCode, ProtocolError } from '../../protocol/errors.ts';
 import { issuesData, statusParams } from '../../protocol/wire.ts';
-import type { MethodSpec } from '../agent-core.ts';
+import type { MethodSpec } from './index.ts';
 
 export const status: MethodSpec = {
   level: 1,
