@@ -27,7 +27,7 @@ const entry = join(dir, 'entry.ts');
 writeFileSync(
   entry,
   `export { validateOutput } from '${root}src/femtoclaw/validate.ts';
-export { parseStrictJson } from '${root}src/femtoclaw/strict-json.ts';
+export { parseStrictJson } from '${root}src/protocol/strict-json.ts';
 export { compileArgumentSchema } from '${root}src/tools/json-schema.ts';
 export { AuditLog } from '${root}src/audit/log.ts';
 export { openAuditFile } from '${root}src/audit/node-file.ts';

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Compiles test/**/*.test.ts with esbuild (one bundle per file, packages kept external)
-// into .build/test and runs them with uvu. Usage: node scripts/test.mjs [unit|e2e|all] [filter]
+// into .build/test and runs them with uvu. Usage: node scripts/test.mjs [unit|integration|e2e|all] [filter]
+// Suites (docs/testing.md): unit imports sources; integration imports sources but drives real processes
+// (crashed children, the sandbox runner, MCP servers, a TLS broker); e2e spawns dist/claw.mjs.
 // Why a bundle step instead of a loader: it works the same on Node 18, 20, 22 and Bun.
 import { build } from 'esbuild';
 import { readdirSync, rmSync, statSync } from 'node:fs';
@@ -23,7 +25,12 @@ function walk(dir) {
   return out;
 }
 
-const dirs = suite === 'all' ? ['unit', 'e2e'] : [suite];
+const SUITES = ['unit', 'integration', 'e2e'];
+if (suite !== 'all' && !SUITES.includes(suite)) {
+  console.error(`unknown suite "${suite}": one of ${SUITES.join(', ')}, all`);
+  process.exit(1);
+}
+const dirs = suite === 'all' ? SUITES : [suite];
 const entries = dirs.flatMap((d) => walk(join(root, 'test', d))).filter((f) => !filter || f.includes(filter));
 if (entries.length === 0) {
   console.error(`no test files for suite "${suite}"${filter ? ` matching "${filter}"` : ''}`);

@@ -3,7 +3,7 @@
 // `record`) before the code that asked for it goes on, so "execution.started" is durable before
 // the tool runs. A failed write poisons the log: every later append throws, so nothing executes
 // unrecorded, until the log is reopened (which repairs a torn tail). docs/audit.md.
-import { parseStrictJson } from '../femtoclaw/strict-json.ts';
+import { parseStrictJson } from '../protocol/strict-json.ts';
 import { chainRecord, recordHash, type AuditKind, type AuditRecord, type ChainHead } from './record.ts';
 import { sanitizeForAudit, DEFAULT_SANITIZE_LIMITS, type SanitizeLimits } from './sanitize.ts';
 import { sha256Hex } from './hash.ts';

@@ -5,7 +5,6 @@
 import { sha256Hex } from './hash.ts';
 import type { AuditKind } from './record.ts';
 import type { AuditSettings } from './settings.ts';
-import type { Verdict } from '../femtoclaw/verdict.ts';
 
 export interface AuditAppender {
   append(kind: AuditKind, data: Record<string, unknown>): unknown;
@@ -50,3 +49,20 @@ export function recordValidation(
     issues: issues?.map((i) => ({ path: i.path, keyword: i.keyword })),
   });
 }
+
+/**
+ * A FemtoClaw verdict as the audit records it (src/femtoclaw/verdict.ts's Verdict passes as one): declared here,
+ * so the audit log depends on the fields it writes, not on the validator.
+ */
+export type Verdict =
+  | { valid: true; form: 'message' | 'tool_call'; tool?: string }
+  | {
+      valid: false;
+      step: string;
+      reason: string;
+      detail: string;
+      field?: string;
+      tool?: string;
+      pos?: number;
+      issues?: readonly { path: string; keyword: string }[];
+    };

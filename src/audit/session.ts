@@ -10,8 +10,7 @@ import { openAuditSink, type AuditMirror, type AuditSinkDeps } from './sinks.ts'
 import type { AuditRuntimeConfig } from './config.ts';
 import { auditSettings, type AuditSettings } from './settings.ts';
 import { createGateAuditor, type GateAuditor } from './gate-audit.ts';
-import { recordValidation } from './protocol-audit.ts';
-import type { Verdict } from '../femtoclaw/verdict.ts';
+import { recordValidation, type Verdict } from './protocol-audit.ts';
 
 export interface AuditSessionOptions {
   policies: readonly { name: string; spec: Record<string, any> }[];

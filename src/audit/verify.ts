@@ -1,6 +1,6 @@
 // `claw audit verify`: recompute the chain from the first line and report the first record that
 // does not hold (docs/audit.md "Verifying"). Pure: text in, result out.
-import { parseStrictJson } from '../femtoclaw/strict-json.ts';
+import { parseStrictJson } from '../protocol/strict-json.ts';
 import { canonicalJson } from '../protocol/canonical-json.ts';
 import { AUDIT_KINDS, GENESIS, recordHash, type AuditRecord } from './record.ts';
 

@@ -1,7 +1,7 @@
 // The FemtoClaw protocol validator (FemtoClaw §9–§10): a pure, deterministic function of
 // (raw output, capability registry, limits). Steps run in the seed's order and the first failing
 // one decides the verdict:
-//   1 parse       strict JSON (./strict-json.ts)
+//   1 parse       strict JSON (src/protocol/strict-json.ts)
 //   2 structure   a JSON object with exactly one top-level field, `message` or `tool_call` (§4)
 //   3 form        the form's own fields, exactly, with their JSON types (§5.2, §6.2)
 //   4 capability  the tool name: grammar, then an exact, case-sensitive registry match (§7)
@@ -9,7 +9,7 @@
 // Nothing is repaired: no trimming, case folding or Unicode normalization of names, no unwrapping
 // of code fences, no re-parsing of strings as JSON. Decisions where the seed is open are in
 // docs/femtoclaw.md and each has a test.
-import { parseStrictJson, DEFAULT_JSON_LIMITS, type StrictJsonLimits } from './strict-json.ts';
+import { parseStrictJson, DEFAULT_JSON_LIMITS, type StrictJsonLimits } from '../protocol/strict-json.ts';
 import type { ArgumentCheck, ArgumentIssue } from '../tools/json-schema.ts';
 import type { Rejection, RejectReason, ValidationStep, Verdict } from './verdict.ts';
 

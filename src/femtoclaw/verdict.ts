@@ -2,7 +2,7 @@
 // stable strings: telemetry, the audit log and `claw protocol check` report them verbatim, and
 // docs/femtoclaw.md lists every one.
 import type { ArgumentIssue } from '../tools/json-schema.ts';
-import type { StrictJsonCode } from './strict-json.ts';
+import type { StrictJsonCode } from '../protocol/strict-json.ts';
 
 /** §10 steps 1–5 (step 6 is the verdict itself). */
 export type ValidationStep = 'parse' | 'structure' | 'form' | 'capability' | 'arguments';

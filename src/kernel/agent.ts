@@ -1,12 +1,8 @@
 // The agent kernel: lifecycle, the method table, and the session a claw.initialize opens.
 // It knows ports only; targets/ hand it transports' notify, a clock, a logger and the loader.
-import type { SessionAbort } from './session-abort.ts';
 import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import { illFormedPath } from '../protocol/well-formed.ts';
-import type { JsonRpcNotification } from '../protocol/jsonrpc.ts';
 import type { ResolvedManifest } from '../manifest/resolved.ts';
-import type { LoadResult } from '../manifest/loader.ts';
-import type { RuntimeConfig } from '../config/runtime-config.ts';
 import { Lifecycle, type LifecycleState } from './lifecycle.ts';
 import { Heartbeat, DEFAULT_HEARTBEAT_MS } from './heartbeat.ts';
 import { InflightTracker } from './inflight.ts';
@@ -14,58 +10,11 @@ import type { CallContext, Dispatch } from './router.ts';
 import { NO_TELEMETRY, type Clock, type Logger, type TelemetrySink } from './ports.ts';
 import { CAPABILITY_GROUPS, manifestLevel, type Level, type CapabilityGroup } from './conformance.ts';
 import { CORE_METHODS, type MethodSpec } from './methods/index.ts';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, type AgentCore, type AgentOptions, type KernelModule, type Session } from './agent-core.ts';
 
-export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000;
-
-export interface Session {
-  manifest: ResolvedManifest;
-  protocolVersion: string;
-  level: Level;
-  capabilities: Record<string, object>;
-  /** Aborted when the session ends: in-flight work that did not drain is cancelled through it. */
-  abort: SessionAbort;
-}
-
-/** A capability module (tools, memory, swarm…) adds methods and start/stop work to the kernel. */
-export interface KernelModule {
-  name: string;
-  methods?: Record<string, MethodSpec>;
-  /** STARTING (spec §8): prepare what this module needs; throw to move the agent to ERROR. */
-  start?(session: Session, agent: AgentCore): Promise<void>;
-  /** STOPPING (spec §8): release what start acquired. Never throws. */
-  stop?(session: Session): Promise<void>;
-}
-
-export interface AgentOptions {
-  clock: Clock;
-  log: Logger;
-  config: RuntimeConfig;
-  /** Agent → Operator notifications go to every transport. */
-  notify: (n: JsonRpcNotification) => void;
-  /** The manifest `claw run` was started with: authoritative when present. */
-  launchManifest?: ResolvedManifest;
-  /** Loads a manifest received in claw.initialize (an object or a claw:// URI). */
-  loadWireManifest: (value: unknown, defaultClaw: string) => Promise<LoadResult>;
-  modules?: KernelModule[];
-  /** Opens the session's telemetry (spec §5.11) before STARTING, so every transition is observed. */
-  openTelemetry?: (s: Session) => Promise<TelemetrySink | undefined>;
-}
-
-/** What method handlers see of the agent. */
-export interface AgentCore {
-  readonly opts: AgentOptions;
-  readonly lifecycle: Lifecycle;
-  readonly inflight: InflightTracker;
-  session: Session | undefined;
-  readonly modules: readonly KernelModule[];
-  /** This session's telemetry; a no-op sink when the manifest declares none. */
-  readonly telemetry: TelemetrySink;
-  runtimeLevel(): Level;
-  supportedGroups(level: Level): CapabilityGroup[];
-  startSession(s: Session): Promise<void>;
-  stopSession(timeoutMs: number, before?: number): Promise<boolean>;
-  snapshot(): { state: LifecycleState; uptime_ms: number };
-}
+// The agent's contract lives in agent-core.ts, so the method handlers that receive an AgentCore do not import this file
+// (which imports them); modules keep importing it from here.
+export { DEFAULT_SHUTDOWN_TIMEOUT_MS, type AgentCore, type AgentOptions, type KernelModule, type Session } from './agent-core.ts';
 
 /**
  * The methods of each capability group (spec §11 method table, §9.3.1 capability negotiation), plus

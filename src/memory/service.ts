@@ -23,7 +23,7 @@ export interface MemoryServiceOptions {
   wasmPath?: string;
   /** native only: page size of a new database file. */
   pageSize?: number;
-  /** A store's embedder / summarizer (memory/store-providers.ts); none: full text only, fallback digests. */
+  /** A store's embedder / summarizer (runtime/store-providers.ts); none: full text only, fallback digests. */
   storeDeps?: (spec: StoreSpec) => Pick<StoreDeps, 'embedder' | 'summarizer'>;
 }
 

@@ -8,7 +8,7 @@ import type { ChatMessage } from '../kernel/ports.ts';
 import { parseSource } from '../manifest/source.ts';
 import { dirnameOf, joinPath } from '../manifest/reader.ts';
 import { ProviderFailure } from './failure.ts';
-import { compileLinear } from '../policy/linear-regex.ts';
+import { compileLinear } from '../regex/linear-regex.ts';
 
 const outputFields = {
   message: v.optional(v.string()),

@@ -200,7 +200,7 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
         // Provider code loads only when a store uses a model (embeddings, summarize).
         let storeDeps: import('../memory/service.ts').MemoryServiceOptions['storeDeps'];
         if (providers && core && specs.some(usesModel)) {
-          const { storeProviders } = await import('../memory/store-providers.ts');
+          const { storeProviders } = await import('./store-providers.ts');
           const telemetry = core.telemetry;
           const deps = providers.deps(m, telemetry);
           storeDeps = storeProviders({

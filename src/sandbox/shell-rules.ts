@@ -16,10 +16,10 @@
 //
 // blocked_patterns are regular expressions tested against the full command string as given (spec
 // §5.8: "Each pattern is tested against the full command string"). Both lists run in the linear-time
-// engine of src/policy/linear-regex.ts, never the host's backtracking one: the spec's own example
+// engine of src/regex/linear-regex.ts, never the host's backtracking one: the spec's own example
 // `.*password.*=.*` against a 30 KB command would otherwise hold the event loop for minutes. A pattern
-// that is not a regular expression, or needs backtracking (backreferences, lookaround), is reported by
-// validateShellRules at load time; if one slips through, it blocks everything (fail closed).
+// that is not a regular expression, or needs backtracking (backreferences, lookaround), is reported at load
+// by the manifest check (src/manifest/checks/sandbox.ts); if one slips through, it blocks everything (fail closed).
 //
 // For argv-style calls ({ bin, argv }) the command string is bin and argv joined with single spaces
 // (commandFromArgv). These rules are a tripwire against obvious misuse, not a parser: a determined
@@ -27,7 +27,7 @@
 // variables, interpreters). Confinement is an exec binding (a fixed program, an allowlist by
 // construction) and the runner's isolation; restrictedShellWarning says so at load.
 import type { ShellCaps } from './spec-view.ts';
-import { compileLinear, linearRegexProblem, type LinearRegex } from '../policy/linear-regex.ts';
+import { compileLinear, type LinearRegex } from '../regex/linear-regex.ts';
 
 export type ShellHit = { rule: 'blocked_commands' | 'blocked_patterns' | 'mode'; pattern: string };
 
@@ -70,7 +70,7 @@ export function checkShellCommand(command: string, shell: ShellCaps | undefined)
   }
   for (const p of shell.blocked_patterns ?? []) {
     const re = patternRegExp(p);
-    // An invalid pattern (reported at load by validateShellRules) blocks everything: fail closed.
+    // An invalid pattern (reported at load by the manifest check) blocks everything: fail closed.
     if (!re || re.test(command)) return { rule: 'blocked_patterns', pattern: p };
   }
   return undefined;
@@ -83,24 +83,6 @@ function patternRegExp(p: string): LinearRegex | null {
   } catch {
     return null;
   }
-}
-
-export interface ShellRuleIssue {
-  path: (string | number)[];
-  message: string;
-}
-
-/** For the manifest loader: paths are relative to the Sandbox `spec`. */
-export function validateShellRules(shell: ShellCaps | undefined): ShellRuleIssue[] {
-  const issues: ShellRuleIssue[] = [];
-  (shell?.blocked_patterns ?? []).forEach((p, i) => {
-    const problem = linearRegexProblem(p);
-    if (problem) issues.push({ path: ['capabilities', 'shell', 'blocked_patterns', i], message: `blocked pattern cannot be used (patterns run in linear time, docs/tools.md): ${problem}` });
-  });
-  (shell?.blocked_commands ?? []).forEach((c, i) => {
-    if (normaliseCommand(c) === '') issues.push({ path: ['capabilities', 'shell', 'blocked_commands', i], message: 'empty command pattern matches nothing' });
-  });
-  return issues;
 }
 
 /**

@@ -3,14 +3,14 @@
 // valibot cannot interpret arbitrary JSON Schema at run time; @cfworker/json-schema can, in ~23 KB.
 //
 // `pattern` and `patternProperties` are regular expressions written by whoever wrote the schema (a manifest, an
-// MCP server): they run in the linear-time engine (src/policy/linear-regex.ts), never the host's backtracking
+// MCP server): they run in the linear-time engine (src/regex/linear-regex.ts), never the host's backtracking
 // one, where `^(a+)+$` against a long argument stalls the whole runtime. The validator builds them with
 // `new RegExp(p, 'u')`; while it validates (synchronously, so nothing else runs meanwhile) that global
 // constructor is the linear engine's. schemaProblem refuses a pattern the engine cannot run (backreferences,
 // lookaround), so a tool with one fails at binding, naming the schema path; one arriving later fails closed.
 import { Validator } from '@cfworker/json-schema';
 import { compileFastAccept } from './json-schema-fast.ts';
-import { compileLinear, linearRegexProblem } from '../policy/linear-regex.ts';
+import { compileLinear, linearRegexProblem } from '../regex/linear-regex.ts';
 
 export interface ArgumentIssue {
   /** JSON pointer of the failing value, e.g. `/text` (`` for the arguments object itself). */

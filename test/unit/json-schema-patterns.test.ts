@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compileArgumentSchema, schemaProblem } from '../../src/tools/json-schema.ts';
-import { schemaPatternIssues } from '../../src/tools/json-schema-patterns.ts';
+import { schemaPatternIssues } from '../../src/manifest/checks/schema-patterns.ts';
 
 test('pattern and patternProperties still decide validity', () => {
   const check = compileArgumentSchema({

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compileLinear, linearRegexProblem, LinearRegexError } from '../../src/policy/linear-regex.ts';
+import { compileLinear, linearRegexProblem, LinearRegexError } from '../../src/regex/linear-regex.ts';
 
 // Differential: the linear engine answers as the host's RegExp does on patterns both accept.
 const CASES: [string, string, string[]][] = [

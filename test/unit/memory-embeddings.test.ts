@@ -1,11 +1,11 @@
 // Issue 4: the embeddings client (src/provider/embeddings.ts) against the fake LLM server's /embeddings route, and
-// a semantic store wired to it (src/memory/store-providers.ts): hybrid search with reciprocal-rank fusion while the
+// a semantic store wired to it (src/runtime/store-providers.ts): hybrid search with reciprocal-rank fusion while the
 // provider answers, full text with the reason when it does not, anthropic-native refused with a clear reason.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openDatabase } from '../../src/memory/sqlite/open.ts';
 import { openMemoryStore, type StoreSpec } from '../../src/memory/stores/index.ts';
-import { storeProviders, COOLDOWN_MS } from '../../src/memory/store-providers.ts';
+import { storeProviders, COOLDOWN_MS } from '../../src/runtime/store-providers.ts';
 import { createEmbeddingsClient, embeddingsUrl, parseEmbeddings } from '../../src/provider/embeddings.ts';
 import { ProviderFailure } from '../../src/provider/failure.ts';
 import type { ProviderClient } from '../../src/kernel/ports.ts';

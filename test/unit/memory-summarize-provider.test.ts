@@ -1,11 +1,11 @@
 // Issue 4: `summarize` compaction through the session's provider chain (src/memory/summarizer-provider.ts, wired by
-// store-providers.ts) against the fake LLM server: the model's text becomes the digest; a chain that does not
+// src/runtime/store-providers.ts) against the fake LLM server: the model's text becomes the digest; a chain that does not
 // answer gives the deterministic fallback digest, and the compact result says why.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openDatabase } from '../../src/memory/sqlite/open.ts';
 import { openMemoryStore, type StoreSpec } from '../../src/memory/stores/index.ts';
-import { storeProviders } from '../../src/memory/store-providers.ts';
+import { storeProviders } from '../../src/runtime/store-providers.ts';
 import { ENTRY_CHARS, INPUT_CHARS, SUMMARY_INSTRUCTION, summaryPrompt } from '../../src/memory/summarizer-provider.ts';
 import { createProviderClient } from '../../src/provider/index.ts';
 import { deadUrl, openaiJson, startFakeLlm, type FakeLlm } from '../helpers/fake-llm-server.ts';

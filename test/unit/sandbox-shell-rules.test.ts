@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkShellCommand, commandFromArgv, restrictedShellWarning, validateShellRules } from '../../src/sandbox/shell-rules.ts';
+import { checkShellCommand, commandFromArgv, restrictedShellWarning } from '../../src/sandbox/shell-rules.ts';
+import { validateShellRules } from '../../src/manifest/checks/sandbox.ts';
 
 const restricted = (blocked_commands: string[] = [], blocked_patterns: string[] = []) => ({ mode: 'restricted' as const, blocked_commands, blocked_patterns });
 

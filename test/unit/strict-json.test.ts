@@ -1,8 +1,8 @@
-// parseStrictJson (src/femtoclaw/strict-json.ts): everything JSON.parse lets through is refused,
+// parseStrictJson (src/protocol/strict-json.ts): everything JSON.parse lets through is refused,
 // with a code and a position; valid JSON parses to what JSON.parse gives.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseStrictJson, firstInvalidUtf8 } from '../../src/femtoclaw/strict-json.ts';
+import { parseStrictJson, firstInvalidUtf8 } from '../../src/protocol/strict-json.ts';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const bytes = (...b: number[]) => new Uint8Array(b);

@@ -1,7 +1,7 @@
 // The method table entry shape and the Level 1 methods every agent has (spec §11).
 import type { LifecycleState } from '../lifecycle.ts';
 import type { CallContext } from '../router.ts';
-import type { AgentCore } from '../agent.ts';
+import type { AgentCore } from '../agent-core.ts';
 import { initialize } from './initialize.ts';
 import { initialized } from './initialized.ts';
 import { status } from './status.ts';

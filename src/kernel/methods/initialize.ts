@@ -7,7 +7,7 @@ import { levelName, manifestLevel, negotiateCapabilities, type Level } from '../
 import { negotiateVersion, SUPPORTED_PROTOCOL_VERSIONS } from '../version.ts';
 import type { ResolvedManifest } from '../../manifest/resolved.ts';
 import { documentKey } from '../../manifest/loader.ts';
-import type { AgentCore } from '../agent.ts';
+import type { AgentCore } from '../agent-core.ts';
 import type { MethodSpec } from './index.ts';
 
 export const initialize: MethodSpec = {

@@ -3,7 +3,7 @@
 import * as v from 'valibot';
 import { ErrorCode, ProtocolError } from '../../protocol/errors.ts';
 import { issuesData, shutdownParams } from '../../protocol/wire.ts';
-import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from '../agent.ts';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from '../agent-core.ts';
 import type { MethodSpec } from './index.ts';
 
 export const shutdown: MethodSpec = {

@@ -1,10 +1,33 @@
 // Sandbox rules, spec §5.8: "Values in blocked_patterns are matched as regular expressions", so a
-// pattern that is not one is a manifest error now, not a surprise at the first shell call.
-import { validateShellRules } from '../../sandbox/shell-rules.ts';
+// pattern that is not one is a manifest error now, not a surprise at the first shell call. The rules
+// themselves run in src/sandbox/shell-rules.ts, in the same linear-time engine.
+import type { SandboxSpec } from '../schema/index.ts';
+import { linearRegexProblem } from '../../regex/linear-regex.ts';
 import type { Checker } from './context.ts';
 import { describe, specOf } from './context.ts';
 
 const S = '§5.8';
+
+type ShellCaps = NonNullable<NonNullable<SandboxSpec['capabilities']>['shell']>;
+
+export interface ShellRuleIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+/** Paths are relative to the Sandbox `spec`. */
+export function validateShellRules(shell: ShellCaps | undefined): ShellRuleIssue[] {
+  const issues: ShellRuleIssue[] = [];
+  (shell?.blocked_patterns ?? []).forEach((p, i) => {
+    const problem = linearRegexProblem(p);
+    if (problem) issues.push({ path: ['capabilities', 'shell', 'blocked_patterns', i], message: `blocked pattern cannot be used (patterns run in linear time, docs/tools.md): ${problem}` });
+  });
+  (shell?.blocked_commands ?? []).forEach((c, i) => {
+    // Whitespace only: the sandbox's normalised form of it is empty, which it skips.
+    if (c.trim() === '') issues.push({ path: ['capabilities', 'shell', 'blocked_commands', i], message: 'empty command pattern matches nothing' });
+  });
+  return issues;
+}
 
 export function checkSandboxes(c: Checker): void {
   const all = [...(c.m.sandbox ? [c.m.sandbox] : [])];

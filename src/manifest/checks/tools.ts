@@ -3,7 +3,7 @@ import { resolveRef } from '../refs.ts';
 import type { ResolvedPrimitive } from '../resolved.ts';
 import type { Checker } from './context.ts';
 import { describe, findCycles, isObj, specOf } from './context.ts';
-import { schemaPatternIssues } from '../../tools/json-schema-patterns.ts';
+import { schemaPatternIssues } from './schema-patterns.ts';
 
 const TOOL = '§5.4';
 const SKILL = '§5.5';

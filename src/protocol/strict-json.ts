@@ -4,7 +4,7 @@
 // byte-order mark, invalid UTF-8 (byte input), oversized input, excessive nesting and anything
 // after the value. It never repairs. Whitespace (RFC 8259 ws: space, tab, LF, CR) around the value
 // is part of a JSON text and accepted. docs/femtoclaw.md "Strict JSON".
-import { utf8Length } from '../protocol/utf8.ts';
+import { utf8Length } from './utf8.ts';
 
 export type StrictJsonCode =
   | 'empty'

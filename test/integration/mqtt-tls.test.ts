@@ -13,7 +13,7 @@ import { Redactor } from '../../src/log/redactor.ts';
 import { createMqttListener } from '../../src/transports/mqtt/listen-mqtt.ts';
 import { connectMqttClient } from '../../src/transports/mqtt/client-mqtt.ts';
 import { findMosquitto, freePort, startMosquitto, type Mosquitto } from '../helpers/mosquitto.ts';
-import { captureLogger, FakeClock } from './helpers/fakes.ts';
+import { captureLogger, FakeClock } from '../unit/helpers/fakes.ts';
 
 const SECRET = 'tls-test-pass-9f3e1c';
 const ok = findMosquitto() !== undefined && existsSync('/usr/bin/openssl') && findPasswd() !== undefined;

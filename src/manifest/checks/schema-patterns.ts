@@ -1,7 +1,7 @@
 // The regular expressions of a JSON Schema (`pattern`, `patternProperties` keys) that the linear-time engine
-// cannot run, for `claw validate` (src/manifest/checks/tools.ts). Apart from json-schema.ts so the manifest
+// cannot run, for `claw validate` (./tools.ts). Apart from src/tools/json-schema.ts so the manifest
 // checks do not pull the JSON Schema validator into the bundle's hot code.
-import { linearRegexProblem } from '../policy/linear-regex.ts';
+import { linearRegexProblem } from '../../regex/linear-regex.ts';
 
 export interface PatternIssue {
   /** Path segments inside the schema, e.g. ['properties', 'id', 'pattern']. */

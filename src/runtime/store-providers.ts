@@ -1,4 +1,4 @@
-// Which model each memory store talks to (issue 4), built at STARTING by runtime/memory-module.ts and imported
+// Which model each memory store talks to, built at STARTING by ./memory-module.ts and imported
 // there only when a store needs one (a `semantic` store with `embedding`, or `compaction.strategy: summarize`),
 // so an agent whose memory needs no model never loads provider code.
 // - embedder: `embedding.provider_ref` resolved in the manifest, its embeddings endpoint (provider/embeddings.ts),
@@ -6,7 +6,8 @@
 //   by full text (and stores entries without vectors), the query result's metadata carrying the reason. After a
 //   failure the provider is not asked again for COOLDOWN_MS (each memory call would otherwise wait out the
 //   retries of a dead endpoint); the same reason is reported meanwhile.
-// - summarizer: the session's provider chain (summarizer-provider.ts), never the embedding provider.
+// - summarizer: the session's provider chain (src/memory/summarizer-provider.ts), never the embedding provider.
+// Here, in the composition layer, because it joins two adapters: memory does not import provider code.
 import type { ProviderClient } from '../kernel/ports.ts';
 import type { Logger } from '../kernel/ports.ts';
 import type { ResolvedManifest } from '../manifest/resolved.ts';
@@ -14,8 +15,8 @@ import { resolveRef } from '../manifest/refs.ts';
 import { ClawError } from '../protocol/errors.ts';
 import type { ProviderDeps } from '../provider/deps.ts';
 import { createEmbeddingsClient, type EmbeddingsClient } from '../provider/embeddings.ts';
-import { providerSummarizer } from './summarizer-provider.ts';
-import type { Embedder, StoreDeps, StoreSpec } from './stores/types.ts';
+import { providerSummarizer } from '../memory/summarizer-provider.ts';
+import type { Embedder, StoreDeps, StoreSpec } from '../memory/stores/types.ts';
 
 export const COOLDOWN_MS = 30_000;
 
