@@ -8,11 +8,6 @@ import { policyDenied, sandboxDenied } from './errors.ts';
 import type { GateDeps, ToolCall } from './call.ts';
 import type { SandboxSpec } from '../manifest/schema/index.ts';
 
-/** executeGateNow with a promise always (a refusal is a rejection). */
-export async function executeGate(call: ToolCall, deps: GateDeps, redactText: (s: string) => string, redactValue: (v: unknown) => unknown): Promise<ToolResult> {
-  return executeGateNow(call, deps, redactText, redactValue);
-}
-
 const NO_LIMITS: NonNullable<ToolCall['sandbox']['resource_limits']> = {};
 
 /** The smaller of two positive limits; a missing or non-positive one does not count. */
@@ -23,9 +18,8 @@ function minLimit(a: number | undefined, b: number | undefined): number | undefi
 }
 
 /**
- * The run context a tool sees. `signal` is created on first read: a tool that never reads it (an
- * in-process builtin answering synchronously) costs no AbortController; one created after an abort
- * is born aborted with the same reason.
+ * The run context a tool sees. `signal` is created on first read (a tool that never reads it costs
+ * no AbortController); one created after an abort is born aborted with the same reason.
  */
 class RunContext implements ToolRunContext {
   private ac: AbortController | undefined;
@@ -49,26 +43,20 @@ class RunContext implements ToolRunContext {
 }
 
 /**
- * Runs the tool. A tool that answers synchronously (an in-process builtin) is answered at once:
- * nothing could time out or be cancelled while it ran, so no timer or listener is set up for it.
- * A tool that answers with a promise gets the timeout, the session's cancellation and the hard
- * stop, as before.
+ * Runs the tool under its timeout and the session's cancellation, with a hard stop for a tool that
+ * ignores the abort; then the output checks. A refusal is a rejection with its ProtocolError.
  */
-export function executeGateNow(call: ToolCall, deps: GateDeps, redactText: (s: string) => string, redactValue: (v: unknown) => unknown): ToolResult | Promise<ToolResult> {
+export async function executeGate(call: ToolCall, deps: GateDeps, redactText: (s: string) => string, redactValue: (v: unknown) => unknown): Promise<ToolResult> {
   const limits = call.sandbox.resource_limits ?? NO_LIMITS;
   const timeoutMs = minLimit(call.tool.timeoutMs, limits.timeout_ms);
   const ctx = new RunContext(call.requestId, call.sandbox, timeoutMs);
-  let run: ToolResult | Promise<ToolResult>;
+  let pending: Promise<ToolResult>;
   try {
-    const impl = call.tool.impl;
-    run = impl.runNow ? impl.runNow(call.args, ctx) : impl.run(call.args, ctx);
+    pending = call.tool.impl.run(call.args, ctx);
   } catch (err) {
-    return outputChecks(call, deps, capOutput(failed(call, deps, err, false, timeoutMs), limits.max_output_bytes), redactText, redactValue);
+    // A run() that throws before it returns its promise fails like one that rejects.
+    pending = Promise.reject(err);
   }
-  // Answered synchronously: no timeout or session end can have come in between (nothing else ran).
-  if (!(run instanceof Promise)) return outputChecks(call, deps, capOutput(run, limits.max_output_bytes), redactText, redactValue);
-
-  const pending = run;
   return new Promise<ToolResult>((resolve, reject) => {
     const timers: { cancel(): void }[] = [];
     let settled = false;

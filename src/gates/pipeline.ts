@@ -1,14 +1,14 @@
 // claw.tool.call, gate by gate, in one documented order (docs/tools.md):
 //   1 schema  2 autonomy  3 policy  4 approval  5 quota  6 sandbox, then execution.
-// Every path that executes a tool — the operator's claw.tool.call now, the agent loop's tool_call
-// later — goes through runGates: one code path, not two.
+// Every path that executes a tool (the operator's claw.tool.call, the agent loop's tool_call, a
+// composite tool's sub-call) goes through runGates: one code path, not two.
 import { schemaGate } from './schema-gate.ts';
 import { autonomyGate } from './autonomy-gate.ts';
 import { policyGate } from './policy-gate.ts';
 import { approvalGate } from './approval-gate.ts';
-import { quotaApplies, quotaGate } from './quota-gate.ts';
+import { quotaGate } from './quota-gate.ts';
 import { sandboxGate } from './sandbox-gate.ts';
-import { executeGateNow, stoppingError } from './execute-gate.ts';
+import { executeGate, stoppingError } from './execute-gate.ts';
 import type { ArgumentCheck } from '../tools/json-schema.ts';
 import type { ToolImpl, ToolResult } from '../tools/types.ts';
 import type { SandboxSpec } from '../manifest/schema/index.ts';
@@ -26,46 +26,28 @@ export interface PipelineDeps extends GateDeps {
   observe?(call: ToolCall, stage: 'authorized' | 'executing', state: GateState): void;
 }
 
-/** runGatesNow with a promise always: a gate's refusal is a rejection. */
-export async function runGates(call: ToolCall, check: ArgumentCheck, deps: PipelineDeps): Promise<ToolResult> {
-  return runGatesNow(call, check, deps);
-}
-
 /**
- * Runs the gates in order. Synchronous as far as it can be: a gate that has nothing to wait for
- * (no approval asked, no quota to read) is not awaited, and a tool that answers synchronously
- * (an in-process builtin) gives a plain result — no promise, no microtask (BENCH.md "Tool calls").
- * A gate's refusal is then thrown synchronously; callers treat a throw and a rejection alike.
+ * Runs the gates in order and then the tool. One async path for every caller: a gate's refusal is a
+ * rejection with its ProtocolError.
  */
-export function runGatesNow(call: ToolCall, check: ArgumentCheck, deps: PipelineDeps): ToolResult | Promise<ToolResult> {
+export async function runGates(call: ToolCall, check: ArgumentCheck, deps: PipelineDeps): Promise<ToolResult> {
   schemaGate(call.tool.name, check, call.args);
   const state: GateState = {};
   autonomyGate(call, deps, state);
   policyGate(call, deps, state);
   deps.observe?.(call, 'authorized', state);
-  if (state.approval || quotaApplies(deps)) return waitThenRun(call, deps, state);
-  return sandboxAndExecute(call, deps, state);
-}
-
-async function waitThenRun(call: ToolCall, deps: PipelineDeps, state: GateState): Promise<ToolResult> {
   await approvalGate(call, deps, state, deps.redactValue);
   await quotaGate(call, deps);
-  return sandboxAndExecute(call, deps, state);
-}
-
-function sandboxAndExecute(call: ToolCall, deps: PipelineDeps, state: GateState): ToolResult | Promise<ToolResult> {
   // A session that ended while this call waited (approval, quota) runs nothing more.
   if (call.signal.aborted) throw stoppingError(call.tool.name);
   sandboxGate(call, deps.isolationProblem);
   deps.observe?.(call, 'executing', state);
   const audit = state.audit;
-  if (!audit) return executeGateNow(call, deps, deps.redactText, deps.redactValue);
+  if (!audit) return executeGate(call, deps, deps.redactText, deps.redactValue);
   const started = deps.clock.monotonic();
-  const result = executeGateNow(call, deps, deps.redactText, deps.redactValue);
-  if (!(result instanceof Promise)) return audited(call, deps, audit, started, result);
-  return result.then((r) => audited(call, deps, audit, started, r));
+  const result = await executeGate(call, deps, deps.redactText, deps.redactValue);
+  return audited(call, deps, audit, started, result);
 }
-
 /** audit-only (spec §5.9): executed, and recorded in detail. */
 function audited(call: ToolCall, deps: PipelineDeps, audit: NonNullable<GateState['audit']>, started: number, result: ToolResult): ToolResult {
   deps.log.info('tool call audited', {

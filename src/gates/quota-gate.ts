@@ -4,11 +4,6 @@
 import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import type { GateDeps, ToolCall } from './call.ts';
 
-/** Is there a daily budget to read? Without one the gate passes without reading the ledger. */
-export function quotaApplies(deps: GateDeps): boolean {
-  return typeof deps.chargedProvider?.spec.limits?.tokens_per_day === 'number';
-}
-
 export async function quotaGate(call: ToolCall, deps: GateDeps): Promise<void> {
   const p = deps.chargedProvider;
   const limit = p?.spec.limits?.tokens_per_day;

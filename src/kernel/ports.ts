@@ -62,38 +62,6 @@ export const NO_TELEMETRY: TelemetrySink = {
   close: async () => {},
 };
 
-// Ports later capabilities fill in. Declared now so the kernel's seams are fixed.
-
-export interface ToolResult {
-  content: { type: string; [k: string]: unknown }[];
-  isError?: boolean;
-  [k: string]: unknown;
-}
-export interface ToolBackend {
-  /** Execute one call; `signal` aborts it (timeout, shutdown). */
-  call(name: string, args: unknown, ctx: { signal: AbortSignal; requestId?: string }): Promise<ToolResult>;
-  close?(): Promise<void>;
-}
-
-export interface MemoryEntryIn {
-  content: string;
-  metadata?: Record<string, unknown>;
-  key?: string;
-}
-export interface MemoryEntryOut {
-  id: string;
-  content: string;
-  score?: number;
-  timestamp: string;
-  metadata?: Record<string, unknown>;
-}
-export interface MemoryStore {
-  store(entries: MemoryEntryIn[]): Promise<string[]>;
-  query(q: { type: string; text?: string; key?: string; from?: string; to?: string; top_k?: number }): Promise<MemoryEntryOut[]>;
-  compact(opts: Record<string, unknown>): Promise<{ entries_before: number; entries_after: number }>;
-  close(): Promise<void>;
-}
-
 /** A tool call as the provider's native tool-calling API returned it (docs/providers.md). */
 export interface NativeToolCall {
   /** The API's id for the call; echo it back on the tool result (role "tool", toolCallId). */

@@ -9,7 +9,6 @@
 // constructor is the linear engine's. schemaProblem refuses a pattern the engine cannot run (backreferences,
 // lookaround), so a tool with one fails at binding, naming the schema path; one arriving later fails closed.
 import { Validator } from '@cfworker/json-schema';
-import { compileFastAccept } from './json-schema-fast.ts';
 import { compileLinear, linearRegexProblem } from '../regex/linear-regex.ts';
 
 export interface ArgumentIssue {
@@ -24,11 +23,8 @@ export type ArgumentCheck = (args: unknown) => ArgumentIssue[];
 /** Compile once per tool; the returned check lists every failing path (not just the first). */
 export function compileArgumentSchema(schema: Record<string, unknown>): ArgumentCheck {
   const v = new Validator(schema as any, '2020-12', false);
-  // Plainly valid arguments of a plain schema skip the full validator (json-schema-fast.ts).
-  const accept = compileFastAccept(schema);
   const regexes = usesRegex(schema);
   return (args) => {
-    if (accept?.(args)) return [];
     let r: ReturnType<Validator['validate']>;
     try {
       r = regexes ? withLinearRegExp(() => v.validate(args)) : v.validate(args);

@@ -43,11 +43,6 @@ export interface ToolImpl {
   touchesOs: boolean;
   run(args: Record<string, unknown>, ctx: ToolRunContext): Promise<ToolResult>;
   /**
-   * `run`, answering with a plain result when there is nothing to wait for (an in-process builtin
-   * like `echo`): the gates then answer the call without a promise. Optional; the gates prefer it.
-   */
-  runNow?(args: Record<string, unknown>, ctx: ToolRunContext): ToolResult | Promise<ToolResult>;
-  /**
    * The command line this call would run, for shell tools and exec tools: checked against the
    * sandbox's shell rules before execution (spec §5.8 shell.blocked_commands / blocked_patterns).
    */

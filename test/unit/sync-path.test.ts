@@ -1,17 +1,16 @@
-// The synchronous request path (BENCH.md "Round 3"): a request whose handler answers with a plain
-// value is replied to inside Router.handle(), is never held in flight, and drains never wait for it;
-// the gates answer a synchronous tool without a promise and keep every refusal; an approval or a
-// quota read still goes through the asynchronous path.
+// The request path: a request whose handler answers with a plain value is replied to inside
+// Router.handle(), is never held in flight, and drains never wait for it; a promise is held until it
+// settles. Tool calls take the one async gate path, with every refusal a rejection carrying its code.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Router, type Dispatch } from '../../src/kernel/router.ts';
 import { InflightTracker } from '../../src/kernel/inflight.ts';
 import { ProtocolError } from '../../src/protocol/errors.ts';
-import { runGatesNow } from '../../src/gates/pipeline.ts';
-import { executeGateNow } from '../../src/gates/execute-gate.ts';
+import { runGates } from '../../src/gates/pipeline.ts';
+import { executeGate } from '../../src/gates/execute-gate.ts';
 import { compileArgumentSchema } from '../../src/tools/json-schema.ts';
 import { captureLogger, deferred, textFrame, type Reply } from './helpers/fakes.ts';
-import { boundTool, makeCall, makeDeps, ok, policy } from './helpers/gate-fakes.ts';
+import { boundTool, makeCall, makeDeps, ok, settle, wire } from './helpers/gate-fakes.ts';
 import type { ToolImpl, ToolResult, ToolRunContext } from '../../src/tools/types.ts';
 
 const req = (id: number, method: string) => JSON.stringify({ jsonrpc: '2.0', id, method });
@@ -68,16 +67,13 @@ test('inflight: tokens from begin() are not waited for unless held; drain(before
   assert.is(t.size, 0);
 });
 
-/** A tool that answers synchronously and records whether it read its signal. */
+/** A builtin-like tool whose own answer is synchronous, recording how often it ran. */
 function syncImpl(answer: (args: Record<string, unknown>, ctx: ToolRunContext) => ToolResult): ToolImpl & { runs: number } {
   const impl = {
     kind: 'builtin' as const,
     touchesOs: false,
     runs: 0,
     async run(args: Record<string, unknown>, ctx: ToolRunContext) {
-      return impl.runNow(args, ctx);
-    },
-    runNow(args: Record<string, unknown>, ctx: ToolRunContext) {
       impl.runs++;
       return answer(args, ctx);
     },
@@ -85,59 +81,38 @@ function syncImpl(answer: (args: Record<string, unknown>, ctx: ToolRunContext) =
   return impl;
 }
 
-test('gates: a synchronous tool under an allow rule is answered without a promise', () => {
-  const impl = syncImpl(() => ok('hi'));
-  const r = runGatesNow(makeCall({ tool: boundTool({ impl }) }), compileArgumentSchema({ type: 'object' }), makeDeps({ autonomy: 'autonomous' }));
-  assert.not.instance(r, Promise);
-  assert.equal(r, ok('hi'));
-});
-
-test('gates: refusals are thrown synchronously with their codes; nothing runs', () => {
+test('gates: refusals reject with their codes; nothing runs', async () => {
   const impl = syncImpl(() => ok('ran'));
   const check = compileArgumentSchema({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
-  const code = (fn: () => unknown) => {
-    try {
-      fn();
-    } catch (e) {
-      return (e as ProtocolError).code;
-    }
-    return 'no throw';
+  const code = async (p: Promise<unknown>) => {
+    const r = await settle(p);
+    return 'error' in r ? wire(r.error).code : 'no error';
   };
   const deps = makeDeps({ autonomy: 'autonomous' });
-  assert.is(code(() => runGatesNow(makeCall({ tool: boundTool({ impl }), args: { text: 1 } }), check, deps)), -32602);
-  assert.is(code(() => runGatesNow(makeCall({ tool: boundTool({ impl }), args: { text: 'x' }, policies: [] }), check, deps)), -32011);
-  assert.is(code(() => runGatesNow(makeCall({ tool: boundTool({ impl }), args: { text: 'x' } }), check, makeDeps({ autonomy: 'observer' }))), -32011);
+  assert.is(await code(runGates(makeCall({ tool: boundTool({ impl }), args: { text: 1 } }), check, deps)), -32602);
+  assert.is(await code(runGates(makeCall({ tool: boundTool({ impl }), args: { text: 'x' }, policies: [] }), check, deps)), -32011);
+  assert.is(await code(runGates(makeCall({ tool: boundTool({ impl }), args: { text: 'x' } }), check, makeDeps({ autonomy: 'observer' }))), -32011);
   const dead = new AbortController();
   dead.abort();
-  assert.is(code(() => runGatesNow(makeCall({ tool: boundTool({ impl }), args: { text: 'x' }, signal: dead.signal }), check, deps)), -32600);
+  assert.is(await code(runGates(makeCall({ tool: boundTool({ impl }), args: { text: 'x' }, signal: dead.signal }), check, deps)), -32600);
   assert.is(impl.runs, 0);
+  assert.equal(await runGates(makeCall({ tool: boundTool({ impl }), args: { text: 'x' } }), check, deps), ok('ran'));
+  assert.is(impl.runs, 1);
 });
 
-test('gates: an approval or a quota to read takes the asynchronous path', async () => {
-  const impl = syncImpl(() => ok('ran'));
-  const ask = policy('ask', { rules: [{ id: 'ask', action: 'require-approval', scope: 'all', approval: { timeout_seconds: 1 } }] });
-  const deps = makeDeps({ autonomy: 'autonomous' });
-  const p = runGatesNow(makeCall({ tool: boundTool({ impl }), policies: [ask] }), compileArgumentSchema({ type: 'object' }), deps);
-  assert.instance(p, Promise);
-  (p as Promise<unknown>).catch(() => {});
-  const q = runGatesNow(makeCall({ tool: boundTool({ impl }) }), compileArgumentSchema({ type: 'object' }), makeDeps({ autonomy: 'autonomous', tokensPerDay: 1000 }));
-  assert.instance(q, Promise);
-  assert.equal(await q, ok('ran'));
-});
-
-test('execute: the signal a synchronous tool did not read is never created; one it reads is live', () => {
+test('execute: the signal a tool did not read is never created; one it reads is live; a throw is an isError result', async () => {
   const deps = makeDeps({ autonomy: 'autonomous' });
   let seen: AbortSignal | undefined;
   const reads = syncImpl((_a, ctx) => {
     seen = ctx.signal;
     return ok(String(ctx.signal.aborted));
   });
-  assert.equal(executeGateNow(makeCall({ tool: boundTool({ impl: reads }) }), deps, deps.redactText, deps.redactValue), ok('false'));
+  assert.equal(await executeGate(makeCall({ tool: boundTool({ impl: reads }) }), deps, deps.redactText, deps.redactValue), ok('false'));
   assert.instance(seen, AbortSignal);
   const throws = syncImpl(() => {
     throw new Error('boom');
   });
-  assert.equal(executeGateNow(makeCall({ tool: boundTool({ impl: throws }) }), deps, deps.redactText, deps.redactValue), {
+  assert.equal(await executeGate(makeCall({ tool: boundTool({ impl: throws }) }), deps, deps.redactText, deps.redactValue), {
     content: [{ type: 'text', text: 't1 failed: boom' }],
     isError: true,
   });

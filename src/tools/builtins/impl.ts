@@ -57,13 +57,10 @@ export function createBuiltinImpl(def: BuiltinDef, deps: BuiltinDeps): ToolImpl 
     isShell: def.isShell,
     commandLine: def.commandLine,
     async run(args, ctx) {
-      return this.runNow!(args, ctx);
-    },
-    runNow(args, ctx) {
       const cwd = deps.cwdFor(ctx.sandbox);
       const inWorker = runsInWorker(def, ctx.sandbox) && deps.worker;
-      // In-process: the builtin's own answer, synchronous when it has no I/O to wait for. `signal`
-      // is read on the builtin's demand only (the gate creates it lazily).
+      // In-process: the builtin's own answer. `signal` is read on the builtin's demand only (the gate
+      // creates it lazily).
       if (!inWorker) {
         return def.run(args, new InProcessContext(ctx, cwd, deps));
       }
