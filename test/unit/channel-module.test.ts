@@ -77,7 +77,7 @@ test('STARTING fails with a clear error for a binding the manifest cannot honour
   const dataDir = mkdtempSync(join(tmpdir(), 'claw-chmod-'));
   const cases: [RuntimeConfig, Session, string][] = [
     [{ channels: { nope: { listen: 'fs:x' } } }, session(), 'claw.runtime.yaml channels.nope: the manifest has no Channel named "nope"'],
-    [{ channels: { c: { listen: 'fs:x' } } }, session([primitive('Channel', 'c', { type: 'cli', transport: 'stdio', auth: { secret_ref: 'T' } })]), 'claw.runtime.yaml channels.c: only type: queue channels are bound here (this one is cli)'],
+    [{ channels: { c: { listen: 'fs:x' } } }, session([primitive('Channel', 'c', { type: 'cli', transport: 'stdio', auth: { secret_ref: 'T' } })]), 'claw.runtime.yaml channels.c: listen: binds a Channel of type queue (this one is cli)'],
     [{ channels: { q: { listen: 'fs:x' } } }, session([queueChannel('q', { trigger: { max_parallel: 1 } })]), 'channel q: type queue needs trigger.queue_name (spec §5.3)'],
   ];
   try {
