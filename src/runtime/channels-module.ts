@@ -107,24 +107,20 @@ export function channelsModule(d: ChannelsModuleDeps): ChannelsModule {
           }
           const queueName = spec.trigger?.queue_name;
           if (kind === 'listen' && !queueName) throw new ClawError('config', `channel ${name}: type queue needs trigger.queue_name (spec §5.3)`);
-          const gate = createChannelGate(name, spec, {
+          let gate = createChannelGate(name, spec, {
             now: d.clock.now,
             monotonic: d.clock.monotonic,
             randomInt: (max) => nodeCrypto().randomInt(max),
             pairing: spec.access_control?.mode === 'pairing' ? filePairingStorage(pairingDir(d.dataDir, name)) : undefined,
           });
-          const scheduler = new TriggerScheduler({ maxParallel: spec.trigger?.max_parallel, overlapPolicy: spec.trigger?.overlap_policy, maxQueue: b.max_queue });
-          const runner = createChannelRunner({ channel: name, gate, scheduler, getAgent: d.getAgent, log: d.log,
-            decide: d.decide,
-            telemetry: core.telemetry,
-            // Messages found at STARTING run (the agent module started before this one); from STOPPING on, none.
-            accepting: () => !['STOPPING', 'STOPPED', 'ERROR'].includes(core.lifecycle.state),
-          });
           let transport: Transport;
           let where: string;
           if (kind === 'telegram') {
             const { openTelegramChannel } = await import('../channels/telegram/channel.ts');
-            transport = await openTelegramChannel({ channel: name, spec, binding: b.telegram!, log: d.log, dataDir: d.dataDir, secrets: d.secrets, decide: d.decide, clock: d.clock });
+            const tg = await openTelegramChannel({ channel: name, spec, binding: b.telegram!, log: d.log, dataDir: d.dataDir, secrets: d.secrets, decide: d.decide, clock: d.clock });
+            // The bot shows "typing…" and asks approvals only for senders the gate let through.
+            gate = tg.observe(gate);
+            transport = tg;
             where = 'telegram';
           } else if (kind === 'home_assistant') {
             const { openHomeAssistantDevice } = await import('../channels/home-assistant/device.ts');
@@ -137,6 +133,13 @@ export function channelsModule(d: ChannelsModuleDeps): ChannelsModule {
             transport = await listen(b, { channel: name, queueName: queueName!, log: d.log, baseDir: d.dataDir, secrets: d.secrets, now: d.clock.now, maxFrameBytes: d.maxFrameBytes });
             where = b.listen!.split('?')[0];
           }
+          const scheduler = new TriggerScheduler({ maxParallel: spec.trigger?.max_parallel, overlapPolicy: spec.trigger?.overlap_policy, maxQueue: b.max_queue });
+          const runner = createChannelRunner({ channel: name, gate, scheduler, getAgent: d.getAgent, log: d.log,
+            decide: d.decide,
+            telemetry: core.telemetry,
+            // Messages found at STARTING run (the agent module started before this one); from STOPPING on, none.
+            accepting: () => !['STOPPING', 'STOPPED', 'ERROR'].includes(core.lifecycle.state),
+          });
           open.set(name, { transport, runner, scheduler, grace: b.stop_grace_ms ?? DEFAULT_STOP_GRACE_MS });
           transport.start((frame) => runner.handle(frame));
           d.log.info('channel open', { channel: name, listen: where, max_parallel: scheduler.maxParallel, overlap_policy: scheduler.overlapPolicy });
