@@ -172,6 +172,8 @@ test('home assistant device: discovery, command → reply, Last Will, birth repu
     assert.equal(after.configs(), [], 'no retained discovery config is left');
     assert.is(after.last('claw/pi-home/availability'), undefined);
     await after.conn.close();
+  } catch (e) {
+    throw new Error(`${(e as Error).message}\nagent stderr: ${c?.stderr().slice(-2000)}`);
   } finally {
     if (c && c.child.exitCode === null) {
       c.child.kill('SIGTERM');
