@@ -154,16 +154,22 @@ test('telegram: turns, strangers, pairing, approvals by inline button, 429 and d
     assert.is(attempts.length, 2, 'one 429 refusal, one delivery');
     assert.ok(attempts[1].at - attempts[0].at >= 950, `waited retry_after: ${attempts[1].at - attempts[0].at} ms`);
 
-    // SIGKILL, then the server forgets every confirmation and serves all old updates again, plus a new one.
+    // A turn cut off by SIGKILL while it waits for approval; then the server forgets every confirmation and
+    // serves all old updates again, plus a new message.
+    fake.message(HOME, USER, 'echo lost');
+    await fake.waitFor(() => fake.sent(HOME, ADMIN).length === 2, 10_000, 'second approval question');
     const sentBefore = fake.sent(HOME, USER).length;
     c.child.kill('SIGKILL');
     await c.exited;
     fake.forget(HOME, 0);
     fake.message(HOME, USER, 'hello again');
     c = await started(fake, dir);
-    await fake.waitFor(() => fake.sent(HOME, USER).length > sentBefore, 10_000, 'reply after restart');
+    await fake.waitFor(() => fake.sent(HOME, USER).length >= sentBefore + 2, 10_000, 'replies after restart');
     await new Promise((r) => setTimeout(r, 800));
-    assert.equal(texts(fake.sent(HOME, USER).slice(sentBefore)), ['Hello from the bot.'], 'only the new message is answered: nothing replayed');
+    // The cut-off message is answered "interrupted" (not run again, not silently lost); the new one normally;
+    // nothing else is replayed, and the admin is not asked again.
+    assert.equal(texts(fake.sent(HOME, USER).slice(sentBefore)).sort(), ['Hello from the bot.', 'The agent restarted before answering your message, and did not finish it. Please send it again.']);
+    assert.is(fake.sent(HOME, ADMIN).length, 2);
     assert.equal(fake.calls.filter((x) => x.params.chat_id === STRANGER), []);
   } finally {
     if (c) {
