@@ -30,12 +30,12 @@ test('the API host must be allowed by the network settings, or STARTING fails na
 test('the bot token never appears in an error message', async () => {
   const token = '123:secret-token-value';
   const api = telegramApi({ apiUrl: 'http://127.0.0.1:1', token, network: { mode: 'allow-all' }, fetch: async (url) => { throw new Error(`connect ECONNREFUSED ${url}`); } });
-  const e = await api.call('getMe', {}).catch((x: any) => x as any);
+  const e = await api.call<any>('getMe', {}).catch((x: any) => x as any);
   assert.instance(e, TelegramError);
   assert.is(e.failure.kind, 'network');
   assert.not.ok(e.message.includes(token), e.message);
   const flood = telegramApi({ apiUrl: 'http://x', token, network: { mode: 'allow-all' }, fetch: async () => ({ status: 429, headers: {}, body: JSON.stringify({ ok: false, error_code: 429, description: 'Too Many Requests', parameters: { retry_after: 7 } }), truncated: false }) as any });
-  const f = await flood.call('sendMessage', {}).catch((x: any) => x as any);
+  const f = await flood.call<any>('sendMessage', {}).catch((x: any) => x as any);
   assert.equal([f.failure.kind, f.failure.retryAfterMs], ['flood', 7000]);
   const refused = telegramApi({ apiUrl: 'http://x', token, network: { mode: 'allow-all' }, fetch: async () => ({ status: 401, headers: {}, body: JSON.stringify({ ok: false, error_code: 401, description: 'Unauthorized' }), truncated: false }) as any });
   assert.equal(((await refused.call("getMe", {}).catch((x: any) => x)) as any).failure, { kind: 'api', code: 401, message: 'getMe: Unauthorized' });
