@@ -55,7 +55,7 @@ With other transports listening, stdin closing does not stop it (a daemon may ru
 stdin=/dev/null): it runs until a signal, or until every other transport has closed.
 `;
 
-export const VALIDATE_HELP = `Usage: claw validate <file> [--json] [--strict] [--config FILE]
+export const VALIDATE_HELP = `Usage: claw validate <file> [--json] [--config FILE] [--strict]
 
 Checks a root manifest (kind: Claw) with every reference it makes, or a single primitive document
 (kind: Tool, Channel, ...). Prints every issue, one per line on stderr:
