@@ -23,20 +23,21 @@ ${channels.join('')}`;
 test('claw validate: unserved channel types, transports and features are warnings; --strict exits 3', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'claw-unserved-'));
   try {
-    writeFileSync(join(dir, 'claw.yaml'), manifest([channel('dc', 'discord'), channel('tg', 'telegram', 'webhook'), channel('sl', 'slack', 'websocket'), channel('q', 'queue', 'polling', '        trigger: { queue_name: "x" }\n        features: { voice: true }\n')]));
+    writeFileSync(join(dir, 'claw.yaml'), manifest([channel('dc', 'discord'), channel('tg', 'telegram', 'webhook'), channel('sl', 'slack', 'websocket'), channel('q', 'queue', 'polling', '        trigger: { queue_name: "x" }\n        features: { voice: true }\n'), channel('t2', 'telegram', 'polling', '        trigger: { schedule: "0 * * * *", max_parallel: 1 }\n')]));
     const plain = await runClaw(['validate', 'claw.yaml'], { cwd: dir });
     assert.is(plain.code, 0, plain.stderr);
     assert.match(plain.stderr, /channels\.dc\.type  warning: channel dc: type discord is not served by this runtime/);
     assert.match(plain.stderr, /channel tg: transport webhook is not served for type telegram \(served: polling\)/);
     assert.match(plain.stderr, /channel sl: type slack is not served/);
     assert.match(plain.stderr, /channel q: features\.voice is not served/);
-    assert.match(plain.stderr, /valid Claw, 4 warnings/);
+    assert.match(plain.stderr, /channel t2: trigger\.schedule is not served for type telegram/);
+    assert.match(plain.stderr, /valid Claw, 5 warnings/);
     const strict = await runClaw(['validate', 'claw.yaml', '--strict'], { cwd: dir });
     assert.is(strict.code, 3, strict.stderr);
     const json = await runClaw(['validate', 'claw.yaml', '--json'], { cwd: dir });
     const out = JSON.parse(json.stdout);
     assert.is(out.valid, true);
-    assert.equal(out.warnings.map((w: any) => `${w.channel}.${w.path}`), ['dc.type', 'tg.transport', 'sl.type', 'q.features.voice']);
+    assert.equal(out.warnings.map((w: any) => `${w.channel}.${w.path}`), ['dc.type', 'tg.transport', 'sl.type', 'q.features.voice', 't2.trigger.schedule']);
     // A served manifest has no warning and --strict exits 0.
     writeFileSync(join(dir, 'ok.yaml'), manifest([channel('tg', 'telegram')]));
     const ok = await runClaw(['validate', 'ok.yaml', '--strict'], { cwd: dir });

@@ -21,6 +21,14 @@ const SERVED_TRANSPORTS: Readonly<Record<string, readonly string[]>> = {
   custom: ['polling'],
 };
 
+/** Trigger fields each served type reads; any other is a promise nobody keeps (cron, imap, db-trigger fields). */
+const SERVED_TRIGGER: Readonly<Record<string, readonly string[]>> = {
+  cli: ['max_parallel', 'overlap_policy'],
+  queue: ['queue_name', 'max_parallel', 'overlap_policy'],
+  telegram: ['max_parallel', 'overlap_policy'],
+  custom: ['max_parallel', 'overlap_policy'],
+};
+
 /** Features no served channel implements: declaring one true would promise what nobody does. */
 const UNSERVED_FEATURES = ['voice', 'files', 'reactions', 'threads', 'inline_images'] as const;
 
@@ -35,6 +43,7 @@ type SpecLike = {
   type?: unknown;
   transport?: unknown;
   features?: Record<string, unknown>;
+  trigger?: Record<string, unknown>;
   processing?: { read_receipts?: unknown; typing_indicator?: unknown };
 };
 
@@ -50,6 +59,9 @@ export function unservedChannelProblems(m: Pick<ResolvedManifest, 'channels'>): 
     }
     const transports = SERVED_TRANSPORTS[type];
     if (!transports.includes(String(s.transport))) add(['transport'], `transport ${String(s.transport)} is not served for type ${type} (served: ${transports.join(', ')})`);
+    for (const k of Object.keys(s.trigger ?? {})) {
+      if (s.trigger![k] !== undefined && !SERVED_TRIGGER[type].includes(k)) add(['trigger', k], `trigger.${k} is not served for type ${type}`);
+    }
     for (const f of UNSERVED_FEATURES) if (s.features?.[f] === true) add(['features', f], `features.${f} is not served by this runtime`);
     if (s.processing?.read_receipts === true) add(['processing', 'read_receipts'], 'processing.read_receipts is not served by this runtime');
     if (s.processing?.typing_indicator === true && type !== 'telegram') add(['processing', 'typing_indicator'], `processing.typing_indicator is not served for type ${type} (only telegram shows one)`);
