@@ -3,7 +3,8 @@
 // prefix, checks every config payload against the documented single-component schema, types a command into
 // the text entity and reads the agent's answer on the `Last reply` sensor; availability goes `offline` by
 // the MQTT Last Will when the agent is SIGKILLed and back `online` on restart; a `homeassistant/status`
-// birth message makes the agent publish its configs again; `decommission: true` removes the device.
+// birth message makes the agent publish its configs again; a command makes the agent drive a device with
+// mqtt-publish (an allowlisted topic only); `decommission: true` removes the device.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,11 +32,28 @@ spec:
         transport: "polling"
         auth: { secret_ref: "HA_UNUSED" }
         access_control: { mode: "allowlist", allowed_ids: ["home-assistant"] }
+  tools:
+    - inline:
+        name: "mqtt-publish"
+        description: "Publishes to a device topic"
+        input_schema: { type: "object", properties: { topic: { type: "string" }, payload: { type: "string" } }, required: ["topic", "payload"] }
+  sandbox:
+    inline:
+      level: "none"
+      capabilities: { network: { mode: "allowlist", allowed_hosts: ["127.0.0.1"] } }
+  policies:
+    - inline:
+        rules:
+          - { id: "allow-all", action: "allow", scope: "all" }
 `;
 const rules = `rules:
   - match: "^(hi|hello)\\\\b"
     flags: i
     message: "Hello from the house."
+  - match: "^lamp (?<state>on|off)$"
+    tool_call: { tool: mqtt-publish, args: { topic: "home/lamp/set", payload: "{{state}}" } }
+  - match: "^alarm off$"
+    tool_call: { tool: mqtt-publish, args: { topic: "home/alarm/disarm", payload: "now" } }
 default:
   message: "${'x'.repeat(300)}"
 `;
@@ -108,7 +126,7 @@ test('home assistant device: discovery, command → reply, Last Will, birth repu
   const dir = mkdtempSync(join(tmpdir(), 'claw-ha-e2e-'));
   writeFileSync(join(dir, 'claw.yaml'), manifest);
   writeFileSync(join(dir, 'offline-rules.yaml'), rules);
-  const runtime = (extra = '') => writeFileSync(join(dir, 'claw.runtime.yaml'), `data_dir: ./data\nchannels:\n  home-assistant:\n    home_assistant:\n      broker: "${broker.url()}"\n      mqtt: { keepalive_s: 5 }\n${extra}`);
+  const runtime = (extra = '') => writeFileSync(join(dir, 'claw.runtime.yaml'), `data_dir: ./data\nchannels:\n  home-assistant:\n    home_assistant:\n      broker: "${broker.url()}"\n      mqtt: { keepalive_s: 5 }\n${extra}mqtt_tools:\n  broker: "${broker.url()}"\n  publish: ["home/+/set"]\n`);
   runtime();
   let ha: Awaited<ReturnType<typeof haClient>> | undefined;
   let c: ClawRun | undefined;
@@ -141,6 +159,17 @@ test('home assistant device: discovery, command → reply, Last Will, birth repu
     await side.waitFor(() => (side.last(reply.state_topic) ?? '').startsWith('xxx'), 'long reply');
     assert.is([...side.last(reply.state_topic)!].length, 255);
     assert.is(JSON.parse(side.last(reply.json_attributes_topic)!).reply.length, 300);
+
+    // The agent's hands: a command that makes the agent publish to a device topic (mqtt-publish, allowlisted),
+    // and one whose topic is outside the allowlist (refused by the sandbox, nothing published).
+    await side.conn.subscribe('home/#');
+    await side.conn.publish(text.command_topic, 'lamp on');
+    await side.waitFor(() => side.last('home/lamp/set') === 'on', 'the lamp command on the broker');
+    await side.waitFor(() => JSON.parse(side.last(reply.json_attributes_topic)!).command === 'lamp on', 'lamp turn answered');
+    assert.is(JSON.parse(side.last(reply.json_attributes_topic)!).tool_calls, 1);
+    await side.conn.publish(text.command_topic, 'alarm off');
+    await side.waitFor(() => JSON.parse(side.last(reply.json_attributes_topic)!).command === 'alarm off', 'alarm turn answered');
+    assert.is(side.last('home/alarm/disarm'), undefined, 'a topic outside mqtt_tools.publish is never published');
 
     // Home Assistant restarts and announces itself: every config is published again.
     const before = side.configs().length;

@@ -136,7 +136,8 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
 
   const startTyping = (chat: number): (() => void) => {
     if (!typing) return () => {};
-    const tick = () => void send('sendChatAction', { chat_id: chat, action: 'typing' });
+    // One attempt each: a lost "typing…" is renewed by the next tick, never worth a retry queue.
+    const tick = () => void api.call('sendChatAction', { chat_id: chat, action: 'typing' }, { timeoutMs: TYPING_EVERY_MS }).catch(() => {});
     tick();
     const t = setInterval(tick, TYPING_EVERY_MS);
     return () => clearInterval(t);
@@ -214,6 +215,7 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
     const key = String(++approvalSeq);
     const timeoutMs = typeof p.timeout_seconds === 'number' && p.timeout_seconds > 0 ? p.timeout_seconds * 1000 : 300_000;
     const a: Approval = { requestId: p.request_id, tool: String(p.tool), approvers: new Set(approvers), asked: [], timer: setTimeout(() => approvals.delete(key), timeoutMs) };
+    a.timer.unref?.();
     approvals.set(key, a);
     const args = JSON.stringify(p.arguments ?? {});
     const text = `Approval needed: tool ${a.tool} ${args.length > 1000 ? `${args.slice(0, 1000)}…` : args}${typeof p.reason === 'string' ? ` (${p.reason})` : ''}`;
