@@ -210,7 +210,14 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
     // Only an approval that belongs to a turn of this channel is asked here (another origin has its own
     // operator); role-based channels ask their admins, the others the user whose turn it is.
     if (running.length === 0) return;
-    const approvers = admins ?? [...new Set(running.map((f) => f.user))];
+    const users = [...new Set(running.map((f) => f.user))];
+    // Without admins the approver is the user whose turn it is; with messages of several users in flight
+    // that user is not known here, and asking them all would show one user's tool call to another.
+    if (!admins && users.length > 1) {
+      log.warn('telegram approval not asked: messages of several users are in flight; decide it over CKP (claw.tool.approve)', { channel, request_id: p.request_id });
+      return;
+    }
+    const approvers = admins ?? users;
     if (approvers.length === 0) return;
     const key = String(++approvalSeq);
     const timeoutMs = typeof p.timeout_seconds === 'number' && p.timeout_seconds > 0 ? p.timeout_seconds * 1000 : 300_000;
