@@ -256,6 +256,8 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
         continue;
       }
       if (!Array.isArray(updates)) continue;
+      // Short polling (poll_timeout_s: 0) answers at once: pace it instead of spinning.
+      if (updates.length === 0 && pollTimeoutS === 0) await sleep(1000);
       for (const u of [...updates].sort((x, y) => x.update_id - y.update_id)) {
         if (!Number.isSafeInteger(u?.update_id) || u.update_id < state.offset()) continue; // seen before: never twice
         if (u.message) state.accept({ update_id: u.update_id, chat_id: u.message.chat.id, message_id: u.message.message_id });
