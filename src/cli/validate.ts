@@ -5,7 +5,7 @@ import { formatIssue } from '../manifest/issues.ts';
 import { loadRuntimeConfig } from '../config/load-config.ts';
 import { dirnameOf, joinPath } from '../manifest/reader.ts';
 import { parseArgs } from './args.ts';
-import { unservedChannelProblems } from '../manifest/checks/unserved-channels.ts';
+import { unboundChannelProblems, unservedChannelProblems } from '../manifest/checks/unserved-channels.ts';
 import { VALIDATE_HELP } from './help.ts';
 import type { CliEnv } from './env.ts';
 
@@ -26,7 +26,9 @@ export async function validateCommand(env: CliEnv, argv: string[]): Promise<numb
   const valid = result.issues.length === 0;
   // Valid against the spec, but not served here: a warning, so a manifest meant for another runtime still validates.
   const manifest = 'manifest' in result ? result.manifest : undefined;
-  const warnings = valid && manifest ? unservedChannelProblems(manifest).map((w) => ({ file, channel: w.channel, path: w.path.join('.'), message: w.message })) : [];
+  // Unbound telegram / custom channels: judged against the runtime configuration found (beside, or --config).
+  const problems = valid && manifest ? [...unservedChannelProblems(manifest), ...unboundChannelProblems(manifest, cfg.config.channels ?? {})] : [];
+  const warnings = problems.map((w) => ({ file, channel: w.channel, path: w.path.join('.'), message: w.message }));
   if (args.flags.has('json')) {
     env.stdout.write(`${JSON.stringify({ valid, file, kind: result.kind, issues: result.issues, warnings }, null, 2)}\n`);
   } else if (valid) {

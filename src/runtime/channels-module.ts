@@ -17,7 +17,7 @@ import { createChannelRunner, type ChannelRunner, type DecideApproval } from '..
 import type { ChannelSpec, GetAgent } from '../channels/types.ts';
 import { CHANNEL_LISTENERS } from '../channels/listeners.ts';
 import type { ChannelBinding } from '../channels/config.ts';
-import { unservedChannelProblems } from '../manifest/checks/unserved-channels.ts';
+import { unboundChannelProblems, unservedChannelProblems } from '../manifest/checks/unserved-channels.ts';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.ts';
 
 export interface ChannelsModuleDeps {
@@ -83,13 +83,11 @@ export function channelsModule(d: ChannelsModuleDeps): ChannelsModule {
         });
       }
       for (const ch of m.channels) {
-        const spec = ch.spec as ChannelSpec;
-        if (bindings[ch.name]) continue;
-        if (spec.type === 'queue') d.log.warn('queue channel not bound in claw.runtime.yaml channels:; it consumes nothing', { channel: ch.name });
-        if (spec.type === 'telegram' || spec.type === 'custom') {
-          const how = spec.type === 'telegram' ? 'telegram: {}' : 'home_assistant: { broker: mqtt://host:1883 }';
-          throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: channel ${ch.name}: type ${spec.type} is served only when bound in claw.runtime.yaml (channels: { ${ch.name}: { ${how} } }); see docs/channels.md`, { state: 'ERROR', channel: ch.name });
-        }
+        if ((ch.spec as ChannelSpec).type === 'queue' && !bindings[ch.name]) d.log.warn('queue channel not bound in claw.runtime.yaml channels:; it consumes nothing', { channel: ch.name });
+      }
+      const unbound = unboundChannelProblems(m, bindings);
+      if (unbound.length > 0) {
+        throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${unbound.map((p) => p.message).join('; ')}; see docs/channels.md`, { state: 'ERROR', channel: unbound[0].channel });
       }
       const agent = d.getAgent();
       if (agent && agent.channelTurns !== true && Object.keys(bindings).length > 0) {

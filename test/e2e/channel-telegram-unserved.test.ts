@@ -31,15 +31,18 @@ test('claw validate: unserved channel types, transports and features are warning
     assert.match(plain.stderr, /channel sl: type slack is not served/);
     assert.match(plain.stderr, /channel q: features\.voice is not served/);
     assert.match(plain.stderr, /channel t2: trigger\.schedule is not served for type telegram/);
-    assert.match(plain.stderr, /valid Claw, 5 warnings/);
+    // Telegram channels that no claw.runtime.yaml binds would serve nobody: warned too.
+    assert.match(plain.stderr, /channel tg: type telegram is served only when bound in claw.runtime.yaml \(channels: \{ tg: \{ telegram: \{\} \} \}\)/);
+    assert.match(plain.stderr, /valid Claw, 7 warnings/);
     const strict = await runClaw(['validate', 'claw.yaml', '--strict'], { cwd: dir });
     assert.is(strict.code, 3, strict.stderr);
     const json = await runClaw(['validate', 'claw.yaml', '--json'], { cwd: dir });
     const out = JSON.parse(json.stdout);
     assert.is(out.valid, true);
-    assert.equal(out.warnings.map((w: any) => `${w.channel}.${w.path}`), ['dc.type', 'tg.transport', 'sl.type', 'q.features.voice', 't2.trigger.schedule']);
-    // A served manifest has no warning and --strict exits 0.
+    assert.equal(out.warnings.map((w: any) => `${w.channel}.${w.path}`), ['dc.type', 'tg.transport', 'sl.type', 'q.features.voice', 't2.trigger.schedule', 'tg.type', 't2.type']);
+    // A served, bound manifest has no warning and --strict exits 0.
     writeFileSync(join(dir, 'ok.yaml'), manifest([channel('tg', 'telegram')]));
+    writeFileSync(join(dir, 'claw.runtime.yaml'), 'channels:\n  tg:\n    telegram: {}\n');
     const ok = await runClaw(['validate', 'ok.yaml', '--strict'], { cwd: dir });
     assert.is(ok.code, 0, ok.stderr);
     assert.not.match(ok.stderr, /warning/);

@@ -68,3 +68,23 @@ export function unservedChannelProblems(m: Pick<ResolvedManifest, 'channels'>): 
   }
   return out;
 }
+
+/** Served only when claw.runtime.yaml binds them (where the bot token goes, which broker): unbound, they would serve nobody. */
+const NEEDS_BINDING: Readonly<Record<string, string>> = {
+  telegram: 'telegram: {}',
+  custom: 'home_assistant: { broker: mqtt://host:1883 }',
+};
+
+export function unboundChannelProblems(m: Pick<ResolvedManifest, 'channels'>, bindings: Readonly<Record<string, unknown>>): UnservedProblem[] {
+  const out: UnservedProblem[] = [];
+  for (const ch of m.channels) {
+    const type = String((ch.spec as SpecLike | undefined)?.type);
+    if (!Object.hasOwn(NEEDS_BINDING, type) || Object.hasOwn(bindings, ch.name)) continue;
+    out.push({
+      channel: ch.name,
+      path: ['type'],
+      message: `channel ${ch.name}: type ${type} is served only when bound in claw.runtime.yaml (channels: { ${ch.name}: { ${NEEDS_BINDING[type]} } })`,
+    });
+  }
+  return out;
+}
