@@ -9,7 +9,7 @@ import { createFsTransport } from '../transports/fs/transport.ts';
 import type { ChannelBinding } from './config.ts';
 
 export function openFsQueue(channel: string, b: ChannelBinding, o: { baseDir: string; log: Logger; maxFrameBytes?: number }): Transport {
-  const parsed = parseFsUri(b.listen, o.baseDir);
+  const parsed = parseFsUri(b.listen!, o.baseDir);
   if ('error' in parsed) throw new ClawError('usage', `channel ${channel}: ${parsed.error}`);
   return createFsTransport({
     dir: parsed.dir,

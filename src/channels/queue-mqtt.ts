@@ -54,7 +54,7 @@ export async function openMqttQueue(
   b: ChannelBinding,
   o: { log: Logger; baseDir: string; secrets?: SecretResolver; now: () => number; maxFrameBytes?: number; drainMs?: number },
 ): Promise<MqttQueue> {
-  const { endpoint, topic } = parseChannelMqttUrl(b.listen, queueName);
+  const { endpoint, topic } = parseChannelMqttUrl(b.listen!, queueName);
   const settings = resolveMqttSettings(endpoint, b.mqtt);
   const { password, ca } = await connectionSecrets(settings, { secrets: o.secrets, baseDir: o.baseDir });
   const replyTopic = b.reply_topic ?? `${topic}/replies`;

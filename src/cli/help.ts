@@ -70,7 +70,7 @@ With other transports listening, stdin closing does not stop it (a daemon may ru
 stdin=/dev/null): it runs until a signal, or until every other transport has closed.
 `;
 
-export const VALIDATE_HELP = `Usage: claw validate <file> [--json] [--config FILE]
+export const VALIDATE_HELP = `Usage: claw validate <file> [--json] [--config FILE] [--strict]
 
 Checks a root manifest (kind: Claw) with every reference it makes, or a single primitive document
 (kind: Tool, Channel, ...). Prints every issue, one per line on stderr:
@@ -79,8 +79,10 @@ Checks a root manifest (kind: Claw) with every reference it makes, or a single p
 Options:
   --json          print the result as JSON on stdout instead
   --config FILE   runtime configuration (for registries)
+  --strict        exit 3 when the manifest is valid but has warnings: channels (types, transports,
+                  features) this runtime does not serve and would refuse at STARTING
 
-Exit codes: 0 valid, 1 invalid, 2 usage error.
+Exit codes: 0 valid, 1 invalid, 2 usage error, 3 valid with warnings (--strict only).
 `;
 
 export const PAIR_HELP = `Usage: claw pair <manifest> <code> [--channel NAME] [--config FILE]

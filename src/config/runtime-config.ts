@@ -9,6 +9,7 @@ import { swarmRuntimeConfigSchema } from '../swarm/config.ts';
 import { channelsConfigSchema } from '../channels/config.ts';
 import { auditRuntimeConfigSchema } from '../audit/config.ts';
 import { mcpRuntimeConfigSchema } from '../tools/mcp/config.ts';
+import { mqttToolsConfigSchema } from '../tools/builtins/mqtt-config.ts';
 import { lazySchema } from '../manifest/schema/helpers.ts';
 
 // Built on first use (docs/startup.md): only a present claw.runtime.yaml needs it, and building its ~110
@@ -52,7 +53,7 @@ export const runtimeConfigSchema = lazySchema(() => {
       v.record(
         v.pipe(v.string(), v.minLength(1)),
         v.union([
-          v.strictObject({ builtin: v.picklist(['echo', 'shell', 'file-read', 'file-write', 'http-fetch']) }),
+          v.strictObject({ builtin: v.picklist(['echo', 'shell', 'file-read', 'file-write', 'http-fetch', 'mqtt-publish', 'mqtt-read']) }),
           v.strictObject({
             exec: v.strictObject({
               bin: v.pipe(v.string(), v.minLength(1)),
@@ -137,6 +138,8 @@ export const runtimeConfigSchema = lazySchema(() => {
     ),
     /** Queue channels bound to an fs inbox or an MQTT topic, by Channel name (docs/channels.md). */
     channels: v.optional(channelsConfigSchema),
+    /** The broker and topic allowlists of the mqtt-publish / mqtt-read builtins (docs/tools.md). */
+    mqtt_tools: v.optional(mqttToolsConfigSchema),
     /** Audit segments and where Policy `audit.destination` copies go (docs/audit.md "Destinations"). */
     audit: v.optional(auditRuntimeConfigSchema),
     /** MCP servers over Streamable HTTP, by mcp_source.uri: credentials and loopback (docs/tools.md "MCP over HTTP"). */

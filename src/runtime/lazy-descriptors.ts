@@ -90,6 +90,6 @@ export function lazyAgent(load: () => Promise<AgentModule>): AgentModule & LazyM
 }
 
 /** Queue channels: only constructed when claw.runtime.yaml binds some, so every session needs them. */
-export function lazyChannels(load: () => Promise<KernelModule>): LazyModule<KernelModule> {
-  return lazyModule({ name: 'channels', needed: () => true, load });
+export function lazyChannels(needed: (s: Session) => boolean, load: () => Promise<KernelModule>): LazyModule<KernelModule> {
+  return lazyModule({ name: 'channels', needed, load });
 }

@@ -62,8 +62,11 @@ export interface Runtime {
 }
 
 export function startRuntime(d: RuntimeDeps): Runtime {
+  // Channels listen too (a Telegram approver is asked through the channel, docs/channels.md "Telegram").
+  const listeners = new Set<(n: Parameters<Transport['notify']>[0]) => void>();
   const notify = (n: Parameters<Transport['notify']>[0]) => {
     for (const t of d.transports) t.notify(n);
+    for (const l of listeners) l(n);
   };
   // Memory (Level 3, docs/memory.md): its database also holds the token ledger and the tool-call dedup
   // outcomes while it is open; without one they stay in files / in memory.
@@ -139,15 +142,15 @@ export function startRuntime(d: RuntimeDeps): Runtime {
         (await import('./agent-module.ts')).agentModule({ config: d.config, clock: d.clock, log: d.log, redactor: d.redactor, secrets: d.secrets, ledgerStore, tools, memory, workspaceDir: joinPath(dataDir, 'workspace'), historyTags: d.historyTags, provider: providerFor }),
       )
     : undefined;
-  // Queue channels (docs/channels.md): bound in claw.runtime.yaml `channels:`, they feed the agent loop above.
-  const channels = d.config.channels
-    ? lazyChannels(async () =>
+  // Channels (docs/channels.md): bound in claw.runtime.yaml `channels:`, they feed the agent loop above; a
+  // manifest declaring a channel this runtime does not serve is refused at STARTING, bound or not.
+  const channels = lazyChannels((s) => s.manifest.channels.length > 0 || d.config.channels !== undefined, async () =>
         (await import('./channels-module.ts')).channelsModule({ config: d.config, log: d.log, clock: d.clock, dataDir, getAgent: () => agentModuleOf?.channelAgent(), secrets: d.secrets, maxFrameBytes: d.config.limits?.max_frame_bytes,
+          notifications: (l) => (listeners.add(l), () => listeners.delete(l)),
           // A channel admin's decision goes through the same claw.tool.approve / claw.tool.deny methods as an operator's.
           decide: async (request_id, decision, reason): Promise<boolean> =>
             ((await agent.dispatch(decision === 'approved' ? 'claw.tool.approve' : 'claw.tool.deny', { request_id, ...(reason === undefined ? {} : { reason }) }, { transport: 'channel' })) as { acknowledged: boolean }).acknowledged }),
-      )
-    : undefined;
+  );
   // Swarm (Level 3, docs/swarm.md): a peer's task runs through this agent's own dispatch (gates included).
   const swarm = lazySwarm(async () =>
     (await import('./swarm-module.ts')).swarmModule({ config: d.config, log: d.log, clock: d.clock, cwd: d.configDir ?? d.cwd, secrets: d.secrets, notify, dispatch: async (method, params) => agent.dispatch(method, params, { transport: 'swarm' }) }),
@@ -160,7 +163,7 @@ export function startRuntime(d: RuntimeDeps): Runtime {
     notify,
     loadWireManifest: (value, defaultClaw) => loadWireManifest(value, defaultClaw, d),
     openTelemetry: (s) => openSessionTelemetry(s.manifest, d),
-    modules: [secretsPreflight(d.secrets, d.log), withMethodTelemetry(memory, 'memory_ops', d.clock), tools, withMethodTelemetry(swarm, 'swarm_ops', d.clock), ...(agentModuleOf ? [agentModuleOf] : []), ...(channels ? [channels] : []), ...(d.modules ?? [])],
+    modules: [secretsPreflight(d.secrets, d.log), withMethodTelemetry(memory, 'memory_ops', d.clock), tools, withMethodTelemetry(swarm, 'swarm_ops', d.clock), ...(agentModuleOf ? [agentModuleOf] : []), channels, ...(d.modules ?? [])],
   });
   const router = new Router({
     dispatch: agent.dispatch,

@@ -148,7 +148,8 @@ export async function createToolEnvironment(d: ToolEnvironmentDeps, manifest: Re
         for (const ref of refs) out[ref] = await d.secrets.resolve(ref);
         return out;
       },
-      builtins: { run, fetch: sandboxedFetch, cwdFor: (sb) => cwdFor(sb, d.cwd), worker: d.worker },
+      builtins: { run, fetch: sandboxedFetch, cwdFor: (sb) => cwdFor(sb, d.cwd), worker: d.worker,
+        mqtt: d.config.mqtt_tools ? (await import('../tools/builtins/mqtt-port.ts')).mqttToolPort(d.config.mqtt_tools, { secrets: d.secrets, baseDir: d.dataDir ?? d.cwd, log: d.log }) : undefined },
       mcp: createMcpBinder(pool, { logger: d.log, retryDelaysMs: d.config.mcp?.start_retry_delays_ms }),
     },
     isolationProblem(sandbox, impl) {

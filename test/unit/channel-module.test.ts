@@ -77,8 +77,12 @@ test('STARTING fails with a clear error for a binding the manifest cannot honour
   const dataDir = mkdtempSync(join(tmpdir(), 'claw-chmod-'));
   const cases: [RuntimeConfig, Session, string][] = [
     [{ channels: { nope: { listen: 'fs:x' } } }, session(), 'claw.runtime.yaml channels.nope: the manifest has no Channel named "nope"'],
-    [{ channels: { c: { listen: 'fs:x' } } }, session([primitive('Channel', 'c', { type: 'cli', transport: 'stdio', auth: { secret_ref: 'T' } })]), 'claw.runtime.yaml channels.c: only type: queue channels are bound here (this one is cli)'],
+    [{ channels: { c: { listen: 'fs:x' } } }, session([primitive('Channel', 'c', { type: 'cli', transport: 'stdio', auth: { secret_ref: 'T' } })]), 'claw.runtime.yaml channels.c: listen: binds a Channel of type queue (this one is cli)'],
     [{ channels: { q: { listen: 'fs:x' } } }, session([queueChannel('q', { trigger: { max_parallel: 1 } })]), 'channel q: type queue needs trigger.queue_name (spec §5.3)'],
+    [{ channels: { q: { telegram: {} } } }, session(), 'claw.runtime.yaml channels.q: telegram: binds a Channel of type telegram (this one is queue)'],
+    [{ channels: { q: { home_assistant: { broker: 'mqtt://h' } } } }, session(), 'claw.runtime.yaml channels.q: home_assistant: binds a Channel of type custom (this one is queue)'],
+    [{ channels: { q: { listen: 'fs:x', telegram: {} } } }, session(), 'claw.runtime.yaml channels.q: needs exactly one of listen: (queue), telegram:, home_assistant: (custom)'],
+    [{ channels: { q: {} } }, session(), 'claw.runtime.yaml channels.q: needs exactly one of listen: (queue), telegram:, home_assistant: (custom)'],
   ];
   try {
     for (const [config, s, message] of cases) {

@@ -3,6 +3,7 @@ import type { SandboxSpec } from '../../manifest/schema/index.ts';
 import type { ToolResult } from '../types.ts';
 import type { ProcessRunner } from '../runner-port.ts';
 import type { NetworkFetch } from './http-fetch.ts';
+import type { MqttToolPort } from './mqtt-port.ts';
 
 export interface BuiltinContext {
   signal: AbortSignal;
@@ -12,6 +13,8 @@ export interface BuiltinContext {
   cwd: string;
   run: ProcessRunner;
   fetch: NetworkFetch;
+  /** The broker of claw.runtime.yaml `mqtt_tools:` (mqtt-publish, mqtt-read); absent when not configured. */
+  mqtt?: MqttToolPort;
 }
 
 export interface BuiltinDef {

@@ -7,6 +7,7 @@ import type { SandboxSpec } from '../../manifest/schema/index.ts';
 import type { ProcessRunner } from '../runner-port.ts';
 import type { BuiltinContext, BuiltinDef } from './def.ts';
 import type { NetworkFetch } from './http-fetch.ts';
+import type { MqttToolPort } from './mqtt-port.ts';
 
 export interface WorkerCommand {
   /** The runtime binary and the bundle, e.g. [process.execPath, "/opt/claw/claw.mjs"]. */
@@ -22,6 +23,8 @@ export interface BuiltinDeps {
   cwdFor(sandbox: SandboxSpec): string;
   /** Absent in unit tests and embedders: then OS-touching builtins run in-process. */
   worker?: WorkerCommand;
+  /** claw.runtime.yaml `mqtt_tools:` (mqtt-publish, mqtt-read). */
+  mqtt?: MqttToolPort;
 }
 
 /** The worker's stdin and stdout, one JSON document each. */
@@ -78,6 +81,7 @@ class InProcessContext implements BuiltinContext {
   readonly timeoutMs: number | undefined;
   readonly run: ProcessRunner;
   readonly fetch: NetworkFetch;
+  readonly mqtt: MqttToolPort | undefined;
   constructor(
     private readonly ctx: ToolRunContext,
     readonly cwd: string,
@@ -87,6 +91,7 @@ class InProcessContext implements BuiltinContext {
     this.timeoutMs = ctx.timeoutMs;
     this.run = deps.run;
     this.fetch = deps.fetch;
+    this.mqtt = deps.mqtt;
   }
   get signal(): AbortSignal {
     return this.ctx.signal;

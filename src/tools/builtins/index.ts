@@ -4,6 +4,8 @@ import { shell } from './shell.ts';
 import { fileRead } from './file-read.ts';
 import { fileWrite } from './file-write.ts';
 import { httpFetch } from './http-fetch.ts';
+import { mqttPublish } from './mqtt-publish.ts';
+import { mqttRead } from './mqtt-read.ts';
 import type { BuiltinDef } from './def.ts';
 
 export const BUILTINS: Record<string, BuiltinDef> = {
@@ -12,4 +14,6 @@ export const BUILTINS: Record<string, BuiltinDef> = {
   'file-read': fileRead,
   'file-write': fileWrite,
   'http-fetch': httpFetch,
+  'mqtt-publish': mqttPublish,
+  'mqtt-read': mqttRead,
 };

@@ -1,0 +1,305 @@
+// A `type: telegram` Channel (docs/channels.md "Telegram"): the Bot API with long polling (getUpdates; no
+// inbound port, the board stays behind NAT). Each text message becomes a `channel.message` frame for the
+// channel runner (the same access gate, trigger scheduler and agent turn as a queue), and the answer goes
+// back with sendMessage, split at 4096 characters, with a typing indicator while the turn runs. A tool call
+// that needs approval asks the approving user with inline buttons; the press is decided through
+// claw.tool.approve / claw.tool.deny. Updates are handled exactly once across restarts (./state.ts).
+import type { InboundFrame, Logger, Transport, Clock } from '../../kernel/ports.ts';
+import type { SecretResolver } from '../../kernel/secrets.ts';
+import type { JsonRpcMessage } from '../../protocol/jsonrpc.ts';
+import { ClawError } from '../../protocol/errors.ts';
+import { hostAllowed } from '../../net/host-allowlist.ts';
+import { netPolicy, type NetworkCaps } from '../../net/net-policy.ts';
+import type { TelegramBinding } from '../config.ts';
+import type { ChannelGate } from '../access.ts';
+import type { DecideApproval } from '../runner.ts';
+import type { ChannelSpec } from '../types.ts';
+import { telegramApi, TelegramError, type TelegramApi, type TelegramFetch } from './api.ts';
+import { splitMessage } from './split.ts';
+import { fileTelegramState, telegramStateDir, type TelegramState } from './state.ts';
+
+export const DEFAULT_TELEGRAM_API = 'https://api.telegram.org';
+/** Telegram shows "typing…" for about 5 s; renewed a little sooner while the turn runs. */
+const TYPING_EVERY_MS = 4500;
+const SEND_ATTEMPTS = 5;
+
+export interface TelegramChannelOptions {
+  channel: string;
+  spec: ChannelSpec;
+  binding: TelegramBinding;
+  log: Logger;
+  dataDir: string;
+  secrets?: SecretResolver;
+  decide?: DecideApproval;
+  clock: Clock;
+  /** Injected in unit tests; production uses the network guard's fetch. */
+  fetch?: TelegramFetch;
+  state?: TelegramState;
+}
+
+export interface TelegramChannel extends Transport {
+  /** The gate the runner must use: it tells this channel which senders were let through (typing, approvals). */
+  observe(gate: ChannelGate): ChannelGate;
+}
+
+interface Update {
+  update_id: number;
+  message?: { message_id: number; from?: { id: number; is_bot?: boolean }; chat: { id: number }; text?: string };
+  callback_query?: { id: string; from: { id: number }; data?: string; message?: { message_id: number; chat: { id: number } } };
+}
+
+interface Approval {
+  requestId: string;
+  tool: string;
+  approvers: Set<string>;
+  asked: { chat_id: number; message_id: number }[];
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/** The network guard's settings: the operator's, else only the API host with SSRF protection on. */
+function networkOf(b: TelegramBinding, apiUrl: string): NetworkCaps {
+  return b.network ?? { mode: 'allowlist', allowed_hosts: [new URL(apiUrl).hostname], ssrf_protection: { enabled: true, block_private_ips: true, dns_pinning: true } };
+}
+
+export async function openTelegramChannel(o: TelegramChannelOptions): Promise<TelegramChannel> {
+  const { channel, log, binding: b } = o;
+  const apiUrl = b.api_url ?? DEFAULT_TELEGRAM_API;
+  const network = networkOf(b, apiUrl);
+  const policy = netPolicy(network);
+  const host = new URL(apiUrl).hostname;
+  if (policy.mode === 'deny' || (policy.mode === 'allowlist' && !hostAllowed(host, policy.allowedHosts))) {
+    throw new ClawError('config', `channel ${channel}: the Telegram API host ${host} is not allowed by claw.runtime.yaml channels.${channel}.telegram.network`);
+  }
+  if (!o.secrets) throw new ClawError('config', `channel ${channel}: no secret resolver for the bot token`);
+  const token = await o.secrets.resolve(o.spec.auth.secret_ref);
+  const api: TelegramApi = telegramApi({ apiUrl, token, network, fetch: o.fetch });
+  const state = o.state ?? fileTelegramState(telegramStateDir(o.dataDir, channel));
+  const pollTimeoutS = b.poll_timeout_s ?? 30;
+  const retryMin = b.retry?.initial_delay_ms ?? 1000;
+  const retryMax = Math.max(retryMin, b.retry?.max_delay_ms ?? 60_000);
+  const typing = o.spec.processing?.typing_indicator !== false;
+  const ac = o.spec.access_control;
+  const admins = ac?.mode === 'role-based' ? (ac.roles ?? []).filter((r) => r.role === 'admin').map((r) => r.id) : undefined;
+
+  const stop = new AbortController();
+  let closedResolve!: () => void;
+  const closed = new Promise<void>((r) => (closedResolve = r));
+  const sends = new Set<Promise<unknown>>();
+  /** Messages handed to the runner and not answered yet, by update id. */
+  const inflight = new Map<number, { chat: number; user: string; allowed: boolean; stopTyping?: () => void }>();
+  const approvals = new Map<string, Approval>();
+  let approvalSeq = 0;
+  let lastAllowed: string | undefined;
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (stop.signal.aborted) return resolve();
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        stop.signal.removeEventListener('abort', done);
+        resolve();
+      }
+      stop.signal.addEventListener('abort', done, { once: true });
+    });
+
+  /** One API call, retried on 429 (retry_after) and network errors; false when it finally failed. */
+  const send = (method: string, params: Record<string, unknown>): Promise<unknown> => {
+    const p = (async () => {
+      let delay = retryMin;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await api.call(method, params, { timeoutMs: 30_000 });
+        } catch (e) {
+          const f = e instanceof TelegramError ? e.failure : { kind: 'network' as const, message: String(e) };
+          if (f.kind === 'api' || f.kind === 'denied' || attempt >= SEND_ATTEMPTS || (stop.signal.aborted && f.kind !== 'flood')) {
+            log.warn('telegram request failed', { channel, method, error: f.message });
+            return undefined;
+          }
+          // At STOPPING, answers still go out, but a flood wait is not sat through.
+          if (stop.signal.aborted) return undefined;
+          await sleep(f.kind === 'flood' ? f.retryAfterMs : delay);
+          delay = Math.min(delay * 2, retryMax);
+        }
+      }
+    })();
+    sends.add(p);
+    void p.finally(() => sends.delete(p));
+    return p;
+  };
+
+  const sendText = async (chat: number, text: string, extra: Record<string, unknown> = {}) => {
+    let last: unknown;
+    for (const part of splitMessage(text)) last = await send('sendMessage', { chat_id: chat, text: part, ...extra });
+    return last as { message_id?: number } | undefined;
+  };
+
+  const startTyping = (chat: number): (() => void) => {
+    if (!typing) return () => {};
+    // One attempt each: a lost "typing…" is renewed by the next tick, never worth a retry queue.
+    const tick = () => void api.call('sendChatAction', { chat_id: chat, action: 'typing' }, { timeoutMs: TYPING_EVERY_MS }).catch(() => {});
+    tick();
+    const t = setInterval(tick, TYPING_EVERY_MS);
+    return () => clearInterval(t);
+  };
+
+  /** The runner's answer to one message, as Telegram messages. */
+  const answer = (updateId: number, m: JsonRpcMessage) => {
+    const f = inflight.get(updateId);
+    inflight.delete(updateId);
+    f?.stopTyping?.();
+    const done = () => state.answered(updateId);
+    if (!f) return done();
+    const msg = m as { result?: { reply?: unknown }; error?: { message?: string; data?: { reason?: unknown } } };
+    if (msg.result) return void sendText(f.chat, typeof msg.result.reply === 'string' && msg.result.reply ? msg.result.reply : '(no reply)').finally(done);
+    const reason = msg.error?.data?.reason;
+    // A stranger learns nothing from the bot, not even that it is one (pairing off): no answer at all.
+    if (reason === 'not_allowed' || reason === 'bad_user') {
+      log.info('telegram message from a sender without access: not answered', { channel });
+      return done();
+    }
+    void sendText(f.chat, msg.error?.message ?? 'Internal error').finally(done);
+  };
+
+  const onMessage = (u: Update, deliver: (f: InboundFrame) => void) => {
+    const m = u.message!;
+    const chat = m.chat.id;
+    if (!m.from || m.from.is_bot) return state.answered(u.update_id);
+    const user = String(m.from.id);
+    // Files, voice, stickers: not served (features.* are refused at STARTING); dropped unanswered.
+    if (typeof m.text !== 'string' || m.text === '') return state.answered(u.update_id);
+    inflight.set(u.update_id, { chat, user, allowed: false });
+    lastAllowed = undefined;
+    deliver({
+      payload: { text: JSON.stringify({ jsonrpc: '2.0', id: `tg-${u.update_id}`, method: 'channel.message', params: { from: user, text: m.text } }) },
+      reply: (r) => answer(u.update_id, (Array.isArray(r) ? r[0] : r) as JsonRpcMessage),
+    });
+    // The runner checked the gate synchronously inside deliver: only a let-through sender sees "typing…".
+    const f = inflight.get(u.update_id);
+    if (f && lastAllowed === user) {
+      f.allowed = true;
+      f.stopTyping = startTyping(chat);
+    }
+  };
+
+  const onCallback = async (q: NonNullable<Update['callback_query']>) => {
+    const [verb, key] = (q.data ?? '').split(':');
+    const a = approvals.get(key ?? '');
+    const presser = String(q.from.id);
+    if (!a || (verb !== 'ok' && verb !== 'no')) return void send('answerCallbackQuery', { callback_query_id: q.id, text: 'This approval is no longer open.' });
+    if (!a.approvers.has(presser)) return void send('answerCallbackQuery', { callback_query_id: q.id, text: 'You may not decide this approval.' });
+    approvals.delete(key);
+    clearTimeout(a.timer);
+    const approved = verb === 'ok';
+    let acknowledged = false;
+    try {
+      acknowledged = (await o.decide?.(a.requestId, approved ? 'approved' : 'denied', approved ? undefined : `denied on Telegram by ${presser}`)) === true;
+    } catch (e) {
+      log.warn('telegram approval decision failed', { channel, request_id: a.requestId, error: e instanceof Error ? e.message : String(e) });
+    }
+    log.info('telegram approval decision', { channel, request_id: a.requestId, decision: approved ? 'approved' : 'denied', acknowledged });
+    const outcome = !acknowledged ? `This approval is no longer open (tool ${a.tool}).` : approved ? `Approved: tool ${a.tool} runs.` : `Denied: tool ${a.tool} does not run.`;
+    void send('answerCallbackQuery', { callback_query_id: q.id, text: outcome.slice(0, 200) });
+    for (const m of a.asked) void send('editMessageText', { chat_id: m.chat_id, message_id: m.message_id, text: outcome });
+  };
+
+  /** claw.tool.approval_requested: ask whoever may decide, with inline buttons. */
+  const askApproval = async (p: { request_id?: unknown; tool?: unknown; arguments?: unknown; reason?: unknown; timeout_seconds?: unknown }) => {
+    if (typeof p.request_id !== 'string' || !o.decide) return;
+    const running = [...inflight.values()].filter((f) => f.allowed);
+    // Only an approval that belongs to a turn of this channel is asked here (another origin has its own
+    // operator); role-based channels ask their admins, the others the user whose turn it is.
+    if (running.length === 0) return;
+    const users = [...new Set(running.map((f) => f.user))];
+    // Without admins the approver is the user whose turn it is; with messages of several users in flight
+    // that user is not known here, and asking them all would show one user's tool call to another.
+    if (!admins && users.length > 1) {
+      log.warn('telegram approval not asked: messages of several users are in flight; decide it over CKP (claw.tool.approve)', { channel, request_id: p.request_id });
+      return;
+    }
+    const approvers = admins ?? users;
+    if (approvers.length === 0) return;
+    const key = String(++approvalSeq);
+    const timeoutMs = typeof p.timeout_seconds === 'number' && p.timeout_seconds > 0 ? p.timeout_seconds * 1000 : 300_000;
+    const a: Approval = { requestId: p.request_id, tool: String(p.tool), approvers: new Set(approvers), asked: [], timer: setTimeout(() => approvals.delete(key), timeoutMs) };
+    a.timer.unref?.();
+    approvals.set(key, a);
+    const args = JSON.stringify(p.arguments ?? {});
+    const text = `Approval needed: tool ${a.tool} ${args.length > 1000 ? `${args.slice(0, 1000)}…` : args}${typeof p.reason === 'string' ? ` (${p.reason})` : ''}`;
+    const markup = { inline_keyboard: [[{ text: 'Approve', callback_data: `ok:${key}` }, { text: 'Deny', callback_data: `no:${key}` }]] };
+    // A user's private chat with the bot has the user's id: admins are asked there.
+    const chats = admins ? admins.map(Number).filter(Number.isSafeInteger) : [...new Set(running.map((f) => f.chat))];
+    for (const chat of chats) {
+      const sent = (await sendText(chat, text, { reply_markup: markup })) as { message_id?: number } | undefined;
+      if (sent?.message_id !== undefined) a.asked.push({ chat_id: chat, message_id: sent.message_id });
+    }
+  };
+
+  const poll = async (deliver: (f: InboundFrame) => void) => {
+    // Accepted by an earlier run and never answered: say so, once (never run again, never silently lost).
+    for (const p of state.interrupted()) {
+      void sendText(p.chat_id, 'The agent restarted before answering your message, and did not finish it. Please send it again.', { reply_parameters: { message_id: p.message_id, allow_sending_without_reply: true } }).finally(() => state.answered(p.update_id));
+    }
+    let delay = retryMin;
+    while (!stop.signal.aborted) {
+      let updates: Update[];
+      try {
+        updates = await api.call<Update[]>('getUpdates', { offset: state.offset(), timeout: pollTimeoutS, allowed_updates: ['message', 'callback_query'] }, { timeoutMs: (pollTimeoutS + 15) * 1000, signal: stop.signal });
+        delay = retryMin;
+      } catch (e) {
+        if (stop.signal.aborted) break;
+        const f = e instanceof TelegramError ? e.failure : { kind: 'network' as const, message: String(e) };
+        const wait = f.kind === 'flood' ? f.retryAfterMs : delay;
+        log.warn('telegram getUpdates failed; retrying', { channel, kind: f.kind, error: f.message, retry_in_ms: wait });
+        await sleep(wait);
+        if (f.kind !== 'flood') delay = Math.min(delay * 2, retryMax);
+        continue;
+      }
+      if (!Array.isArray(updates)) continue;
+      // Short polling (poll_timeout_s: 0) answers at once: pace it instead of spinning.
+      if (updates.length === 0 && pollTimeoutS === 0) await sleep(1000);
+      for (const u of [...updates].sort((x, y) => x.update_id - y.update_id)) {
+        if (!Number.isSafeInteger(u?.update_id) || u.update_id < state.offset()) continue; // seen before: never twice
+        if (u.message) state.accept({ update_id: u.update_id, chat_id: u.message.chat.id, message_id: u.message.message_id });
+        state.advance(u.update_id + 1);
+        try {
+          if (u.message) onMessage(u, deliver);
+          else if (u.callback_query) void onCallback(u.callback_query);
+        } catch (e) {
+          log.error('telegram update failed', { channel, update_id: u.update_id, error: e instanceof Error ? e.message : String(e) });
+        }
+      }
+    }
+  };
+
+  return {
+    name: `channel:${channel}`,
+    closed,
+    observe(gate) {
+      return {
+        channel: gate.channel,
+        check(user, text) {
+          const v = gate.check(user, text);
+          if (v.allow) lastAllowed = v.user;
+          return v;
+        },
+      };
+    },
+    start(deliver) {
+      void poll(deliver).catch((e) => log.error('telegram poller stopped', { channel, error: e instanceof Error ? e.message : String(e) }));
+    },
+    notify(n) {
+      const m = n as { method?: string; params?: Record<string, unknown> };
+      if (m.method === 'claw.tool.approval_requested' && m.params) void askApproval(m.params);
+    },
+    async close() {
+      stop.abort();
+      for (const f of inflight.values()) f.stopTyping?.();
+      for (const a of approvals.values()) clearTimeout(a.timer);
+      approvals.clear();
+      // Answers already on their way get a bounded moment to go out.
+      await Promise.race([Promise.allSettled([...sends]), new Promise((r) => setTimeout(r, 5000).unref?.())]);
+      closedResolve();
+    },
+  };
+}

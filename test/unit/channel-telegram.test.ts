@@ -1,0 +1,136 @@
+// Telegram channel pieces without a server: the network guard decides the API host at STARTING, the token
+// never appears in an error, long replies are split at boundaries, and the state journal's exactly-once rules.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openTelegramChannel } from '../../src/channels/telegram/channel.ts';
+import { telegramApi, TelegramError } from '../../src/channels/telegram/api.ts';
+import { splitMessage } from '../../src/channels/telegram/split.ts';
+import { fileTelegramState } from '../../src/channels/telegram/state.ts';
+
+const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent } as any;
+const spec = { type: 'telegram', transport: 'polling', auth: { secret_ref: 'TOKEN' } } as any;
+const secrets = { resolve: async () => '123:secret-token-value' } as any;
+const clock = {} as any;
+
+test('the API host must be allowed by the network settings, or STARTING fails naming it', async () => {
+  const cases: [any, RegExp][] = [
+    [{ api_url: 'https://evil.example' , network: { mode: 'allowlist', allowed_hosts: ['api.telegram.org'] } }, /Telegram API host evil\.example is not allowed/],
+    [{ network: { mode: 'deny' } }, /Telegram API host api\.telegram\.org is not allowed/],
+  ];
+  for (const [binding, msg] of cases) {
+    let err: unknown;
+    await openTelegramChannel({ channel: 'tg', spec, binding, log: silent, dataDir: '/nonexistent', secrets, clock }).catch((e) => (err = e));
+    assert.match(String(err), msg);
+  }
+});
+
+test('the bot token never appears in an error message', async () => {
+  const token = '123:secret-token-value';
+  const api = telegramApi({ apiUrl: 'http://127.0.0.1:1', token, network: { mode: 'allow-all' }, fetch: async (url) => { throw new Error(`connect ECONNREFUSED ${url}`); } });
+  const e = await api.call<any>('getMe', {}).catch((x: any) => x as any);
+  assert.instance(e, TelegramError);
+  assert.is(e.failure.kind, 'network');
+  assert.not.ok(e.message.includes(token), e.message);
+  const flood = telegramApi({ apiUrl: 'http://x', token, network: { mode: 'allow-all' }, fetch: async () => ({ status: 429, headers: {}, body: JSON.stringify({ ok: false, error_code: 429, description: 'Too Many Requests', parameters: { retry_after: 7 } }), truncated: false }) as any });
+  const f = await flood.call<any>('sendMessage', {}).catch((x: any) => x as any);
+  assert.equal([f.failure.kind, f.failure.retryAfterMs], ['flood', 7000]);
+  const refused = telegramApi({ apiUrl: 'http://x', token, network: { mode: 'allow-all' }, fetch: async () => ({ status: 401, headers: {}, body: JSON.stringify({ ok: false, error_code: 401, description: 'Unauthorized' }), truncated: false }) as any });
+  assert.equal(((await refused.call("getMe", {}).catch((x: any) => x)) as any).failure, { kind: 'api', code: 401, message: 'getMe: Unauthorized' });
+});
+
+test('splitMessage: at most 4096 per piece, cut at a paragraph, line or word; surrogate pairs kept whole', () => {
+  assert.equal(splitMessage('short'), ['short']);
+  const paras = `${'a'.repeat(3000)}\n\n${'b'.repeat(3000)}`;
+  assert.equal(splitMessage(paras), ['a'.repeat(3000), 'b'.repeat(3000)]);
+  const words = 'word '.repeat(2000).trim();
+  const parts = splitMessage(words);
+  assert.ok(parts.every((p) => p.length <= 4096 && !p.startsWith(' ') && !p.endsWith(' ')));
+  assert.is(parts.join(' '), words);
+  const emoji = '😀'.repeat(3000); // 6000 UTF-16 units, no boundary
+  const e = splitMessage(emoji);
+  assert.ok(e.every((p) => p.length <= 4096 && !/^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/.test(p)));
+  assert.is(e.join(''), emoji);
+});
+
+test('state: the offset survives a restart; a journaled message without an answer is interrupted', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'claw-tg-state-'));
+  try {
+    const a = fileTelegramState(dir);
+    assert.is(a.offset(), 0);
+    a.accept({ update_id: 7, chat_id: 1, message_id: 70 });
+    a.advance(8);
+    a.accept({ update_id: 8, chat_id: 2, message_id: 80 });
+    a.advance(9);
+    a.answered(8);
+    a.advance(5); // never backwards
+    const b = fileTelegramState(dir);
+    assert.is(b.offset(), 9);
+    assert.equal(b.interrupted(), [{ update_id: 7, chat_id: 1, message_id: 70 }]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+
+
+/** A channel over a scripted fetch: the first getUpdates serves `updates`, later ones wait until aborted. */
+async function scripted(updates: unknown[], access: any) {
+  const calls: { method: string; params: any }[] = [];
+  let served = false;
+  const fetch = async (url: string, init: any) => {
+    const method = url.slice(url.lastIndexOf('/') + 1);
+    const params = JSON.parse(init.body);
+    calls.push({ method, params });
+    if (method === 'getUpdates') {
+      if (!served) {
+        served = true;
+        return { status: 200, headers: {}, body: JSON.stringify({ ok: true, result: updates }), truncated: false } as any;
+      }
+      await new Promise((r) => init.signal?.addEventListener('abort', r, { once: true }));
+      throw new Error('aborted');
+    }
+    return { status: 200, headers: {}, body: JSON.stringify({ ok: true, result: { message_id: calls.length } }), truncated: false } as any;
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'claw-tg-unit-'));
+  const ch = await openTelegramChannel({
+    channel: 'tg', spec: { ...spec, access_control: access }, binding: { network: { mode: 'allow-all' } }, log: silent, dataDir: dir, secrets, clock,
+    decide: async () => true, fetch: fetch as any,
+  });
+  const { createChannelGate } = await import('../../src/channels/access.ts');
+  const gate = ch.observe(createChannelGate('tg', { type: 'telegram', access_control: access } as any, { now: Date.now, monotonic: () => performance.now() }));
+  // A runner that lets messages through the gate and never answers: their turns are "running".
+  ch.start((frame) => {
+    const m = JSON.parse((frame.payload as { text: string }).text);
+    gate.check(m.params.from, m.params.text);
+  });
+  const until = Date.now() + 2000;
+  while (calls.filter((c) => c.method === 'getUpdates').length < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+  return { ch, calls, done: async () => (await ch.close(), rmSync(dir, { recursive: true, force: true })) };
+}
+const msg = (id: number, from: number, text: string) => ({ update_id: id, message: { message_id: id, from: { id: from }, chat: { id: from }, text } });
+const approval = { jsonrpc: '2.0', method: 'claw.tool.approval_requested', params: { request_id: 'r1', tool: 'echo', arguments: { text: 'secret plan' }, timeout_seconds: 60 } } as any;
+const asked = (calls: { method: string; params: any }[]) => calls.filter((c) => c.method === 'sendMessage' && c.params.reply_markup);
+
+test('approvals outside role-based: the one user whose turn runs is asked; with several users in flight, nobody', async () => {
+  const access = { mode: 'allowlist', allowed_ids: ['1', '2'] };
+  const one = await scripted([msg(10, 1, 'echo a')], access);
+  try {
+    one.ch.notify(approval);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(asked(one.calls).map((c) => c.params.chat_id), [1]);
+  } finally {
+    await one.done();
+  }
+  const two = await scripted([msg(10, 1, 'echo a'), msg(11, 2, 'hello')], access);
+  try {
+    two.ch.notify(approval);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(asked(two.calls), [], "user 2 never sees user 1's tool call");
+  } finally {
+    await two.done();
+  }
+});
+test.run();
