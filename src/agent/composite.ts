@@ -139,6 +139,7 @@ export function compositeBinder(m: ResolvedManifest, d: CompositeDeps): Composit
         skills: [{ name: skill.name, description: String(skill.spec.description ?? ''), instruction: String(skill.spec.instruction ?? '') }],
         tools,
         nativeTools: d.config.agent?.native_tools !== false,
+        outputModes: Object.fromEntries(Object.entries(d.config.providers ?? {}).flatMap(([n, p]) => (p.output ? [[n, p.output]] : []))),
         redact: d.redact,
       });
       s.setups.set(tool.name, setup);

@@ -1,6 +1,8 @@
 // The system prompt (issue 6; FemtoClaw §4–§6): who the agent is (Identity: personality, locale,
 // context files), what it can do (skills' instructions, tools with descriptions and argument
 // schemas), and the one output contract — exactly one FemtoClaw JSON object, nothing else.
+import type { OutputMode } from '../provider/output-mode.ts';
+
 export interface ToolDescriptor {
   name: string;
   description?: string;
@@ -31,7 +33,19 @@ export const PROTOCOL_INSTRUCTIONS = [
   'After a tool call you receive {"tool_result":{...}} and answer again with one JSON object.',
 ].join('\n');
 
-export function buildSystemPrompt(p: PromptInputs): string {
+/**
+ * Native mode (docs/agent.md "Output modes"): the API carries the tools and their schemas, and separates
+ * a call from an answer, so the prompt says only that. Schemas are not repeated here: on a small model's
+ * context window every token counts.
+ */
+export const NATIVE_INSTRUCTIONS = [
+  'Answer the user in plain text.',
+  'To act, call exactly one tool with the tool-calling interface; its result comes back and you answer again. Never write a tool call as text.',
+].join('\n');
+
+export const NATIVE_NO_TOOLS = 'Answer the user in plain text.';
+
+export function buildSystemPrompt(p: PromptInputs, mode: OutputMode = 'prompt'): string {
   const parts: string[] = [`You are ${p.agentName}.`];
   if (p.personality) parts.push(p.personality.trim());
   if (p.locale) parts.push(`Answer in the locale ${p.locale} unless the user writes in another language.`);
@@ -39,7 +53,14 @@ export function buildSystemPrompt(p: PromptInputs): string {
   if (p.skills.length > 0) {
     parts.push('# Skills\n' + p.skills.map((s) => `## ${s.name}: ${s.description.trim()}\n${s.instruction.trim()}`).join('\n'));
   }
+  if (mode === 'native') {
+    if (p.tools.length === 0) parts.push(`# Tools\nNo tools are available.\n\n# ${NATIVE_NO_TOOLS}`);
+    else parts.push(`# Tools\n${p.tools.map((t) => `- ${t.name}: ${(t.description ?? '').trim() || '(no description)'}`).join('\n')}\n\n# ${NATIVE_INSTRUCTIONS}`);
+    return parts.join('\n\n');
+  }
   if (p.tools.length > 0) {
+    // In json_schema mode the server also gets the schemas (response_format); the prompt keeps them, as
+    // a server may follow the schema only loosely and the model still has to pick the right arguments.
     const lines = p.tools.map((t) => `- ${t.name}: ${(t.description ?? '').trim() || '(no description)'}\n  args schema: ${JSON.stringify(t.input_schema ?? { type: 'object' })}`);
     parts.push('# Tools\n' + lines.join('\n'));
   } else {

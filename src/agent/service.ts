@@ -8,6 +8,7 @@ import type { SandboxSpec } from '../manifest/schema/index.ts';
 import { turnSetup } from './turn-setup.ts';
 import { applicableSkills, callPermissions, skillForTool, skillsForTool, skillSandbox } from './skills.ts';
 import { runTurn } from './loop.ts';
+import type { OutputSetting } from '../provider/output-mode.ts';
 import type { History, LoopLimits, RecordVerdict, ToolOutcome, TurnResult } from './types.ts';
 
 export interface AgentToolInfo {
@@ -41,6 +42,8 @@ export interface AgentServiceDeps {
   contextFiles: [string, string][];
   /** Send tool definitions to providers with native tool calling (runtime config `agent.native_tools`). */
   nativeTools: boolean;
+  /** Provider name → output mode (claw.runtime.yaml `providers.<name>.output`). */
+  outputModes?: Readonly<Record<string, OutputSetting>>;
   /** Where a skill's `write-workspace` permission may write. */
   workspaceDir: string;
   limits?: Partial<LoopLimits>;
@@ -63,6 +66,7 @@ export function createAgentService(d: AgentServiceDeps): AgentService {
     skills: applicableSkills(m, new Set(tools.map((t) => t.name))),
     tools,
     nativeTools: d.nativeTools,
+    outputModes: d.outputModes,
     redact: d.redact,
   });
   const complete = setup.completeWith(d.provider);

@@ -15,10 +15,20 @@ const utf8 = /* @__PURE__ */ new TextDecoder();
 const enc = /* @__PURE__ */ new TextEncoder();
 
 /** `turn`: the agent loop's id for this model turn, so records of one turn can be joined. */
-export function recordValidation(log: AuditAppender, s: Pick<AuditSettings, 'logInputs'>, raw: string | Uint8Array, verdict: Verdict, ctx: { turn?: string; provider?: string } = {}): void {
+export function recordValidation(
+  log: AuditAppender,
+  s: Pick<AuditSettings, 'logInputs'>,
+  raw: string | Uint8Array,
+  verdict: Verdict,
+  full: { turn?: string; provider?: string; mode?: string; providerOutput?: string } = {},
+): void {
+  // providerOutput: what the provider returned when the protocol message was built from it (native
+  // tool calling); kept beside the message, under the same log_inputs rule as the output itself.
+  const { providerOutput, ...ctx } = full;
   const bytes = typeof raw === 'string' ? enc.encode(raw) : raw;
   log.append('protocol.received', {
     ...ctx,
+    ...(s.logInputs && providerOutput !== undefined ? { provider_output: providerOutput } : {}),
     bytes: bytes.length,
     sha256: sha256Hex(bytes),
     // The output as received (redacted and bounded by the log), so the intent can be reconstructed (§2.5).

@@ -45,7 +45,7 @@ export interface AuditSession {
   log: AuditLog;
   /** PipelineDeps.observe = auditor.observe; wrap runGates with auditor.run. */
   auditor: GateAuditor;
-  recordVerdict(raw: string | Uint8Array, verdict: Verdict, ctx?: { turn?: string; provider?: string }): void;
+  recordVerdict(raw: string | Uint8Array, verdict: Verdict, ctx?: { turn?: string; provider?: string; mode?: string; providerOutput?: string }): void;
   /** The copy for `destination` sqlite/webhook/syslog, when configured. */
   mirror?: AuditMirror;
   /** Closes the file synchronously; the promise settles when the mirror has flushed (best effort). */

@@ -3,7 +3,7 @@
 // output. On a terminal it prompts; piped, it is line-oriented: stdout carries only replies, one per
 // message (docs/agent.md "claw chat"). Approvals are asked here: the next input line answers (y/yes approves).
 import { startRuntime } from '../runtime/start.ts';
-import { dirnameOf } from '../manifest/reader.ts';
+import { dirnameOf, joinPath } from '../manifest/reader.ts';
 import { openSession } from '../kernel/methods/initialize.ts';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../kernel/version.ts';
 import { createFileLedgerStore } from '../node/ledger-file.ts';
@@ -14,6 +14,8 @@ import { parseArgs } from './args.ts';
 import { CHAT_HELP } from './help.ts';
 import { prepareRuntime } from './runtime-setup.ts';
 import { LineInput } from './line-input.ts';
+import { StreamView, thinking, type Progress } from './chat-display.ts';
+import { watchTurn } from '../agent/stream.ts';
 import { cliChannelOf, cliGate } from '../channels/cli-user.ts';
 import type { ChannelSpec } from '../channels/types.ts';
 import type { CliEnv } from './env.ts';
@@ -55,7 +57,10 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
   const questions = new Set<AbortController>();
   const roleBased = (cliChannelOf(launchManifest!)?.spec as ChannelSpec | undefined)?.access_control?.mode === 'role-based';
   let mayApprove = !roleBased;
+  // On a terminal: the progress line of the turn in flight (stopped before anything else is written).
+  let progress: Progress | undefined;
   const askApproval = async (p: ApprovalRequest) => {
+    progress?.stop();
     if (!mayApprove) {
       aside(`approval needed for tool ${p.tool}: denied, ${user} may not approve on this channel (role-based access: admin only)`);
       await Promise.resolve(runtime.agent.dispatch('claw.tool.deny', { request_id: p.request_id, reason: `${user} may not approve on this channel` }, { transport: 'cli' })).catch(() => {});
@@ -101,6 +106,8 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
     historyTags: { channel: 'cli', user },
   });
   let stopReason = 'end of input';
+  let lastFailed = false;
+  const auditPath = joinPath(setup.dataDir, 'audit/audit.jsonl');
   // A signal ends the chat now: the turn in progress is aborted (a model that does not answer could
   // otherwise hold Ctrl-C for minutes of timeouts, retries and fallbacks) and no further line is read.
   let turnAbort: AbortController | undefined;
@@ -109,7 +116,17 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
     turnAbort?.abort(new Error(`interrupted by ${reason}`));
     env.stdin.destroy?.();
   };
-  env.onSignal('SIGINT', () => interrupt('SIGINT'));
+  // On a terminal, Ctrl-C cancels the turn in progress and the chat goes on; Ctrl-C with no turn running
+  // (or again while the cancel unwinds) leaves. Piped, SIGINT ends the chat at once: a script means stop.
+  let cancelled: AbortController | undefined;
+  env.onSignal('SIGINT', () => {
+    if (interactive && turnAbort && cancelled !== turnAbort) {
+      cancelled = turnAbort;
+      turnAbort.abort(new Error('cancelled by Ctrl-C'));
+      return;
+    }
+    interrupt('SIGINT');
+  });
   env.onSignal('SIGTERM', () => interrupt('SIGTERM'));
   try {
     await openSession(runtime.agent, launchManifest!, SUPPORTED_PROTOCOL_VERSIONS[0], {}, { name: 'claw-chat', version: env.version });
@@ -144,23 +161,56 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
     if (verdict && roleBased) mayApprove = verdict.mayApprove;
     turnAbort = new AbortController();
     const turnSignal = eitherSignal(signal, turnAbort.signal);
+    const view = interactive ? new StreamView((t) => env.stdout.write(t), (t) => displayReply(t, true), () => progress?.stop()) : undefined;
+    const unwatch = view ? watchTurn(turnSignal.signal, view.onDelta) : undefined;
+    if (interactive) progress = thinking((t) => env.stderr.write(t), { setInterval, clearInterval, now: () => env.clock.monotonic() });
     try {
       const r = await agent.turn(line, turnSignal.signal, { channel: 'cli', user, conversation: `cli:${user}`, tools: verdict?.tools ?? true });
-      say(displayReply(r.reply, interactive));
+      progress?.stop();
+      const reply = displayReply(r.outcome === 'gave_up' && r.problem ? gaveUpLine(r.problem, auditPath) : r.reply, interactive);
+      const streamed = view ? !view.finish(r.reply) : false;
+      // A provider that failed before a fallback answered, a mode the server refused: one line each, so
+      // "I am offline" from the fallback never hides why the model did not answer.
+      for (const n of r.notices ?? []) aside(displayReply(`note: ${setup.redactor.redact(n)}`, interactive));
+      lastFailed = r.outcome === 'gave_up';
+      if (!streamed) say(reply);
     } catch (e) {
+      progress?.stop();
+      view?.finish('');
+      if (cancelled === turnAbort && !signal.aborted && stopReason === 'end of input') {
+        say('(cancelled — Ctrl-C again to leave)');
+        continue;
+      }
       if (turnSignal.signal.aborted) break;
+      lastFailed = true;
       // A provider chain that cannot answer (-32020/-32021) is said, and the chat goes on.
-      const msg = e instanceof ProtocolError ? `${e.message} (${e.code})` : e instanceof Error ? e.message : String(e);
+      const msg = e instanceof ProtocolError ? `${e.message}${providerDetail(e)} (${e.code})` : e instanceof Error ? e.message : String(e);
       log.error('turn failed', { error: msg });
-      say(displayReply(`error: ${msg}`, interactive));
+      say(displayReply(`error: ${setup.redactor.redact(msg)}`, interactive));
     } finally {
+      progress?.stop();
+      progress = undefined;
+      unwatch?.();
       turnSignal.dispose();
       turnAbort = undefined;
       for (const q of questions) q.abort();
     }
   }
   await runtime.stop(stopReason);
-  return 0;
+  // Piped, a script learns that its last message got no answer (docs/agent.md "claw chat").
+  return !interactive && lastFailed ? 1 : 0;
+}
+
+/** The give-up reply on this channel: why, in words, and where the detail is (the audit log's protocol.rejected records). */
+export function gaveUpLine(problem: string, auditPath: string): string {
+  return `Sorry, I could not produce a valid answer — ${problem}. Details: protocol.rejected records in ${auditPath}`;
+}
+
+/** The servers' own words for a chain that failed entirely (e.g. Ollama's "model not found, try pulling it first"). */
+function providerDetail(e: ProtocolError): string {
+  const list = (e.data as { providers?: { provider: string; server_message?: string; url?: string }[] } | undefined)?.providers ?? [];
+  const said = list.filter((p) => p.server_message).map((p) => `${p.provider}${p.url ? ` at ${p.url}` : ''} said "${p.server_message}"`);
+  return said.length > 0 ? ` — ${said.join('; ')}` : '';
 }
 
 /**

@@ -4,13 +4,15 @@ Usage: claw <command> [options]
 
 Commands:
   chat <manifest>       talk to the agent (the implicit CLI channel): model, tools, memory
+  eval <manifest> <scenarios>
+                        measure the agent's model on scenarios: success, calls, corrections, tokens
   run [manifest]        run an agent, speaking CKP JSON-RPC on stdin/stdout (NDJSON)
   validate <file>       check a claw.yaml manifest or a single primitive document
   doctor                show which sandbox isolation layers this machine offers
   protocol check        check a model output (stdin) against the FemtoClaw protocol
   audit verify <file>   verify an audit log's hash chain
   send <uri> <method> [params-json]
-                        send one JSON-RPC request to an agent listening on fs:/dir (or mqtt://)
+                        send one JSON-RPC request to an agent listening on fs:/dir, mqtt:// or http(s)://
   pair <manifest> <code>
                         approve a channel user's pairing code (--list: pending codes)
 
@@ -19,6 +21,18 @@ Options:
   --version             print the runtime version
 
 Exit codes: 0 success, 1 invalid input or runtime failure, 2 usage error.
+`;
+
+export const EVAL_HELP = `Usage: claw eval <manifest> <scenarios.yaml> [--json] [--model M] [--endpoint URL]
+                 [--mode auto|native|json_schema|prompt] [--config FILE] [--log-level L]
+
+Runs each scenario (a user message and what should come of it: a tool call with arguments, a message
+without a tool, or a call the policy refuses) as a fresh conversation through this manifest's agent —
+its providers, output modes, FemtoClaw validation and gates — and prints, per scenario and in total,
+success, model calls, corrections, tokens and latency, as a table or (--json) as JSON. Tools really
+run; approvals are denied unless a scenario says approve: true. --model, --endpoint and --mode
+override the first Provider, to compare models or modes without editing the manifest.
+Scenarios file: examples/eval/home-scenarios.yaml; docs/agent.md "Measuring a model".
 `;
 
 export const CHAT_HELP = `Usage: claw chat <manifest> [--config FILE] [--user ID] [--log-level L]
@@ -44,7 +58,8 @@ Without a manifest, the agent is the manifest sent in claw.initialize.
 Options:
   --config FILE   runtime configuration (default: claw.runtime.yaml beside the manifest, if any)
   --log-level L   debug | info | warn | error (default: info, or log.level in the configuration)
-  --listen URI    also serve this transport, e.g. fs:/var/lib/claw/ipc (repeatable; see also
+  --listen URI    also serve this transport, e.g. fs:/var/lib/claw/ipc, mqtt://broker/claw or
+                  http://127.0.0.1:8080/ckp (repeatable; see also
                   transports: in claw.runtime.yaml and docs/transports.md)
   --start         start the session now with the manifest, without waiting for claw.initialize
                   (a daemon serving queue channels or swarm peers; a later claw.initialize is refused
@@ -86,8 +101,9 @@ Exit codes: 0 paired (or listed), 1 unknown or expired code, no pairing channel,
 export const SEND_HELP = `Usage: claw send <uri> <method> [params-json] [options]
 
 Sends one JSON-RPC request to an agent listening on <uri> (claw run --listen) and prints the
-reply as one JSON line on stdout. Example:
+reply as one JSON line on stdout. Examples:
   claw send fs:/var/lib/claw/ipc claw.status
+  claw send 'http://127.0.0.1:8080/ckp?token_ref=CLAW_HTTP_TOKEN' claw.status
 
 Options:
   --timeout MS       how long to wait for the reply (default 30000)

@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Command | Promise<Command>> = {
   run: () => runCommand,
   validate: () => validateCommand,
   chat: async () => (await import('./chat.ts')).chatCommand,
+  eval: async () => (await import('./eval.ts')).evalCommand,
   doctor: async () => (await import('./doctor.ts')).doctorCommand,
   protocol: async () => (await import('./protocol.ts')).protocolCommand,
   audit: async () => (await import('./audit.ts')).auditCommand,

@@ -4,9 +4,11 @@ import * as v from 'valibot';
 import { sandboxRuntimeConfigSchema } from '../sandbox/config.ts';
 import { fsTransportOptionsSchema } from '../transports/fs/options.ts';
 import { mqttOptionsSchema } from '../transports/mqtt/options.ts';
+import { httpOptionsSchema } from '../transports/http/options.ts';
 import { swarmRuntimeConfigSchema } from '../swarm/config.ts';
 import { channelsConfigSchema } from '../channels/config.ts';
 import { auditRuntimeConfigSchema } from '../audit/config.ts';
+import { mcpRuntimeConfigSchema } from '../tools/mcp/config.ts';
 import { lazySchema } from '../manifest/schema/helpers.ts';
 
 // Built on first use (docs/startup.md): only a present claw.runtime.yaml needs it, and building its ~110
@@ -107,6 +109,8 @@ export const runtimeConfigSchema = lazySchema(() => {
           fs: v.optional(fsTransportOptionsSchema),
           /** mqtt:// and mqtts:// entries (docs/transports.md, MQTT): credentials by secret_ref, TLS CA, session. */
           mqtt: v.optional(mqttOptionsSchema),
+          /** http:// and https:// entries (docs/transports.md, HTTP): bearer tokens by secret_ref, TLS files, limits. */
+          http: v.optional(httpOptionsSchema),
         }),
       ),
     ),
@@ -121,10 +125,22 @@ export const runtimeConfigSchema = lazySchema(() => {
         max_tool_steps: v.optional(v.pipe(positiveInt, v.maxValue(100))),
       }),
     ),
+    /**
+     * Per Provider (by metadata.name): how the model is asked for FemtoClaw output (docs/agent.md "Output
+     * modes"). `auto` (default): native tool calling, then json_schema, then prompt, as the server allows.
+     */
+    providers: v.optional(
+      v.record(
+        v.pipe(v.string(), v.minLength(1)),
+        v.strictObject({ output: v.optional(v.picklist(['auto', 'native', 'json_schema', 'prompt'])) }),
+      ),
+    ),
     /** Queue channels bound to an fs inbox or an MQTT topic, by Channel name (docs/channels.md). */
     channels: v.optional(channelsConfigSchema),
     /** Audit segments and where Policy `audit.destination` copies go (docs/audit.md "Destinations"). */
     audit: v.optional(auditRuntimeConfigSchema),
+    /** MCP servers over Streamable HTTP, by mcp_source.uri: credentials and loopback (docs/tools.md "MCP over HTTP"). */
+    mcp: v.optional(mcpRuntimeConfigSchema),
   });
 });
 

@@ -1,7 +1,7 @@
-// What the model is told after a rejected output (issue 6: "fed back to the model as a
-// correction"). Bounded, and it never echoes the rejected output: the output may carry a secret the
-// model saw in a tool result, and echoing it back would also invite the model to repeat it. Only
-// the step, the reason, fixed explanations, field names (clipped, redacted) and the tool list.
+// What the model is told after a rejected output ("fed back to the model as a correction"). Bounded,
+// and it does not quote the rejected output: the agent loop puts that output (cut and redacted) in the
+// assistant turn just before this message, where the model sees it as its own. The correction holds
+// only the step, the reason, fixed explanations, field names (clipped, redacted) and the tool list.
 import type { Rejection, RejectReason } from './verdict.ts';
 
 export interface CorrectionOptions {
@@ -12,6 +12,8 @@ export interface CorrectionOptions {
   /** Ceiling on the whole message, in characters. */
   maxChars?: number;
   maxTools?: number;
+  /** How a valid answer looks in the mode the model answered in (default: the JSON shapes). */
+  shape?: string;
 }
 
 export const DEFAULT_CORRECTION_MAX_CHARS = 1200;
@@ -35,7 +37,10 @@ const WHY: Partial<Record<RejectReason, string>> = {
   invalid_tool_name: 'the tool name is not a valid tool identifier',
 };
 
-const SHAPE = 'Answer with exactly one JSON object and nothing else (no code fences, no text before or after): {"message":{"content":"..."}} to reply, or {"tool_call":{"tool":"<name>","args":{...}}} to call a tool.';
+/** Native tool calling: the API separates the forms, so the model is told to use it, not to write JSON. */
+export const NATIVE_SHAPE = 'Answer in plain text, or call exactly one tool with the tool-calling interface, with arguments that match its schema.';
+
+export const SHAPE = 'Answer with exactly one JSON object and nothing else (no code fences, no text before or after): {"message":{"content":"..."}} to reply, or {"tool_call":{"tool":"<name>","args":{...}}} to call a tool.';
 
 export function correctionFor(r: Rejection, o: CorrectionOptions = {}): string {
   const redact = o.redact ?? ((s: string) => s);
@@ -53,7 +58,7 @@ export function correctionFor(r: Rejection, o: CorrectionOptions = {}): string {
   const maxTools = o.maxTools ?? 20;
   const names = (o.tools ?? []).slice(0, maxTools);
   const toolLine = names.length > 0 ? ` Available tools: ${names.join(', ')}${(o.tools?.length ?? 0) > maxTools ? ', …' : ''}.` : '';
-  const text = `Your previous output was rejected (${r.step}: ${r.reason}): ${why}. ${SHAPE}${toolLine}`;
+  const text = `Your previous output was rejected (${r.step}: ${r.reason}): ${why}. ${o.shape ?? SHAPE}${toolLine}`;
   const max = o.maxChars ?? DEFAULT_CORRECTION_MAX_CHARS;
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

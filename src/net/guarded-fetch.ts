@@ -278,3 +278,93 @@ function flatHeaders(h: http.IncomingHttpHeaders): Record<string, string> {
   for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
   return out;
 }
+
+export interface GuardedRequestInit {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  /** Deadline until the response headers of the final hop (default 30 s); the body is the caller's. */
+  timeoutMs?: number;
+  /** Redirects followed at most (default 5). */
+  maxRedirects?: number;
+  /** Aborts the exchange at any time, the body stream included. */
+  signal?: AbortSignal;
+  /**
+   * Headers (lower-case) never sent to another origin after a redirect, besides Authorization and
+   * Cookie (redirectRequest): the caller's own credentials, e.g. an API key header.
+   */
+  dropOnCrossOrigin?: string[];
+}
+
+export interface GuardedResponse {
+  status: number;
+  /** Lower-case names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  /** The body as it arrives (long-lived streams such as text/event-stream); destroy it when done. */
+  body: http.IncomingMessage;
+  finalUrl: string;
+  address: string;
+}
+
+/**
+ * guardedFetch's checks (mode, allowlist, SSRF with DNS pinning, redirects re-checked per hop) for a
+ * caller that reads the body itself, as a stream: the MCP Streamable HTTP transport, whose responses
+ * may be Server-Sent Event streams that stay open for the length of a tool call.
+ */
+export async function guardedRequest(
+  url: string,
+  init: GuardedRequestInit,
+  network: NetworkCaps | undefined,
+  deps: GuardedFetchDeps = {},
+): Promise<GuardedResponse> {
+  const policy = netPolicy(network);
+  const lookup = deps.lookup ?? systemLookup;
+  const check = deps.checkAddress ?? defaultAddressCheck(policy);
+  const maxRedirects = init.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+
+  if (init.signal?.aborted) throw new FetchFailed('aborted', 'request aborted');
+  const ctl = new AbortController();
+  let why: 'timeout' | 'aborted' | undefined;
+  const stop = (w: 'timeout' | 'aborted') => {
+    why ??= w;
+    ctl.abort();
+  };
+  const onAbort = () => stop('aborted');
+  init.signal?.addEventListener('abort', onAbort, { once: true });
+  const unlink = () => init.signal?.removeEventListener('abort', onAbort);
+  const timer = setTimeout(() => stop('timeout'), timerDelay(init.timeoutMs ?? DEFAULT_TIMEOUT_MS));
+
+  try {
+    let target = checkTarget(url, policy);
+    let req: HopRequest = { method: (init.method ?? 'GET').toUpperCase(), headers: requestHeaders(init.headers, init.body), body: init.body };
+    for (let hop = 0; ; hop++) {
+      const addresses = target.ip !== null ? [target.ip] : await resolve(lookup, target.host, ctl.signal);
+      if (policy.ssrf) checkAddresses(target, addresses, check);
+      const { res, address } = await connectAny(target, addresses, req, ctl.signal);
+      const location = res.headers.location;
+      if (isRedirect(res.statusCode ?? 0) && location) {
+        res.destroy();
+        if (hop >= maxRedirects) {
+          throw new NetworkDenied('too-many-redirects', `more than ${maxRedirects} redirects`, { url: target.url.href, host: target.host });
+        }
+        const next = redirectRequest(res.statusCode ?? 0, location, target.url, req);
+        if (new URL(next.url).origin !== target.url.origin) for (const h of init.dropOnCrossOrigin ?? []) delete next.req.headers[h.toLowerCase()];
+        target = checkTarget(next.url, policy);
+        req = next.req;
+        continue;
+      }
+      clearTimeout(timer);
+      // The caller's signal keeps governing the body; the link goes when the body is done.
+      res.once('close', unlink);
+      res.on('error', () => {}); // an aborted stream is reported to whoever reads it
+      return { status: res.statusCode ?? 0, headers: flatHeaders(res.headers), body: res, finalUrl: target.url.href, address };
+    }
+  } catch (e) {
+    clearTimeout(timer);
+    unlink();
+    if (e instanceof NetworkDenied) throw e;
+    if (why) throw new FetchFailed(why, why === 'timeout' ? 'no response in time' : 'request aborted', { cause: e });
+    if (e instanceof FetchFailed) throw e;
+    throw new FetchFailed('network', `request failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+  }
+}

@@ -10,7 +10,7 @@
 // FIFO then returns at once), the open descriptor is fstat'ed (what was opened, not what the path named a moment
 // before), anything but a regular file is refused, and at most cap+1 bytes are read, so an oversized file is
 // refused without being held in memory. docs/manifest.md "What the loader reads".
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
 import { ClawError } from '../protocol/errors.ts';
 import { MAX_SOURCE_BYTES } from '../manifest/source.ts';
 import { isInside, type ReadOptions, type SourceReader } from '../manifest/reader.ts';
@@ -29,14 +29,16 @@ export function readBounded(path: string, opts: ReadOptions = {}): Uint8Array {
   const cap = opts.maxBytes ?? MAX_SOURCE_BYTES;
   let target = path;
   let flags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+  let fd: number;
   if (opts.within !== undefined) {
     // Resolve every symlink now and open the resolved path without following a last one: a link inside the
     // directory that points outside it is refused like a path that says so.
+    const root = realpathSync(opts.within);
     target = realpathSync(path);
-    if (!isInside(target, realpathSync(opts.within))) throw refuse('outside', `${path} resolves outside ${opts.within}`);
+    if (!isInside(target, root)) throw refuse('outside', `${path} resolves outside ${opts.within}`);
     flags |= constants.O_NOFOLLOW ?? 0;
-  }
-  const fd = openSync(target, flags);
+    fd = openWithin(target, flags, root, path, opts.within);
+  } else fd = openSync(target, flags);
   try {
     const st = fstatSync(fd);
     if (st.isDirectory()) throw Object.assign(new Error(`${path} is a directory`), { code: 'EISDIR' });
@@ -64,6 +66,42 @@ export function readBounded(path: string, opts: ReadOptions = {}): Uint8Array {
     return chunk.subarray(0, n);
   } finally {
     closeSync(fd);
+  }
+}
+
+// Linux's O_PATH (not in fs.constants): names a file without opening it.
+const O_PATH = process.platform === 'linux' ? 0o10000000 : 0;
+
+/**
+ * Open `target` (resolved, inside `root`) so that what is read is inside `root` too. Between the realpath and
+ * the open a directory of the path can be swapped for a symlink to the outside (whoever can write inside the
+ * root, an agent's workspace for one). On Linux the name is held with O_PATH, which opens nothing, the kernel's
+ * own path for that handle (/proc/self/fd/<n>) is checked again, and only then is the file opened through the
+ * handle: the inode checked is the inode read, and an outside device is never opened.
+ */
+function openWithin(target: string, flags: number, root: string, path: string, within: string): number {
+  if (O_PATH === 0) return openSync(target, flags);
+  let held: number;
+  try {
+    held = openSync(target, O_PATH | (constants.O_NOFOLLOW ?? 0));
+  } catch (e) {
+    if ((e as { code?: string }).code === 'EINVAL') return openSync(target, flags); // a kernel without O_PATH (< 2.6.39)
+    throw e;
+  }
+  try {
+    let now: string;
+    try {
+      now = readlinkSync(`/proc/self/fd/${held}`);
+    } catch {
+      return openSync(target, flags); // no /proc: the realpath check is all there is
+    }
+    if (!isInside(now, root)) throw refuse('outside', `${path} resolves outside ${within}`);
+    const st = fstatSync(held);
+    if (st.isSymbolicLink()) throw Object.assign(new Error(`${path}: a symbolic link appeared`), { code: 'ELOOP' });
+    if (!st.isFile() && !st.isDirectory()) throw refuse('not-regular', `${path} is not a regular file`);
+    return openSync(`/proc/self/fd/${held}`, flags & ~(constants.O_NOFOLLOW ?? 0));
+  } finally {
+    closeSync(held);
   }
 }
 

@@ -85,9 +85,11 @@ function scrub(given?: ScrubIo): ScrubResult {
       if (nul === -1) nul = block.length;
       const eq = block.indexOf(0x3d, at); // '='
       const name = eq > at && eq < nul ? block.toString('latin1', at, eq) : '';
-      if (name && !HARMLESS_ENV.test(name)) {
+      // An entry with no name (no `=`, or a leading one) is no variable: getenv never finds it, but the
+      // parent can still have put a secret there, so it is wiped without being re-set.
+      if (nul > at && !HARMLESS_ENV.test(name)) {
         // Re-set before wiping: afterwards environ must not point into the wiped bytes.
-        if (!scrubbed.includes(name)) {
+        if (name && !scrubbed.includes(name)) {
           const value = io.env[name]; // what the runtime reads now (it may have changed it since exec)
           if (value !== undefined) io.env[name] = value;
           scrubbed.push(name);

@@ -51,21 +51,6 @@ const inRanges = (r: Ranges, c: number): boolean => {
   return false;
 };
 
-function foldCase(test: (c: number) => boolean): (c: number) => boolean {
-  return (c) => {
-    if (test(c)) return true;
-    if (c < 128) {
-      if (c >= 65 && c <= 90) return test(c + 32);
-      if (c >= 97 && c <= 122) return test(c - 32);
-      return false;
-    }
-    const s = String.fromCodePoint(c);
-    const lo = s.toLowerCase();
-    const up = s.toUpperCase();
-    return (lo.length === s.length && test(lo.codePointAt(0)!)) || (up.length === s.length && test(up.codePointAt(0)!));
-  };
-}
-
 class Parser {
   i = 0;
   constructor(
@@ -95,8 +80,9 @@ class Parser {
   seq(): Node {
     const items: Node[] = [];
     while (!this.eof() && this.peek() !== '|' && this.peek() !== ')') {
+      const start = this.i;
       const atom = this.atom();
-      items.push(this.quantified(atom));
+      items.push(this.quantified(this.o.icase && atom.type === 'char' ? this.hostCase(this.src.slice(start, this.i)) : atom));
     }
     return items.length === 1 ? items[0] : items.length === 0 ? { type: 'empty' } : { type: 'seq', items };
   }
@@ -128,10 +114,28 @@ class Parser {
     }
   }
 
-  /** Case folding applies to the set before a negation, as in ECMAScript's Canonicalize. */
+  /**
+   * Under `i` one character atom (literal, escape, class, `.`) matches `c` when some member has the same
+   * Canonicalize (spec §22.2.2.7.3) as `c`: toUpperCase without `u` (ſ and the Kelvin sign are not s and k),
+   * simple case folding with `u` (they are). That relation is the host's: it decides on the atom's own text,
+   * anchored, against one character, which cannot backtrack.
+   */
+  hostCase(atomSource: string): Node {
+    const re = new HostRegExp(`^(?:${atomSource})$`, `i${this.o.unicode ? 'u' : ''}${this.o.dotAll ? 's' : ''}`);
+    // ASCII answers are kept (most input is ASCII; a host call costs ~10× a table read): 0 unknown, 1 no, 2 yes.
+    const ascii = new Uint8Array(128);
+    return {
+      type: 'char',
+      test: (c) => {
+        if (c >= 128) return re.test(String.fromCodePoint(c));
+        return (ascii[c] ||= re.test(String.fromCharCode(c)) ? 2 : 1) === 2;
+      },
+    };
+  }
+
+  /** Without `i`; under `i` seq() hands the atom to hostCase (case folding applies before a negation). */
   char(test: (c: number) => boolean, negate = false): Node {
-    const t = this.o.icase ? foldCase(test) : test;
-    return { type: 'char', test: negate ? (x) => !t(x) : t };
+    return { type: 'char', test: negate ? (x) => !test(x) : test };
   }
 
   atom(): Node {

@@ -47,16 +47,20 @@ type Inst =
   | { op: 'assert'; kind: 'bol' | 'eol' | 'wordb' | 'nwordb'; next: number }
   | { op: 'match' };
 
+// Patterns come from manifests (a few dozen), but also from arguments: a schema's `format: "regex"` makes
+// the validator compile each argument string. So the cache is bounded: past MAX_CACHED the least recently
+// used pattern goes (a Map iterates in insertion order; a hit is moved to the end).
+const MAX_CACHED = 512;
 const cache = new Map<string, LinearRegex>();
 
-/** Compiled once per (source, flags); throws LinearRegexError for a pattern this engine refuses. */
+/** Compiled once per (source, flags) while cached; throws LinearRegexError for a pattern this engine refuses. */
 export function compileLinear(source: string, flags = ''): LinearRegex {
   const key = `${flags}/${source}`;
   let re = cache.get(key);
-  if (!re) {
-    re = build(source, flags);
-    cache.set(key, re);
-  }
+  if (re) cache.delete(key);
+  else re = build(source, flags);
+  cache.set(key, re);
+  if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value as string);
   return re;
 }
 
@@ -89,7 +93,7 @@ function build(source: string, flags: string): LinearRegex {
   };
   compile(ast, emit, prog);
   emit({ op: 'match' });
-  const flat = flatten(prog);
+  const flat = flatten(prog, opts.icase && opts.unicode ? isWordCharIu : isWordChar);
   const dfa = { d: newDfa() };
   return { source, flags, test: (text) => run(flat, dfa, text, opts.multiline, opts.unicode) };
 }
@@ -146,6 +150,9 @@ function compile(n: Node, emit: (i: Inst) => number, prog: Inst[]): void {
 }
 
 const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+// Under `iu`, \b and \B also count the characters whose simple case folding is a word character (spec
+// §22.2.2.9.3 WordCharacters): ſ (U+017F → s) and the Kelvin sign (U+212A → k), no others.
+const isWordCharIu = (c: number): boolean => isWordChar(c) || c === 0x17f || c === 0x212a;
 const isLineTerminator = (c: number): boolean => c === 10 || c === 13 || c === 0x2028 || c === 0x2029;
 
 const OP_CHAR = 0;
@@ -170,11 +177,13 @@ interface Flat {
   ctxMask: number;
   /** When every match starts with this one character (the start closure is one literal state): its text. */
   first?: string;
+  /** What \b calls a word character (depends on the flags). */
+  word: (c: number) => boolean;
 }
 
-function flatten(prog: Inst[]): Flat {
+function flatten(prog: Inst[], word: (c: number) => boolean): Flat {
   const n = prog.length;
-  const f: Flat = { op: new Uint8Array(n), x: new Int32Array(n), y: new Int32Array(n), test: new Array(n).fill(null), lit: new Int32Array(n).fill(-1), ctxMask: 0 };
+  const f: Flat = { op: new Uint8Array(n), x: new Int32Array(n), y: new Int32Array(n), test: new Array(n).fill(null), lit: new Int32Array(n).fill(-1), ctxMask: 0, word };
   prog.forEach((inst, pc) => {
     if (inst.op === 'char') [f.op[pc], f.x[pc], f.test[pc], f.lit[pc]] = [OP_CHAR, inst.next, inst.test, inst.literal ?? -1];
     else if (inst.op === 'split') [f.op[pc], f.x[pc], f.y[pc]] = [OP_SPLIT, inst.a, inst.b];
@@ -293,12 +302,12 @@ function step(p: Flat, d: Dfa, from: Closed, ch: number): Entered {
   return intern(d, [...new Set(pcs)]);
 }
 
-function context(prev: number, here: number, multiline: boolean): number {
+function context(prev: number, here: number, multiline: boolean, isWord: (c: number) => boolean): number {
   let ctx = 0;
   if (prev === -1 || (multiline && isLineTerminator(prev))) ctx |= CTX_BOL;
   if (here === -1 || (multiline && isLineTerminator(here))) ctx |= CTX_EOL;
-  if (prev !== -1 && isWordChar(prev)) ctx |= CTX_PREV_WORD;
-  if (here !== -1 && isWordChar(here)) ctx |= CTX_HERE_WORD;
+  if (prev !== -1 && isWord(prev)) ctx |= CTX_PREV_WORD;
+  if (here !== -1 && isWord(here)) ctx |= CTX_HERE_WORD;
   return ctx;
 }
 
@@ -320,7 +329,7 @@ function run(p: Flat, dfa: { d: Dfa }, text: string, multiline: boolean, unicode
       pos = at;
     }
     const c = pos >= len ? -1 : unicode ? (text.codePointAt(pos) as number) : text.charCodeAt(pos);
-    const ctx = p.ctxMask === 0 ? 0 : context(prev, c, multiline) & p.ctxMask;
+    const ctx = p.ctxMask === 0 ? 0 : context(prev, c, multiline, p.word) & p.ctxMask;
     const closed = e.closed[ctx] ?? (e.closed[ctx] = close(p, d, e, ctx));
     if (closed.match) return true;
     if (c === -1) return false;
@@ -390,7 +399,7 @@ function runNfa(p: Flat, text: string, multiline: boolean, unicode: boolean): bo
           if (here === -1 || (multiline && isLineTerminator(here))) stack[sp++] = x[pc];
           break;
         default: {
-          const boundary = (prev !== -1 && isWordChar(prev)) !== (here !== -1 && isWordChar(here));
+          const boundary = (prev !== -1 && p.word(prev)) !== (here !== -1 && p.word(here));
           if (boundary === (op[pc] === OP_WORDB)) stack[sp++] = x[pc];
         }
       }

@@ -34,7 +34,7 @@ function blocksOf(m: ChatMessage): { role: 'user' | 'assistant'; content: Block[
   return { role: m.role === 'assistant' ? 'assistant' : 'user', content: text };
 }
 
-export function anthropicBody(o: { model: string; messages: ChatMessage[]; tools?: ToolDefinition[]; maxTokens?: number; stream: boolean }) {
+export function anthropicBody(o: { model: string; messages: ChatMessage[]; tools?: ToolDefinition[]; maxTokens?: number; stream: boolean; schema?: unknown }) {
   const system = o.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
   const turns: { role: string; content: Block[] }[] = [];
   for (const m of o.messages) {

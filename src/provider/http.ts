@@ -92,14 +92,25 @@ export async function postJson(o: PostOptions): Promise<Response> {
   }
   o.attempt.touch();
   if (res.status >= 200 && res.status < 300) return res;
-  // The error body is read (bounded) only for the API's error type: never quoted (it may echo a key).
+  // The error body is read (bounded) for the API's error type and the server's own message. The message
+  // is what tells a user "model not found, try pulling it first"; it is kept out of `message` (which
+  // reaches -32020 data and logs) and carried in `detail.server_message`, cleaned by serverMessage().
   let type: string | undefined;
+  let said: string | undefined;
   try {
     let text = '';
     await readText(res, o, (t) => void (text += t), 64 * 1024);
-    const j = JSON.parse(text) as { error?: { type?: unknown; code?: unknown }; type?: unknown };
-    const t = j?.error?.type ?? j?.error?.code ?? j?.type;
+    let j: { error?: { type?: unknown; code?: unknown; message?: unknown } | string; type?: unknown; message?: unknown; detail?: unknown } | undefined;
+    try {
+      j = JSON.parse(text);
+    } catch {
+      j = undefined;
+    }
+    const err = typeof j?.error === 'object' && j.error !== null ? j.error : undefined;
+    const t = err?.type ?? err?.code ?? j?.type;
     if (typeof t === 'string' && /^[\w.-]{1,64}$/.test(t)) type = t;
+    const m = typeof j?.error === 'string' ? j.error : err?.message ?? j?.message ?? j?.detail ?? (j === undefined ? text : undefined);
+    said = serverMessage(m, res.status);
   } catch (e) {
     if (o.caller.aborted) throw o.caller.reason ?? e;
   }
@@ -108,8 +119,26 @@ export async function postJson(o: PostOptions): Promise<Response> {
     status: s,
     retryable: s === 408 || s === 429 || s >= 500,
     retryAfterMs: retryAfterMs(res.headers, o.now()),
-    detail: type ? { status: s, type } : { status: s },
+    detail: { status: s, ...(type ? { type } : {}), ...(said ? { server_message: said } : {}) },
   });
+}
+
+/**
+ * The server's own error message, fit for one terminal line: the first line, control characters
+ * dropped, at most 160 characters, and anything shaped like a key replaced — some APIs quote part of
+ * a rejected key ("Incorrect API key provided: sk-ab***yz"), so for 401 and 403 nothing is kept at all.
+ * The caller still passes it through the log redactor, which knows the resolved secrets.
+ */
+export function serverMessage(m: unknown, status: number): string | undefined {
+  if (typeof m !== 'string' || status === 401 || status === 403) return undefined;
+  const line = (m.split(/\r?\n/).find((l) => l.trim() !== '') ?? '')
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
+    .replace(/\b(?:sk|pk|rk|key|api|token|bearer)[-_][A-Za-z0-9*._-]{6,}/gi, '[key]')
+    .replace(/\b[A-Za-z0-9_-]{32,}\b/g, '[redacted]')
+    .trim();
+  if (line === '') return undefined;
+  return line.length > 160 ? `${line.slice(0, 160)}…` : line;
 }
 
 /** Read the body as strict UTF-8 text, chunk by chunk, re-arming the attempt timeout on each. */

@@ -9,6 +9,7 @@ import type { ProviderDeps } from './deps.ts';
 export type { ProviderDeps } from './deps.ts';
 
 export type { FailureRecord } from './chain.ts';
+export type { FemtoClawContract, ModelRequest, ModelResponse, OutputMode, OutputSetting } from './output-mode.ts';
 
 /**
  * A client for `primary` (default: the manifest's first provider) and its fallback chain.

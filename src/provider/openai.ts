@@ -24,7 +24,7 @@ function wireMessage(m: ChatMessage): Record<string, unknown> {
   return { role: m.role, content: m.content };
 }
 
-export function openaiBody(o: { model: string; messages: ChatMessage[]; tools?: ToolDefinition[]; maxTokens?: number; stream: boolean }) {
+export function openaiBody(o: { model: string; messages: ChatMessage[]; tools?: ToolDefinition[]; maxTokens?: number; stream: boolean; schema?: Record<string, unknown> }) {
   const body: Record<string, unknown> = { model: o.model, messages: o.messages.map(wireMessage), stream: o.stream };
   if (o.stream) body.stream_options = { include_usage: true };
   if (o.maxTokens !== undefined) body.max_tokens = o.maxTokens;
@@ -35,6 +35,10 @@ export function openaiBody(o: { model: string; messages: ChatMessage[]; tools?: 
     }));
     body.parallel_tool_calls = false;
   }
+  // Structured outputs (json_schema mode): OpenAI, vLLM, llama.cpp server, LM Studio and Ollama (≥ 0.5, on
+  // /v1) constrain decoding to it. `strict: false`: OpenAI's strict subset would refuse ordinary tool
+  // schemas (optional properties); the FemtoClaw validator is strict either way.
+  if (o.schema) body.response_format = { type: 'json_schema', json_schema: { name: 'femtoclaw_output', strict: false, schema: o.schema } };
   return body;
 }
 

@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { readBoundedText } from '../node/fs-reader.ts';
 import type { KernelModule, AgentCore } from '../kernel/agent.ts';
 import type { Clock, Logger, ProviderClient, TelemetrySink } from '../kernel/ports.ts';
-import type { FailureRecord } from '../provider/index.ts';
+import type { FailureRecord, OutputSetting } from '../provider/index.ts';
 import type { LedgerStore } from '../kernel/ledger.ts';
 import { TokenLedger } from '../kernel/ledger.ts';
 import type { SecretResolver } from '../kernel/secrets.ts';
@@ -94,6 +94,7 @@ export function agentModule(d: AgentModuleDeps): AgentModule {
           newId: () => nodeCrypto().randomUUID(),
           contextFiles,
           nativeTools: d.config.agent?.native_tools !== false,
+          outputModes: outputModesOf(d.config),
           workspaceDir: d.workspaceDir,
           limits: { maxCorrections: d.config.agent?.max_corrections, maxToolSteps: d.config.agent?.max_tool_steps },
         });
@@ -112,6 +113,14 @@ export function agentModule(d: AgentModuleDeps): AgentModule {
       channels = undefined;
     },
   };
+}
+
+/** claw.runtime.yaml `providers.<name>.output` (docs/agent.md "Output modes"). */
+function outputModesOf(c: RuntimeConfig): Record<string, OutputSetting> | undefined {
+  if (!c.providers) return undefined;
+  const out: Record<string, OutputSetting> = {};
+  for (const [name, p] of Object.entries(c.providers)) if (p.output) out[name] = p.output;
+  return out;
 }
 
 /**

@@ -12,6 +12,7 @@ import { runSandboxed } from '../sandbox/runner.ts';
 import { spawnSandboxed } from '../sandbox/spawn.ts';
 import { mountPaths, fsMode } from '../sandbox/spec-view.ts';
 import { McpPool, createMcpBinder } from '../tools/mcp/backend.ts';
+import { mcpHttpAccess } from '../tools/mcp/http-access.ts';
 import { sandboxedFetch } from './net-fetch.ts';
 import { sandboxOf } from './sandbox-of.ts';
 import type { McpProcess, McpSpawn } from '../tools/mcp/client.ts';
@@ -54,6 +55,8 @@ export interface ToolEnvironmentDeps {
  * builtin is a process enforcing its own network rules (workerProcessSandbox); all else is `exec`.
  */
 function isolationTarget(sandbox: SandboxSpec, impl: ToolImpl): { spec: SandboxSpec; use: 'exec' | 'builtin' } {
+  // An MCP server over HTTP is no process of ours: the runtime's requests go through the network guard.
+  if (impl.kind === 'mcp' && !impl.touchesOs) return { spec: sandbox, use: 'builtin' };
   if (impl.kind !== 'builtin') return { spec: sandbox, use: 'exec' };
   if (impl.isShell) return { spec: sandbox, use: 'exec' };
   if (impl.touchesOs && runsInWorker(impl as { touchesOs: boolean; isShell?: boolean }, sandbox)) return { spec: workerProcessSandbox(sandbox), use: 'exec' };
@@ -128,7 +131,14 @@ export async function createToolEnvironment(d: ToolEnvironmentDeps, manifest: Re
         exited: p.exited.then((s) => ({ code: s.exitCode, signal: s.signal })),
       };
     };
-  const pool = new McpPool({ spawn: spawnFor(''), spawnFor, clientVersion: d.version, logger: d.log });
+  const pool = new McpPool({
+    spawn: spawnFor(''),
+    spawnFor,
+    // Streamable HTTP servers: the runtime's own requests, under the partition's sandbox network rules.
+    http: (target, partition) => mcpHttpAccess(target, sandboxOfPartition(partition), { config: d.config.mcp, resolveSecret: (ref) => d.secrets.resolve(ref) }),
+    clientVersion: d.version,
+    logger: d.log,
+  });
   return {
     host,
     registry: {
@@ -139,7 +149,7 @@ export async function createToolEnvironment(d: ToolEnvironmentDeps, manifest: Re
         return out;
       },
       builtins: { run, fetch: sandboxedFetch, cwdFor: (sb) => cwdFor(sb, d.cwd), worker: d.worker },
-      mcp: createMcpBinder(pool),
+      mcp: createMcpBinder(pool, { logger: d.log, retryDelaysMs: d.config.mcp?.start_retry_delays_ms }),
     },
     isolationProblem(sandbox, impl) {
       const t = isolationTarget(sandbox, impl);

@@ -20,7 +20,7 @@
 // Always: `--unshare-pid --die-with-parent` (a setsid() escape dies with the namespace; the sandbox
 // dies with us), ipc/uts/cgroup namespaces, a fresh /proc and a minimal /dev. As root, bubblewrap
 // keeps every capability unless told otherwise (measured: CapEff full), so we drop them all.
-import { lstat, readlink, realpath, stat } from 'node:fs/promises';
+import { lstat, mkdir, readlink, realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { SandboxSpec } from '../manifest/schema/index.ts';
 import { ClawError } from '../protocol/errors.ts';
@@ -110,10 +110,16 @@ async function hidePrivate(priv: PrivatePaths, binds: Bind[]): Promise<string[]>
   const real = async (p: string) => realpath(resolve(p)).catch(() => undefined);
   const shared = (await Promise.all(priv.shared.map(real))).filter((x): x is string => !!x);
   const masked = new Set<string>();
+  // Later binds cover earlier ones: where two show the same place (`/srv` rw, then `/srv/claw` ro), the last
+  // one is what the tool sees, so it decides how the workspace is shown again through the mask.
+  const lastFirst = [...binds].reverse();
   for (const dir of priv.dirs) {
-    const p = await real(dir);
-    if (!p) continue; // nothing there (yet) to show
-    for (const b of binds) {
+    // A bind shows the host's tree live: a data_dir the runtime creates later (its first ledger, audit or
+    // memory write) would appear unmasked to a long-running tool (a stdio MCP server started at STARTING).
+    // So a missing one is made now, empty and 0700, and masked like any other.
+    const p = (await real(dir)) ?? (await mkdir(resolve(dir), { recursive: true, mode: 0o700 }).then(() => real(dir), () => undefined));
+    if (!p) continue; // cannot be made (read-only filesystem): nothing there to show
+    for (const b of lastFirst) {
       if (within(b.src, p) && !shared.some((s) => within(s, p) && within(b.src, s))) {
         throw new ClawError('sandbox-private-path', `the sandbox binds ${b.dest}, which is inside ${dir}, a directory of the runtime itself (secrets, data_dir): no tool may see it (docs/security.md)`);
       }

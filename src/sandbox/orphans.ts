@@ -45,6 +45,11 @@ export function orphansOf(r: ProcessRecord, table: readonly ProcInfo[], protect:
   const live = table.filter((p) => !p.zombie);
   const leader = table.find((p) => p.pid === r.pid);
   if (leader && leader.start !== r.start) return []; // the pid was reused: group and session r.pid are not the run's
+  // A record is a name in a directory, not proof: pid 1, this runtime or one of its ancestors was never a tool
+  // of a dead runtime (following its descendants would take the whole machine), and a tool was spawned
+  // detached, so it leads its own session for life (setsid() cannot be undone): a live leader of another
+  // session is not the recorded run.
+  if (protect.has(r.pid) || (leader && leader.sid !== r.pid)) return [];
   const found = new Map<number, ProcInfo>();
   for (const p of live) {
     if (p.pid === r.pid || ((p.pgid === r.pid || p.sid === r.pid) && p.start >= r.start)) found.set(p.pid, p);

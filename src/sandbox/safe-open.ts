@@ -10,6 +10,7 @@
 // stays inside the scope works; one that leads out is refused like any outside path.
 //
 //   directories  O_RDONLY | O_DIRECTORY | O_NOFOLLOW
+//   final        O_PATH | O_NOFOLLOW, fstat: anything but a regular file is refused unopened (see openFinal)
 //   final, read  O_RDONLY | O_NOFOLLOW | O_NONBLOCK      (a fifo does not block the open)
 //   final, write O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_TRUNC or O_APPEND
 //   then fstat: anything but a regular file is closed and refused.
@@ -60,14 +61,24 @@ const MAX_LINKS = 40; // Linux MAXSYMLINKS; also bounds retries when a name chan
 const { O_RDONLY, O_WRONLY, O_CREAT, O_TRUNC, O_APPEND, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
 const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 
+// The kernel's PATH_MAX. A walk through /proc/self/fd/<n>/<name> never meets it, so it is applied here to
+// the path asked for and to the path really taken: each level holds one descriptor and create_dirs makes
+// one directory per name, so a megabyte of `a/a/a…` would otherwise exhaust the runtime's descriptors.
+const PATH_MAX = 4096;
+function tooLong(path: string): string {
+  if (Buffer.byteLength(path) >= PATH_MAX) throw new ClawError('ENAMETOOLONG', `path longer than ${PATH_MAX - 1} bytes`);
+  return path;
+}
+
 const parts = (p: string) => p.split('/').filter((x) => x !== '' && x !== '.');
 const code = (e: unknown) => (e as { code?: string }).code;
 
 export async function openInScope(req: OpenRequest, io: OpenIo = nodeOpenIo): Promise<ScopedOpen> {
   if (!validPath(req.path)) return { ok: false, reason: 'invalid path' };
+  const joined = joinCwd(req.path, req.cwd);
+  tooLong(joined);
   const access = req.write ? 'write' : 'read';
   const scope = await loadScope(req.fs, req.cwd);
-  const joined = joinCwd(req.path, req.cwd);
   if (scope.mode === 'deny' || (scope.mode === 'read-only' && access === 'write')) return { ok: false, reason: scope.judge('/', access, req.path) ?? 'denied' };
   if (scope.unconfined(access)) {
     // Nothing to escape from: an ordinary open, symlinks followed by the kernel.
@@ -85,9 +96,34 @@ export async function openInScope(req: OpenRequest, io: OpenIo = nodeOpenIo): Pr
   }
 }
 
-function openFinal(io: OpenIo, path: string, req: OpenRequest, followLink: boolean): Promise<FileHandle> {
+// Linux's O_PATH (not in fs.constants): a handle that names the file without opening it.
+const O_PATH = process.platform === 'linux' ? 0o10000000 : 0;
+
+async function openFinal(io: OpenIo, path: string, req: OpenRequest, followLink: boolean): Promise<FileHandle> {
   const w = req.write;
   const flags = (w ? O_WRONLY | O_CREAT | (w.append ? O_APPEND : O_TRUNC) : O_RDONLY) | O_NONBLOCK | (followLink ? 0 : O_NOFOLLOW);
+  // Opening a device is an action: /dev/watchdog arms the board's watchdog (closed without its magic
+  // byte, the board reboots), a serial tty toggles DTR (resets an attached microcontroller), a tape
+  // rewinds. So the name is first held with O_PATH, which opens nothing, and its type checked; only a
+  // regular file is then opened, through that handle, so it is the same inode.
+  if (O_PATH !== 0 && (await io.fdPaths())) {
+    let held: FileHandle | undefined;
+    try {
+      held = await io.open(path, O_PATH | (followLink ? 0 : O_NOFOLLOW));
+    } catch (e) {
+      if (!(w && code(e) === 'ENOENT')) throw e; // a new file: O_CREAT below makes a regular one
+    }
+    if (held) {
+      try {
+        const st = await held.stat();
+        if (st.isSymbolicLink()) throw new ClawError('ELOOP', 'a symbolic link as the last component'); // the walk follows it
+        if (!st.isFile()) await regularOnly(held); // throws, naming the type
+        return await io.open(`/proc/self/fd/${held.fd}`, flags & ~(O_CREAT | O_NOFOLLOW)).then(regularOnly);
+      } finally {
+        await held.close().catch(() => undefined);
+      }
+    }
+  }
   return io.open(path, flags, 0o644).then(regularOnly);
 }
 
@@ -124,8 +160,8 @@ class Walk {
         await this.up();
         continue;
       }
+      const real = tooLong(`/${[...this.names, name].join('/')}`);
       const at = `/proc/self/fd/${(await this.dir()).fd}/${name}`;
-      const real = `/${[...this.names, name].join('/')}`;
       if (pending.length === 0) {
         const reason = this.scope.judge(real, access, this.req.path, this.lexical);
         if (reason !== undefined) {

@@ -48,6 +48,8 @@ export type ClientFactory = (uri: string, opts: ClientOptions) => Promise<Transp
 
 export const CLIENT_FACTORIES: Record<string, ClientFactory> = {
   fs: async (uri, opts) => (await import('./fs/client-fs.ts')).connectFsClient(uri, opts),
+  http: async (uri, opts) => (await import('./http/client-http.ts')).connectHttpClient(uri, opts),
+  https: async (uri, opts) => (await import('./http/client-http.ts')).connectHttpClient(uri, opts),
   // mqtt / mqtts: added by the MQTT transport.
 };
 

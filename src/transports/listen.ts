@@ -27,6 +27,8 @@ export type TransportFactory = (entry: TransportEntry, ctx: ListenContext) => Pr
 
 export const LISTEN_FACTORIES: Record<string, TransportFactory> = {
   fs: async (entry, ctx) => (await import('./fs/listen-fs.ts')).createFsListener(entry, ctx),
+  http: async (entry, ctx) => (await import('./http/listen-http.ts')).createHttpListener(entry, ctx),
+  https: async (entry, ctx) => (await import('./http/listen-http.ts')).createHttpListener(entry, ctx),
   // mqtt / mqtts: added by the MQTT transport (docs/transports.md).
 };
 

@@ -31,7 +31,8 @@ for (const memory of [false, true]) {
     else assert.equal(JSON.parse(readFileSync(ledgerFile, 'utf8')), { day: today(), tokens: 20_010 });
 
     const r2 = await chat(a, ['PROMPT-2']);
-    assert.is(r2.code, 0, r2.stderr);
+    // Piped, a last message without an answer is exit status 1.
+    assert.is(r2.code, 1, r2.stderr);
     assert.is(r2.stdout, 'error: Provider quota exceeded: fake-openai: daily token quota reached (20010 of 20000) (-32021)\n');
     assert.is(llm.requests.length, 1, 'nothing was sent after the quota was reached');
   });
@@ -51,7 +52,7 @@ test('tokens_per_request: max_tokens capped to what the request leaves; an input
   const small = makeAgent({ providers: [openaiProvider(llm.url, { limits: { tokens_per_request: 50 } })] });
   llm.requests.length = 0;
   const r2 = await chat(small, ['PROMPT-2']);
-  assert.is(r2.code, 0, r2.stderr);
+  assert.is(r2.code, 1, r2.stderr);
   assert.match(r2.stdout, /^error: Provider quota exceeded: fake-openai: request input \(~\d+ tokens\) reaches tokens_per_request \(50\) \(-32021\)\n$/);
   assert.is(llm.requests.length, 0);
 });
@@ -110,16 +111,16 @@ test('max_context_window: the agent drops the oldest turns of its conversation t
   assert.is(llm.requests[2]!.body.max_tokens, OUTPUT_RESERVE_TOKENS);
 });
 
-test('every provider failing: the turn says -32020 with one reason per provider (no response body), the chat goes on', async () => {
+test('every provider failing: the turn says -32020 with one reason per provider and the server\'s own message (never the body), the chat goes on', async () => {
   const a = makeAgent({
     providers: [openaiProvider(llm.url, { fallback: [{ provider_ref: 'second' }] }), openaiProvider(await deadUrl(), { name: 'second' })],
   });
-  llm.queue({ status: 500, json: { error: { type: 'server_error', message: 'BODY-TEXT from the server' } } }, { json: openaiJson({ content: msg('REPLY-2') }) });
+  llm.queue({ status: 500, json: { error: { type: 'server_error', message: 'BODY-TEXT from the server' }, other: 'OTHER-FIELD' } }, { json: openaiJson({ content: msg('REPLY-2') }) });
   const r = await chat(a, ['PROMPT-1', 'PROMPT-2']);
   assert.is(r.code, 0, r.stderr);
   assert.equal(r.replies.length, 2);
-  assert.match(r.replies[0]!, /^error: Provider unavailable: fake-openai: HTTP 500 \(server_error\); second: .+ \(-32020\)$/);
-  assert.not.ok(r.stdout.includes('BODY-TEXT') || r.stderr.includes('BODY-TEXT'), 'a response body is never shown or logged');
+  assert.match(r.replies[0]!, /^error: Provider unavailable: fake-openai: HTTP 500 \(server_error\); second: .+ — fake-openai at http:\/\/127\.0\.0\.1:\d+\/v1 said "BODY-TEXT from the server" \(-32020\)$/);
+  assert.not.ok(r.stdout.includes('OTHER-FIELD') || r.stderr.includes('OTHER-FIELD'), 'the rest of a response body is never shown or logged');
   assert.is(r.replies[1], 'REPLY-2');
 });
 

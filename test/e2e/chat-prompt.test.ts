@@ -19,9 +19,11 @@ test.after(async () => {
   removeAgents();
 });
 
-test('system prompt: identity, locale, context files, applicable skill instructions, tool descriptions and schemas, output contract', async () => {
+test('system prompt (prompt mode): identity, locale, context files, applicable skill instructions, tool descriptions and schemas, output contract', async () => {
   const a = makeAgent({
     providers: [openaiProvider(llm.url)],
+    // Prompt mode: the protocol and the schemas are in the prompt (native mode: test/e2e/chat.test.ts).
+    runtime: { agent: { native_tools: false } },
     skills: [
       { name: 'notes', description: 'Keeps notes', instruction: 'INSTR-notes: write notes with file-write.', tools_required: ['file-write'] },
     ],

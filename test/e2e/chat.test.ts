@@ -11,7 +11,10 @@ import { makeAgent, chat, chatTty, auditRecords, auditKinds, telemetryEvents, re
 const SHAPE =
   'Answer with exactly one JSON object and nothing else (no code fences, no text before or after): {"message":{"content":"..."}} to reply, or {"tool_call":{"tool":"<name>","args":{...}}} to call a tool.';
 const TOOLS = ' Available tools: echo, file-write, careful-write, forbidden-write.';
-const GAVE_UP = 'Sorry, I could not produce a valid answer. Please rephrase or try again.';
+/** The same correction in native mode: the model is told to use the API's tool calling, not to write JSON. */
+const NATIVE_SHAPE = 'Answer in plain text, or call exactly one tool with the tool-calling interface, with arguments that match its schema.';
+/** `claw chat`'s give-up line: the reason in words, and where the detail is. */
+const gaveUp = (a: Agent, problem: string) => `Sorry, I could not produce a valid answer — the model answered 3× without a valid tool call or message: ${problem}. Details: protocol.rejected records in ${a.dataDir}/audit/audit.jsonl`;
 
 let llm: FakeLlm;
 useFakeLlm(test, (l) => (llm = l), () => llm);
@@ -52,7 +55,9 @@ test('a valid tool call runs the tool, its result goes back to the model, the fi
   assert.is(llm.requests.length, 2);
   assert.is(llm.requests[0]!.url, '/v1/chat/completions');
   const system = llm.requests[0]!.body.messages[0].content as string;
-  for (const part of ['You are e2e-agent.', 'You are a test agent.', '- file-write: Writes a file', 'Output protocol (strict)']) assert.ok(system.includes(part), part);
+  // Native mode (the default): tools are named in the prompt, their schemas travel once, as native definitions.
+  for (const part of ['You are e2e-agent.', 'You are a test agent.', '- file-write: Writes a file', 'call exactly one tool with the tool-calling interface']) assert.ok(system.includes(part), part);
+  assert.not.ok(system.includes('args schema') || system.includes('Output protocol'), system);
   assert.equal(llm.requests[0]!.body.tools.map((t: any) => t.function.name), ['echo', 'file-write', 'careful-write', 'forbidden-write']);
   assert.equal(convo(1), [
     { role: 'user', content: 'PROMPT-1 please write' },
@@ -94,7 +99,7 @@ test('a valid tool call runs the tool, its result goes back to the model, the fi
 });
 
 test('invalid outputs (code fence, unknown tool, bad args) execute nothing and are corrected; each turn starts clean', async () => {
-  const a = makeAgent({ providers: [openaiProvider(llm.url)] });
+  const a = makeAgent({ providers: [openaiProvider(llm.url)], runtime: { agent: { native_tools: false } } });
   const fenced = '```json\n' + call('file-write', { path: 'fence.txt', content: 'x' }) + '\n```';
   llm.queue(
     { json: openaiJson({ content: fenced }) },
@@ -109,8 +114,10 @@ test('invalid outputs (code fence, unknown tool, bad args) execute nothing and a
   assert.equal(r.replies, ['REPLY-A', 'REPLY-B', 'REPLY-C']);
   for (const f of ['fence.txt', 'case.txt', 'args.txt']) assert.is(readWs(a, f), undefined, f);
   assert.is(llm.requests.length, 6);
+  // The retry shows the model what it wrote, then why it was refused: user, assistant, user.
   assert.equal(convo(1), [
     { role: 'user', content: 'PROMPT-A' },
+    { role: 'assistant', content: fenced },
     { role: 'user', content: `Your previous output was rejected (parse: code_fence): it was wrapped in a code fence. ${SHAPE}${TOOLS}` },
   ]);
   // The rejected output and its correction are not part of the conversation: turn B starts from A's outcome.
@@ -152,13 +159,13 @@ test('invalid outputs (code fence, unknown tool, bad args) execute nothing and a
   assertNoBodies(a, ['PROMPT-', 'REPLY-', 'fence.txt']);
 });
 
-test('too many invalid outputs: the fixed give-up reply, nothing executed; the chat goes on; agent.max_corrections is honoured', async () => {
-  const a = makeAgent({ providers: [openaiProvider(llm.url)] });
+test('too many invalid outputs: the give-up line says why and where the detail is, nothing executed; the chat goes on; agent.max_corrections is honoured', async () => {
+  const a = makeAgent({ providers: [openaiProvider(llm.url)], runtime: { agent: { native_tools: false } } });
   const bad = 'Sure! ' + call('file-write', { path: 'bad.txt', content: 'x' });
   llm.queue({ json: openaiJson({ content: bad }) }, { json: openaiJson({ content: bad }) }, { json: openaiJson({ content: bad }) }, { json: openaiJson({ content: msg('REPLY-2') }) });
   const r = await chat(a, ['PROMPT-1', 'PROMPT-2']);
   assert.is(r.code, 0, r.stderr);
-  assert.equal(r.replies, [GAVE_UP, 'REPLY-2']);
+  assert.equal(r.replies, [gaveUp(a, 'text around JSON'), 'REPLY-2']);
   assert.is(readWs(a, 'bad.txt'), undefined);
   // 1 + max_corrections (2) requests for the first turn, then one for the second.
   assert.is(llm.requests.length, 4);
@@ -167,12 +174,14 @@ test('too many invalid outputs: the fixed give-up reply, nothing executed; the c
   assert.equal(data(rec, 'protocol.rejected').map((d) => d.reason), ['text_around_json', 'text_around_json', 'text_around_json']);
   assert.not.ok(auditKinds(rec).includes('capability.requested'));
 
-  const b = makeAgent({ providers: [openaiProvider(llm.url)], runtime: { agent: { max_corrections: 0 } } });
+  const b = makeAgent({ providers: [openaiProvider(llm.url)], runtime: { agent: { max_corrections: 0, native_tools: false } } });
   llm.requests.length = 0;
   llm.queue({ json: openaiJson({ content: bad }) });
   const s = await chat(b, ['PROMPT-3']);
-  assert.equal(s.replies, [GAVE_UP]);
+  assert.equal(s.replies, [gaveUp(b, 'text around JSON').replace('3×', '1×')]);
   assert.is(llm.requests.length, 1);
+  // Piped, the last message without an answer makes the exit status 1 (a script can tell).
+  assert.is(s.code, 1);
 });
 
 test('a message whose content holds a tool call is printed, never executed', async () => {
@@ -293,13 +302,39 @@ test('a native OpenAI tool call becomes the tool_call form, runs, and is audited
   assert.is(readWs(a, 'native.txt'), 'native');
   const form = '{"tool_call":{"tool":"file-write","args":{"path":"native.txt","content":"native"}}}';
   assert.equal(data(auditRecords(a), 'protocol.received').map((d) => d.output), [form, msg('REPLY-native')]);
-  assert.equal(convo(1).slice(1), [
-    { role: 'assistant', content: form },
-    { role: 'user', content: '{"tool_result":{"tool":"file-write","ok":true,"content":"wrote 6 bytes to native.txt"}}' },
+  // The call goes back in the API's own form, its result as a `tool` message with the call's id.
+  assert.equal(llm.requests[1]!.body.messages.slice(2), [
+    { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'file-write', arguments: '{"path":"native.txt","content":"native"}' } }] },
+    { role: 'tool', tool_call_id: 'call_1', content: '{"tool_result":{"tool":"file-write","ok":true,"content":"wrote 6 bytes to native.txt"}}' },
   ]);
+  // §2.5: the audit log has the provider's structured answer beside the protocol message built from it.
+  assert.equal(JSON.parse(data(auditRecords(a), 'protocol.received')[0].provider_output).tool_calls, [{ name: 'file-write', arguments: '{"path":"native.txt","content":"native"}' }]);
   const received = telemetryEvents(a).filter((e) => e.event === 'protocol.received');
   assert.equal(received.map((e) => e.native_tool_call), [true, false]);
   assertNoBodies(a, ['PROMPT-1', 'REPLY-native']);
+});
+
+test('native mode: a plain-text answer (the way small models answer) is the reply, in one model call; the audit keeps both forms', async () => {
+  const a = makeAgent({ providers: [openaiProvider(llm.url)] });
+  llm.queue({ json: openaiJson({ content: 'Hello! I am your home assistant.\nHow can I help?' }) });
+  const r = await chat(a, ['PROMPT-hi']);
+  assert.is(r.code, 0, r.stderr);
+  assert.equal(r.replies, ['Hello! I am your home assistant.\\nHow can I help?']);
+  assert.is(llm.requests.length, 1);
+  const [rec] = data(auditRecords(a), 'protocol.received');
+  assert.equal([rec.output, rec.provider_output, rec.mode], [msg('Hello! I am your home assistant.\nHow can I help?'), 'Hello! I am your home assistant.\nHow can I help?', 'native']);
+});
+
+test('a missing model (Ollama 404) with an offline fallback: one line names the provider, URL, status and the server\'s words', async () => {
+  const a = makeAgent({
+    providers: [openaiProvider(llm.url, { name: 'ollama', fallback: [{ provider_ref: 'offline' }] }), { name: 'offline', protocol: 'custom', endpoint: 'file:rules.yaml', model: 'rules', auth: { type: 'none' } }],
+    files: { 'rules.yaml': 'rules: []\ndefault:\n  message: "I am offline"\n' },
+  });
+  llm.queue({ status: 404, json: { error: { message: 'model "llama3.2:1b" not found, try pulling it first', type: 'api_error' } } });
+  const r = await chat(a, ['PROMPT-1']);
+  assert.is(r.code, 0, r.stderr);
+  assert.equal(r.replies, ['I am offline']);
+  assert.is(r.stderr, `note: provider ollama (${llm.url}/v1) failed: HTTP 404: model "llama3.2:1b" not found, try pulling it first; offline answered instead\n`);
 });
 
 test('several native tool calls in one response are rejected (several_tool_calls), none runs', async () => {
@@ -322,7 +357,7 @@ test('several native tool calls in one response are rejected (several_tool_calls
   assert.is(readWs(a, 'two.txt'), undefined);
   assert.equal(convo(1).at(-1), {
     role: 'user',
-    content: `Your previous output was rejected (structure: several_tool_calls): it held several tool calls; call exactly one tool per answer. ${SHAPE}${TOOLS}`,
+    content: `Your previous output was rejected (structure: several_tool_calls): it held several tool calls; call exactly one tool per answer. ${NATIVE_SHAPE}${TOOLS}`,
   });
   const rec = auditRecords(a);
   assert.equal(data(rec, 'protocol.rejected').map((d) => [d.step, d.reason]), [['structure', 'several_tool_calls']]);
@@ -339,11 +374,11 @@ test('anthropic-native: a tool_use block runs the tool, the text answer is the r
   assert.is(r.code, 0, r.stderr);
   assert.is(r.stdout, 'REPLY-anthropic\n');
   assert.is(llm.requests[0]!.url, '/v1/messages');
-  assert.ok((llm.requests[0]!.body.system as string).includes('Output protocol (strict)'));
+  assert.ok((llm.requests[0]!.body.system as string).includes('tool-calling interface'));
   assert.equal(llm.requests[1]!.body.messages, [
     { role: 'user', content: [{ type: 'text', text: 'PROMPT-1' }] },
-    { role: 'assistant', content: [{ type: 'text', text: '{"tool_call":{"tool":"echo","args":{"text":"from claude"}}}' }] },
-    { role: 'user', content: [{ type: 'text', text: '{"tool_result":{"tool":"echo","ok":true,"content":"from claude"}}' }] },
+    { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'echo', input: { text: 'from claude' } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '{"tool_result":{"tool":"echo","ok":true,"content":"from claude"}}' }] },
   ]);
   const rec = auditRecords(a);
   assert.equal(data(rec, 'execution.finished').map((d) => [d.tool, d.outcome]), [['echo', 'ok']]);

@@ -70,7 +70,7 @@ test('a valid tool call runs through callTool, its result goes back to the model
   const r = await run(h.d);
   assert.is(r.reply, 'done');
   assert.equal(h.calls, [['echo', { text: 'x' }, 'req-2']]);
-  assert.equal(r.toolCalls, [{ tool: 'echo', request_id: 'req-2', ok: true, code: undefined }]);
+  assert.equal(r.toolCalls, [{ tool: 'echo', args: { text: 'x' }, request_id: 'req-2', ok: true, code: undefined }]);
   const second = h.seen[1]!;
   assert.equal(second[second.length - 1], { role: 'tool', content: '{"tool_result":{"tool":"echo","ok":true,"content":"ran echo {\\"text\\":\\"x\\"}"}}' });
   assert.equal(h.audit.map(([k]) => k), ['protocol.received', 'protocol.validated', 'protocol.received', 'protocol.validated']);
@@ -86,10 +86,14 @@ test('rejected outputs execute nothing, are audited, and go back as corrections;
   const rejected = h.audit.filter(([k]) => k === 'protocol.rejected').map(([, f]) => `${f.step}/${f.reason}`);
   assert.equal(rejected, ['parse/code_fence', 'capability/unknown_tool', 'arguments/args_schema']);
   assert.equal(h.events.filter(([, e]) => e === 'protocol.rejected').length, 3);
-  // The correction is a user turn; the rejected output itself is never echoed back.
+  // Each retry sees the rejected output as its own (assistant) turn, then the correction: roles alternate.
   const lastPrompt = h.seen[2]!;
-  assert.is(lastPrompt[lastPrompt.length - 1]!.role, 'user');
-  assert.not.ok(lastPrompt.some((m) => m.content.includes('{"tool_call":{"tool":"Echo"')));
+  assert.equal(lastPrompt.map((m) => m.role), ['system', 'user', 'assistant', 'user', 'assistant', 'user']);
+  assert.is(lastPrompt[4]!.content, '{"tool_call":{"tool":"Echo","args":{"text":"x"}}}');
+  assert.ok(lastPrompt[5]!.content.startsWith('Your previous output was rejected (capability: unknown_tool)'));
+  // The user learns why, in words.
+  assert.is(r.problem, 'the model answered 3× without a valid tool call or message: arguments that do not match the input schema of echo');
+  assert.equal([r.modelCalls, r.tokens], [3, { input: 30, output: 6 }]);
   // Corrections do not stay in the conversation.
   assert.equal(h.history.map((m) => m.role), ['user']);
 });
@@ -104,7 +108,7 @@ test('a correction followed by a valid output succeeds', async () => {
 test('a denied tool call is fed back as an error result and the model can answer', async () => {
   const h = harness(['{"tool_call":{"tool":"shell","args":{"bin":"rm"}}}', '{"message":{"content":"I may not do that."}}'], () => ({ ok: false, code: -32011, message: 'Policy denied: rule no-shell' }));
   const r = await run(h.d);
-  assert.equal(r.toolCalls, [{ tool: 'shell', request_id: 'req-2', ok: false, code: -32011 }]);
+  assert.equal(r.toolCalls, [{ tool: 'shell', args: { bin: 'rm' }, request_id: 'req-2', ok: false, code: -32011 }]);
   assert.ok(h.seen[1]!.at(-1)!.content.includes('"code":-32011'));
   assert.is(r.reply, 'I may not do that.');
 });
@@ -147,6 +151,70 @@ test('token usage from responses reaches telemetry', async () => {
   const h = harness(['{"message":{"content":"ok"}}']);
   await run(h.d);
   assert.ok(h.events.some(([c, e, f]) => c === 'metrics' && e === 'token_usage' && f!.i === 10));
+});
+
+
+test('the rejected output shown back to the model is redacted and cut to maxRejectedChars', async () => {
+  const long = 'Here: sk-secret-1 ' + 'x'.repeat(3000);
+  const h = harness([long, '{"message":{"content":"ok"}}']);
+  h.d.limits = { maxRejectedChars: 100 };
+  await run(h.d);
+  const shown = h.seen[1]![2]!;
+  assert.is(shown.role, 'assistant');
+  assert.ok(shown.content.startsWith('Here: [REDACTED] xxx'), shown.content.slice(0, 40));
+  assert.ok(shown.content.length < 140 && shown.content.includes('more characters'), shown.content);
+});
+
+test('native mode: plain text is the message form, built by the runtime; the audit gets both; history keeps the text', async () => {
+  const h = harness([{ text: '<think>the user greets me</think>\nHello! I am your home assistant.', mode: 'native', provider: 'p' }]);
+  const r = await run(h.d);
+  assert.equal([r.outcome, r.reply, r.rejections, r.modelCalls], ['message', 'Hello! I am your home assistant.', 0, 1]);
+  const rec = h.audit[0]![1];
+  assert.is(rec.output, '{"message":{"content":"Hello! I am your home assistant."}}');
+  assert.is(rec.providerOutput, '<think>the user greets me</think>\nHello! I am your home assistant.');
+  assert.is(rec.mode, 'native');
+  assert.equal(h.history.at(-1), { role: 'assistant', content: 'Hello! I am your home assistant.' });
+});
+
+test('native mode: JSON-looking or fenced content is still judged strictly; outside native mode plain text is rejected', async () => {
+  const fenced = harness([{ text: '```json\n{"tool_call":{"tool":"echo","args":{"text":"x"}}}\n```', mode: 'native' }, { text: 'fine', mode: 'native' }]);
+  const r1 = await run(fenced.d);
+  assert.equal([r1.reply, r1.rejections, fenced.calls.length], ['fine', 1, 0]);
+  const truncated = harness([{ text: '{"tool_call":{"tool":"echo","args":{"te', mode: 'native' }, { text: 'ok', mode: 'native' }]);
+  assert.is((await run(truncated.d)).rejections, 1);
+  const thinkingOnly = harness([{ text: '<think>the answer is cut off here', mode: 'native' }, { text: 'ok', mode: 'native' }]);
+  assert.equal((await run(thinkingOnly.d)).rejections, 1);
+  assert.is(thinkingOnly.audit.find(([k]) => k === 'protocol.rejected')![1].reason, 'empty');
+  const prompt = harness([{ text: 'Hello!', mode: 'prompt' }, { text: 'Hello!', mode: 'json_schema' }, '{"message":{"content":"x"}}']);
+  assert.is((await run(prompt.d)).rejections, 2);
+});
+
+test('native mode: a native call goes back to the model as the API call and its result, ids matched', async () => {
+  const h = harness([{ text: '', toolCall: { id: 'call_7', name: 'echo', arguments: '{"text":"x"}' }, toolCallCount: 1, mode: 'native' }, { text: 'done', mode: 'native' }]);
+  const r = await run(h.d);
+  assert.is(r.reply, 'done');
+  const [, , assistant, tool] = h.seen[1]!;
+  assert.equal(assistant, { role: 'assistant', content: '{"tool_call":{"tool":"echo","args":{"text":"x"}}}', toolCall: { id: 'call_7', name: 'echo', arguments: '{"text":"x"}' } });
+  assert.is(tool!.toolCallId, 'call_7');
+  assert.ok(JSON.parse(h.audit[0]![1].providerOutput as string).tool_calls[0].name === 'echo');
+});
+
+test('fallback failures and mode notices become one line each for the user', async () => {
+  const out: ModelOutput = {
+    text: '{"message":{"content":"I am offline"}}',
+    provider: 'offline',
+    fallbacks: [{ provider: 'ollama', reason: 'http', status: 404, message: 'ollama: HTTP 404', url: 'http://127.0.0.1:11434/v1', server_message: 'model "llama3.2:1b" not found, try pulling it first' }],
+    notices: ['provider x refused native tool calling (HTTP 400); using json_schema mode for this session'],
+  };
+  const r = await run(harness([out]).d);
+  assert.equal(r.notices, [
+    'provider ollama (http://127.0.0.1:11434/v1) failed: HTTP 404: model "llama3.2:1b" not found, try pulling it first; offline answered instead',
+    'provider x refused native tool calling (HTTP 400); using json_schema mode for this session',
+  ]);
+  const noV1: ModelOutput = { ...out, notices: undefined, fallbacks: [{ provider: 'ollama', reason: 'http', status: 404, message: 'ollama: HTTP 404', url: 'http://127.0.0.1:11434', server_message: '404 page not found' }] };
+  assert.equal((await run(harness([noV1]).d)).notices, ['provider ollama (http://127.0.0.1:11434) failed: HTTP 404: 404 page not found (an OpenAI-compatible endpoint usually ends in /v1); offline answered instead']);
+  const refused: ModelOutput = { ...out, notices: undefined, fallbacks: [{ provider: 'ollama', reason: 'connect', message: 'ollama: cannot reach endpoint (ECONNREFUSED)', url: 'http://127.0.0.1:11434/v1' }] };
+  assert.equal((await run(harness([refused]).d)).notices, ['provider ollama (http://127.0.0.1:11434/v1) failed: cannot reach endpoint (ECONNREFUSED); offline answered instead']);
 });
 
 test.run();

@@ -2,7 +2,7 @@
 // the cap, and with `within` never outside a directory, symlinks included. Each refusal is tried for real.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -119,6 +119,37 @@ test('an HTTP registry answer is capped too: an endless body or a huge Content-L
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
   }
+});
+
+test('with `within`, a directory swapped for a symlink to the outside between resolve and open never lets an outside file be read', async () => {
+  const race = join(dir, 'race');
+  const inner = join(race, 'root');
+  mkdirSync(join(inner, 'd'), { recursive: true });
+  mkdirSync(join(race, 'out'));
+  writeFileSync(join(inner, 'd/f.yaml'), 'INSIDE');
+  writeFileSync(join(race, 'out/f.yaml'), 'OUTSIDE');
+  const d = join(inner, 'd');
+  // The racer is another process: it swaps d ↔ a link to ../out as fast as it can, for a bounded time.
+  const racer = spawn(process.execPath, ['-e', `const fs=require('fs');const d=${JSON.stringify(d)};const end=Date.now()+2500;while(Date.now()<end){try{fs.renameSync(d,d+'.real');fs.symlinkSync(${JSON.stringify(join(race, 'out'))},d);fs.unlinkSync(d);fs.renameSync(d+'.real',d)}catch{}}`]);
+  const exited = new Promise((r) => racer.once('exit', r));
+  const seen: Record<string, number> = {};
+  try {
+    await new Promise((r) => setTimeout(r, 100));
+    const end = Date.now() + 1500;
+    while (Date.now() < end) {
+      let got: string;
+      try {
+        got = readBoundedText(join(inner, 'd/f.yaml'), { within: inner });
+      } catch (e) {
+        got = (e as { code?: string }).code ?? 'error';
+      }
+      seen[got] = (seen[got] ?? 0) + 1;
+    }
+  } finally {
+    racer.kill('SIGKILL');
+    await exited;
+  }
+  assert.is(seen.OUTSIDE, undefined, JSON.stringify(seen));
 });
 
 test.run();

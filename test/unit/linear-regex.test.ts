@@ -108,4 +108,31 @@ test('compiled once per pattern and flags', () => {
   assert.is.not(compileLinear('abc'), compileLinear('abc', 'i'));
 });
 
+test('case-insensitive matching is ECMAScript Canonicalize: toUpperCase without u, simple case folding with u', () => {
+  // ſ (U+017F), the Kelvin sign (U+212A), dotless ı and İ: where toLowerCase/toUpperCase and Canonicalize disagree.
+  const chars = ['a', 'k', 'K', 's', 'S', 'i', 'I', '\u017f', '\u212a', '\u0131', '\u0130', 'ß', '\u1e9e', 'é', 'É', '-', ' ', '_', '😀'];
+  const patterns = ['k', 'K', '\u212a', 's', 'S', '\u017f', 'i', '\u0131', '\u0130', '[a-z]', '[^a-z]', '[\\w-]', '\\w', '\\W', '[k-s]', 'ß', '\\bk', 's\\b', '\\Bs'];
+  for (const flags of ['i', 'iu', 'ims', 'imsu']) {
+    for (const p of patterns) {
+      const src = p;
+      const lin = compileLinear(src, flags);
+      const host = new RegExp(src, flags);
+      for (const a of chars) for (const b of ['', ...chars]) {
+        const text = a + b;
+        assert.is(lin.test(text), host.test(text), `/${src}/${flags} on ${JSON.stringify(text)}`);
+      }
+    }
+  }
+});
+
+test('the compile cache is bounded: argument strings compiled for format "regex" do not pile up', () => {
+  const kept = compileLinear('kept-[a-z]+');
+  const first = compileLinear('first-[a-z]+');
+  for (let i = 0; i < 2000; i++) {
+    compileLinear(`arg-${i}-[a-z]+`);
+    if (i % 100 === 0) assert.is(compileLinear('kept-[a-z]+'), kept); // used recently: still cached
+  }
+  assert.is.not(compileLinear('first-[a-z]+'), first);
+});
+
 test.run();

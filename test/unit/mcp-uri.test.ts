@@ -1,12 +1,18 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { formatStdioUri, parseMcpUri } from '../../src/tools/mcp/uri.ts';
+import { formatStdioUri, httpTargetProblem, parseMcpUri, type McpHttpTarget, type McpStdioTarget } from '../../src/tools/mcp/uri.ts';
 import { mcpTargetOf } from '../../src/tools/mcp/backend.ts';
 import { McpError } from '../../src/tools/mcp/errors.ts';
 
-const ok = (uri: string) => {
+const ok = (uri: string): McpStdioTarget => {
   const r = parseMcpUri(uri);
   if (!r.ok) throw new Error(`expected ${uri} to parse: ${r.message}`);
+  if (r.target.transport !== 'stdio') throw new Error(`expected ${uri} to be stdio`);
+  return r.target;
+};
+const okHttp = (uri: string): McpHttpTarget => {
+  const r = parseMcpUri(uri);
+  if (!r.ok || r.target.transport !== 'http') throw new Error(`expected ${uri} to be an HTTP target`);
   return r.target;
 };
 const bad = (uri: string) => {
@@ -40,13 +46,27 @@ test('mcp:// is reserved by the spec and refused', () => {
   assert.match(r.message, /§5\.4/);
 });
 
-test('https:// and http:// (Streamable HTTP) are an unsupported transport, said plainly', () => {
-  for (const u of ['https://mcp.example.com/web-fetch', 'http://localhost:3000/mcp']) {
-    const r = bad(u);
-    assert.is(r.reason, 'unsupported-transport');
-    assert.match(r.message, /Streamable HTTP/);
-    assert.match(r.message, /not supported/);
-  }
+test('https:// is the Streamable HTTP transport (spec §5.4): the endpoint URL as given', () => {
+  assert.equal(okHttp('https://mcp.example.com/web-fetch'), { transport: 'http', url: 'https://mcp.example.com/web-fetch', secure: true, uri: 'https://mcp.example.com/web-fetch' });
+  assert.equal(okHttp('HTTPS://Mcp.Example.com:8443/mcp?x=1').url, 'https://mcp.example.com:8443/mcp?x=1');
+  assert.is(okHttp('http://127.0.0.1:3001/mcp').secure, false);
+});
+
+test('HTTP URIs: no credentials, no fragment', () => {
+  assert.match(bad('https://user:tok@mcp.example.com/mcp').message, /credentials do not belong in the manifest/);
+  assert.not.match(bad('https://user:tok@mcp.example.com/mcp').message.replace(/"[^"]*"/, ''), /tok/);
+  assert.match(bad('https://mcp.example.com/mcp#x').message, /fragment/);
+  assert.match(bad('https://').message, /not a valid URL|no host/);
+});
+
+test('plain http:// only to a loopback literal and only when the runtime config allows it', () => {
+  assert.is(httpTargetProblem(okHttp('https://mcp.example.com/mcp'), false), undefined);
+  assert.match(httpTargetProblem(okHttp('http://mcp.example.com/mcp'), true)!, /only allowed to a loopback address/);
+  assert.match(httpTargetProblem(okHttp('http://localhost:3000/mcp'), true)!, /only allowed to a loopback address/);
+  assert.match(httpTargetProblem(okHttp('http://10.0.0.1:3000/mcp'), true)!, /only allowed to a loopback address/);
+  assert.match(httpTargetProblem(okHttp('http://127.0.0.1:3000/mcp'), false)!, /allow_loopback: true/);
+  assert.is(httpTargetProblem(okHttp('http://127.0.0.1:3000/mcp'), true), undefined);
+  assert.is(httpTargetProblem(okHttp('http://[::1]:3000/mcp'), true), undefined);
 });
 
 test('other schemes are an unknown transport', () => {
@@ -76,11 +96,12 @@ test('formatStdioUri round-trips', () => {
 });
 
 test('mcpTargetOf throws McpError with code config / unsupported-transport', () => {
+  const e3 = (() => { try { mcpTargetOf('ws://x'); } catch (e) { return e; } })() as McpError;
+  assert.is(e3.code, 'unsupported-transport');
   const e1 = (() => { try { mcpTargetOf('mcp://x'); } catch (e) { return e; } })() as McpError;
   assert.instance(e1, McpError);
   assert.is(e1.code, 'config');
-  const e2 = (() => { try { mcpTargetOf('https://x'); } catch (e) { return e; } })() as McpError;
-  assert.is(e2.code, 'unsupported-transport');
+  assert.is(mcpTargetOf('https://x').transport, 'http');
 });
 
 test.run();

@@ -34,7 +34,10 @@ spec:
     const { deps, log } = setup([]);
     deps.manifest = loaded.manifest!;
     const r = await createProviderClient(deps).complete({ messages: [user('hello there')], signal: signal() });
-    assert.equal(r, { text: '{"message":{"content":"hi, offline"}}', toolCallCount: 0, provider: 'offline', model: 'rules' });
+    const { fallbacks, ...answer } = r as typeof r & { fallbacks?: { provider: string; reason: string; url?: string }[] };
+    assert.equal(answer, { text: '{"message":{"content":"hi, offline"}}', toolCallCount: 0, provider: 'offline', model: 'rules' });
+    // The provider that failed first is named with its endpoint, so the user learns why the fallback answered.
+    assert.equal(fallbacks?.map((f) => [f.provider, f.reason, typeof f.url]), [['provider-0', 'connect', 'string']]);
     assert.equal(log.entries.map((e) => [e.msg, e.fields?.provider, e.fields?.reason]), [['provider failed', 'provider-0', 'connect']]);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -100,7 +100,9 @@ test('offline fallback end to end: the network provider is down, the rules answe
     const net = prov('ollama', { protocol: 'openai-compatible', endpoint: await deadUrl(), model: 'llama3', auth: { type: 'none' }, retry: { max_attempts: 1 }, fallback: [{ provider_ref: 'offline' }] });
     const { deps } = setup([net, offline]);
     const r = await createChain(deps).complete({ messages: [user('hello')], signal: signal() });
-    assert.equal(r, { text: '{"message":{"content":"Hello! I am running offline."}}', toolCallCount: 0, provider: 'offline', model: 'rules' });
+    const { fallbacks, ...answer } = r as typeof r & { fallbacks?: { provider: string }[] };
+    assert.equal(answer, { text: '{"message":{"content":"Hello! I am running offline."}}', toolCallCount: 0, provider: 'offline', model: 'rules' });
+    assert.equal(fallbacks?.map((f) => f.provider), ['ollama']);
     // a broken file is a failure of that provider, with the reason
     writeFileSync(join(dir, 'rules.yaml'), 'rules: 5\n');
     const { deps: d2 } = setup([{ ...offline }]);

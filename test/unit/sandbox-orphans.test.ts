@@ -112,6 +112,22 @@ test('orphansOf: a reused pid is not the run, and neither is its group or sessio
   assert.equal(orphansOf(r, [proc(100, 5000, { zombie: true }), proc(101, 5001, { pgid: 100 })], new Set()).map((p) => p.pid), [101], 'zombie leader: its group still is the run');
 });
 
+test('orphansOf: a record naming pid 1, the runtime or its ancestors, or a process that leads no session of its own, yields nothing', () => {
+  const table = [
+    proc(1, 10, { ppid: 0, pgid: 1, sid: 1 }),
+    proc(50, 20, { ppid: 1, pgid: 50, sid: 50 }), // sshd
+    proc(60, 30, { ppid: 50, pgid: 60, sid: 60 }), // the operator's shell
+    proc(70, 40, { ppid: 60, pgid: 70, sid: 60 }), // this runtime
+    proc(80, 50, { ppid: 1, pgid: 80, sid: 80 }), // an unrelated daemon
+    proc(81, 60, { ppid: 80, pgid: 80, sid: 80 }),
+    proc(90, 70, { ppid: 60, pgid: 90, sid: 60 }), // a job of the shell: no session of its own
+  ];
+  const protect = new Set([0, 1, 70, 60, 50]);
+  for (const pid of [1, 50, 60, 70]) assert.equal(orphansOf({ kind: 'process', pid, start: table.find((p) => p.pid === pid)!.start }, table, protect), [], `pid ${pid}`);
+  assert.equal(orphansOf({ kind: 'process', pid: 90, start: 70 }, table, protect), []);
+  assert.equal(orphansOf({ kind: 'process', pid: 80, start: 50 }, table, protect).map((p) => p.pid), [80, 81], 'a session leader with the right start time is still swept');
+});
+
 test('sweepOrphans: live owners are left alone, another boot is only removed, start times are checked again before each signal', async () => {
   const root = tempRoot();
   const self: Owner = { boot: 'aaaaaaaa', pid: 50, start: 10 };

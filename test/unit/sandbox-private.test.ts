@@ -2,7 +2,7 @@
 // bind would show them, and the /etc a scoped sandbox gets; on real temp dirs, since binds are decided on real paths.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SandboxSpec } from '../../src/manifest/schema/index.ts';
@@ -63,6 +63,41 @@ test('scoped: a mount reached through a symlink is masked where the sandbox sees
   } finally {
     rmSync(`${root}-link`, { force: true });
     rmSync(`${root}-sec`, { force: true });
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('scoped with nested mounts: the workspace is shown again with the permission of the innermost mount (rw outside, ro inside stays ro)', async () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'claw-private-')));
+  try {
+    mkdirSync(join(root, 'srv/claw/data/workspace'), { recursive: true });
+    const priv = { dirs: [join(root, 'srv/claw/data')], files: [], shared: [join(root, 'srv/claw/data/workspace')] };
+    const host = { ...fakeHost({ bwrap: true, cgroup: true }), private: priv };
+    const spec: SandboxSpec = {
+      level: 'process',
+      capabilities: { filesystem: { mode: 'scoped', mount_paths: [{ path: join(root, 'srv'), permissions: 'rw' }, { path: join(root, 'srv/claw'), permissions: 'ro' }] } },
+    };
+    const a = await args(spec, host);
+    const ws = join(root, 'srv/claw/data/workspace');
+    assert.not.ok(has(a, '--bind', ws, ws), a.join(' '));
+    assert.ok(has(a, '--ro-bind', ws, ws), a.join(' '));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a private directory that does not exist yet is made (0700) and masked: a bind shows the host live, so a later data_dir would appear', async () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'claw-private-')));
+  try {
+    const data = join(root, 'later/data');
+    const priv = { dirs: [data], files: [], shared: [join(data, 'workspace')] };
+    const host = { ...fakeHost({ bwrap: true, cgroup: true }), private: priv };
+    for (const mode of ['full', 'read-only'] as const) {
+      const a = await args({ level: 'process', capabilities: { filesystem: { mode } } }, host);
+      assert.ok(has(a, '--tmpfs', data), `${mode}: ${a.join(' ')}`);
+    }
+    assert.is(statSync(data).mode & 0o777, 0o700);
+  } finally {
     rmSync(root, { recursive: true, force: true });
   }
 });

@@ -42,4 +42,22 @@ test('secret entries are re-set, then wiped; harmless ones stay byte for byte', 
   assert.is(env.OPENAI_API_KEY, 'sk-1');
 });
 
+test('entries that are no variable (no `=`, or nothing before it) are wiped too; odd values are re-set as read', () => {
+  const text = 'PATH=/bin\0TOKEN_WITHOUT_EQUALS\0=leading\0EMPTY=\0EQ=a=b\0DUP=1\0DUP=2\0';
+  const mem = Buffer.from(text, 'latin1');
+  const env: Record<string, string | undefined> = { PATH: '/bin', EMPTY: '', EQ: 'a=b', DUP: '1' };
+  const io: ScrubIo = {
+    env,
+    readStat: () => `1 (x) ${Array.from({ length: 49 }, (_, i) => (i === 47 ? '100' : i === 48 ? String(100 + mem.length) : '0')).join(' ')}`,
+    openMem: () => ({
+      read: (addr, n) => Buffer.from(mem.subarray(addr - 100, addr - 100 + n)),
+      write: (addr, data) => void data.copy(mem, addr - 100),
+      close: () => undefined,
+    }),
+  };
+  assert.equal(scrubInitialEnvironment(io), { scrubbed: ['EMPTY', 'EQ', 'DUP'] });
+  assert.is(mem.toString('latin1').split('\0').filter(Boolean).join(' '), 'PATH=/bin');
+  assert.equal(env, { PATH: '/bin', EMPTY: '', EQ: 'a=b', DUP: '1' });
+});
+
 test.run();

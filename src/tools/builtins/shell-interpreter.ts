@@ -15,9 +15,14 @@ import { posix } from 'node:path';
 
 const SHELLS = 'sh bash dash zsh ksh mksh pdksh oksh loksh ash yash csh tcsh fish rc es elvish nu xonsh pwsh powershell busybox toybox';
 const INTERPRETERS =
-  'python pypy jython ipython perl ruby irb jruby node nodejs bun deno php lua luajit awk gawk mawk nawk busybox-awk tclsh wish expect guile racket rscript r julia jshell jrunscript osascript ghci runghc sbcl clisp ecl gdb';
+  'python pypy jython ipython perl ruby irb jruby node nodejs bun deno php lua luajit awk gawk mawk nawk busybox-awk tclsh wish expect guile racket rscript r julia jshell jrunscript osascript ghci runghc sbcl clisp ecl gdb make gmake dc vi vim nvim ex emacs';
 const RUNNERS =
-  'env nice ionice timeout nohup stdbuf setsid xargs parallel sudo doas su runuser sg newgrp chroot taskset chrt nsenter unshare flock script watch time strace ltrace setpriv capsh fakeroot proot firejail bwrap systemd-run start-stop-daemon daemonize chpst unbuffer prlimit numactl cgexec valgrind catchsegv exec command builtin eval';
+  'env nice ionice timeout nohup stdbuf setsid xargs parallel sudo doas su runuser sg newgrp chroot taskset chrt nsenter unshare flock script watch time strace ltrace setpriv capsh fakeroot proot firejail bwrap systemd-run start-stop-daemon daemonize chpst unbuffer prlimit numactl cgexec valgrind catchsegv exec command builtin eval pkexec socat tmux screen rlwrap dtach';
+
+// The dynamic loader runs any program given as its argument (`ld-linux-x86-64.so.2 /bin/sh -c …`), and
+// realpath keeps its own name; `programName` has already dropped the version (`ld-linux-x86-64.so`).
+const DYNAMIC_LOADER = /^ld(?:-linux|-musl|-uclibc|-\d)[\w.-]*$|^ld\.so$/;
+const ELF = '\x7fELF';
 
 const NAMES = new Set(`${SHELLS} ${INTERPRETERS} ${RUNNERS}`.split(' '));
 
@@ -74,15 +79,19 @@ export function interpreterOf(bin: string, cwd: string, io: ProgramIo): string |
     if (!file) return undefined;
     const real = programName(file);
     if (NAMES.has(real)) return real;
+    if (DYNAMIC_LOADER.test(real) || DYNAMIC_LOADER.test(name)) return 'ld.so';
     const head = io.head(file);
-    if (head?.startsWith('#!')) {
+    if (head === undefined) return undefined;
+    if (head.startsWith('#!')) {
       const [interp, ...rest] = head.slice(2).split('\n')[0].trim().split(/\s+/);
       const found = interp ? check(interp, depth + 1) : undefined;
       // `#!/usr/bin/env python3`: env is a runner anyway, but name what it runs when we can.
       const target = found === 'env' ? rest.find((a) => !a.startsWith('-') && !a.includes('=')) : undefined;
       return target ? programName(target) : found;
     }
-    return undefined;
+    // Neither a program nor a #! script: execve() fails with ENOEXEC and execvp() — in libuv, sh's `exec`,
+    // prlimit, bubblewrap — hands the file to /bin/sh. A text file the agent wrote is a shell script.
+    return head.startsWith(ELF) ? undefined : 'sh';
   };
   return check(bin, 0);
 }

@@ -1,90 +1,82 @@
-// A small MCP client over a child process's stdio (MCP "stdio" transport: newline-delimited
-// JSON-RPC 2.0, one message per line, server diagnostics on stderr). Written for the tools
-// feature only: initialize / notifications/initialized, tools/list, tools/call, cancellation.
-// The process is started through an INJECTED spawn function so the runtime can run the server
-// inside its sandbox (node-spawn.ts has the plain node:child_process adapter).
+// A small MCP client, written for the tools feature only: initialize / notifications/initialized,
+// tools/list, tools/call, cancellation. One core (this file: ids, handshake, tools, timeouts) over a
+// channel (channel.ts) from one of two transports of the MCP spec: stdio (stdio-channel.ts, a child
+// process started through an INJECTED spawn so the runtime can sandbox it) or Streamable HTTP
+// (http-channel.ts, through the network guard). A channel is one session: a server process, or an
+// HTTP session (Mcp-Session-Id).
 //
 // Lifecycle (documented behaviour):
-// - Lazy start: the first request spawns the server and performs the handshake: `initialize`
+// - Lazy start: the first request opens a session and performs the handshake: `initialize`
 //   with the newest protocol version we speak, the server's answer must be one we speak (else
-//   McpError 'version' and the server is stopped), then `notifications/initialized`.
-// - One server process per client, shared by all concurrent requests (JSON-RPC multiplexing).
+//   McpError 'version' and the session is stopped), then `notifications/initialized`.
+// - One session per client, shared by all concurrent requests (JSON-RPC multiplexing).
 // - Timeout or abort of a request that is in flight: we send `notifications/cancelled`
-//   {requestId, reason} (never for `initialize`, which MCP forbids cancelling), then stop the
-//   whole server: the runtime requires that no work of a timed-out tool survives, and a stdio
-//   server is shared, so killing it (its process group, via the injected kill) is the only sure
-//   way. Every other request pending on that server fails with McpError 'stopped'. The rejection
-//   of the timed-out request is delivered after the kill has completed.
-// - After the server stopped or crashed, the client is "idle" again: the next request
-//   transparently spawns a new server and redoes the handshake (lazy restart). Requests are never
-//   retried by us: a tools/call that was pending when the server died fails (McpError 'crashed').
-//   After an unexpected exit the process group is killed too (children the server left behind).
-// - close(): no restart afterwards. Closes stdin, waits closeGraceMs for the server to exit
-//   (MCP stdio shutdown), then kills the process group anyway.
+//   {requestId, reason} (never for `initialize`, which MCP forbids cancelling). stdio: then we stop
+//   the whole server, since the runtime requires that no work of a timed-out tool survives and a
+//   stdio server is shared, so killing it (its process group) is the only sure way; every other
+//   request pending on it fails with McpError 'stopped', and the rejection of the timed-out request
+//   is delivered after the kill has completed. HTTP: the request's exchange is aborted and the
+//   session goes on (the server is not ours to kill; the cancellation is its cue).
+// - After the session stopped or crashed, the client is "idle" again: the next request
+//   transparently opens a new one and redoes the handshake (lazy restart). Requests are never
+//   retried by us — a tools/call pending when the server died fails (McpError 'crashed') — with one
+//   exception: a request the HTTP server refused because it forgot the session ('session-expired',
+//   it was not processed) is sent once more on a new session.
+// - close(): no restart afterwards; the channel's orderly shutdown (stdio: close stdin, wait
+//   closeGraceMs, kill the group; HTTP: DELETE the session).
 // - Strict about ids: we only send integer ids; a response whose id is not one we are waiting
 //   for (unknown, already answered, or the right number as a string) is logged and dropped.
 //   A response that is malformed but carries a pending id fails that request.
-// - Lines on stdout that are not JSON (a chatty server printing banners) or not UTF-8 are logged
-//   (the first few per server) and ignored. A frame over maxFrameBytes is a protocol violation:
-//   we cannot tell which request it answered, so the server is stopped and all pending requests
-//   fail with McpError 'protocol'.
 // - Server→client requests: `ping` → {}. `roots/list`, `sampling/createMessage`,
 //   `elicitation/create` and anything else → JSON-RPC -32601 (we declare none of those client
 //   capabilities). Server notifications are logged (notifications/message at the level it maps
 //   to, the rest at debug); notifications/tools/list_changed drops our cached tool list.
-// - Server stderr: the last stderrTailBytes characters are kept and appended to error messages
-//   about that server; each line is also logged at debug.
-import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../../kernel/ports.ts';
-import { NdjsonDecoder, encodeFrame } from '../../protocol/framing.ts';
 import { classify } from '../../protocol/jsonrpc.ts';
+import type { McpChannel, McpChannelHooks, McpTransport } from './channel.ts';
 import { McpError } from './errors.ts';
+import { stdioTransport, type McpSpawn } from './stdio-channel.ts';
 import { timerDelay } from '../../protocol/delay.ts';
+
+export type { McpProcess, McpSpawn } from './stdio-channel.ts';
 
 /** MCP protocol revisions we speak, newest first. We send the first one in `initialize`. */
 export const MCP_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
 
-export interface McpProcess {
-  readonly stdin: Writable;
-  readonly stdout: Readable;
-  readonly stderr: Readable;
-  /** For diagnostics and tests; the process-group id when the spawner made the child a group leader. */
-  readonly pid?: number;
-  /** Kill the server and everything it started (its process group); resolves once they are gone. */
-  kill(): Promise<void>;
-  /** Resolves when the server process has exited. */
-  readonly exited: Promise<{ code: number | null; signal: string | null }>;
+interface CommonOptions {
+  /** Our version for clientInfo {name: 'claw-edge', version}. */
+  clientVersion: string;
+  logger?: Logger;
+  /** Largest accepted message from the server, in bytes (default 8 MiB). */
+  maxFrameBytes?: number;
+  /** Start (spawn or connect) + initialize must finish within this (default 30 s). */
+  startTimeoutMs?: number;
+  /** Default timeout of tools/list (default 30 s). tools/call has none by default: use timeoutMs/signal. */
+  requestTimeoutMs?: number;
+  /** close(): how long to wait for the server to exit after stdin is closed / for the DELETE (default 2 s). */
+  closeGraceMs?: number;
 }
 
-/**
- * Start a server: `bin` is the absolute executable path, `argv` its arguments (without argv[0]),
- * `env` its complete environment, `cwd` its working directory (undefined: the spawner's choice).
- * Rejects (or throws) when the process cannot be started.
- */
-export type McpSpawn = (bin: string, argv: string[], env: Record<string, string>, cwd: string | undefined) => McpProcess | Promise<McpProcess>;
-
-export interface McpClientOptions {
+/** A server over stdio: the client spawns it. */
+export interface McpStdioClientOptions extends CommonOptions {
   command: string;
   args?: string[];
   env?: Record<string, string>;
   cwd?: string;
   spawn: McpSpawn;
-  /** Our version for clientInfo {name: 'claw-edge', version}. */
-  clientVersion: string;
-  logger?: Logger;
   /** How the server is named in messages and logs (default: the command). */
   label?: string;
-  /** Largest accepted message from the server, in bytes (default 8 MiB). */
-  maxFrameBytes?: number;
   /** Characters of server stderr kept for error messages (default 4096). */
   stderrTailBytes?: number;
-  /** Spawn + initialize must finish within this (default 30 s). */
-  startTimeoutMs?: number;
-  /** Default timeout of tools/list (default 30 s). tools/call has none by default: use timeoutMs/signal. */
-  requestTimeoutMs?: number;
-  /** close(): how long to wait for the server to exit after stdin is closed (default 2 s). */
-  closeGraceMs?: number;
 }
+
+/** A server over another transport (Streamable HTTP: http-channel.ts). */
+export interface McpTransportClientOptions extends CommonOptions {
+  transport: McpTransport;
+  label: string;
+}
+
+export type McpClientOptions = McpStdioClientOptions | McpTransportClientOptions;
 
 export interface McpServerInfo {
   protocolVersion: string;
@@ -117,7 +109,6 @@ export interface RequestOptions {
 const noopLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const clip = (s: string, n = 200) => (s.length > n ? `${s.slice(0, n)}…` : s);
-const MAX_GARBAGE_LOGS = 5;
 const MAX_PAGES = 1000;
 
 function abortReason(signal: AbortSignal): { code: 'timeout' | 'aborted'; text: string } {
@@ -127,97 +118,53 @@ function abortReason(signal: AbortSignal): { code: 'timeout' | 'aborted'; text: 
   return { code: isTimeout ? 'timeout' : 'aborted', text };
 }
 
-function fmtExit(st: { code: number | null; signal: string | null } | undefined): string {
-  if (!st) return 'it is gone';
-  if (st.signal) return `killed by signal ${st.signal}`;
-  return `exit code ${st.code}`;
-}
-
 interface Pending {
   what: string;
   resolve(v: unknown): void;
   reject(e: McpError): void;
 }
 
-/** One server process and its JSON-RPC session. Dead for good once stopped or exited. */
+/** One session (a server process, or an HTTP session) and its JSON-RPC bookkeeping. Dead for good once stopped. */
 class Connection {
   readonly pending = new Map<number, Pending>();
   private nextId = 1;
-  private readonly decoder: NdjsonDecoder;
-  private stderrTail = '';
-  private garbage = 0;
   dead: McpError | undefined;
   private stopPromise: Promise<void> | undefined;
   info: McpServerInfo | undefined;
-  private stdoutEnded!: Promise<void>;
-  private exitStatus: { code: number | null; signal: string | null } | undefined;
   /** Bumped by notifications/tools/list_changed. */
   toolsEpoch = 0;
   toolsCache: { epoch: number; tools: McpTool[] } | undefined;
+  channel!: McpChannel;
 
-  constructor(
-    readonly proc: McpProcess,
-    private readonly o: { label: string; logger: Logger; maxFrameBytes: number; stderrTailBytes: number; onDead: (c: Connection) => void },
-  ) {
-    this.decoder = new NdjsonDecoder(o.maxFrameBytes);
-    this.wire();
-  }
+  constructor(private readonly o: { label: string; logger: Logger; onDead: (c: Connection) => void }) {}
 
-  private wire(): void {
-    const { proc, o } = this;
-    const enc = new TextEncoder();
-    this.stdoutEnded = new Promise<void>((resolve) => {
-      proc.stdout.on('end', resolve);
-      proc.stdout.on('close', resolve);
-      proc.stdout.on('error', resolve);
-    });
-    proc.stdout.on('data', (chunk: Uint8Array | string) => {
+  /** The hooks the channel reports to (wired before the channel exists, so nothing is missed). */
+  readonly hooks: McpChannelHooks = {
+    onMessage: (m) => this.onInbound(m),
+    onRequestFailed: (id, err) => {
+      const p = this.pending.get(id);
+      if (!p) return;
+      this.pending.delete(id);
+      p.reject(err);
+      // The server forgot the session: nothing more can be sent on it (the client opens a new one).
+      if (err.code === 'session-expired') this.expire();
+    },
+    onClosed: (errFor) => {
       if (this.dead) return;
-      for (const ev of this.decoder.push(typeof chunk === 'string' ? enc.encode(chunk) : chunk)) this.onFrameEvent(ev);
-    });
-    proc.stdout.on('end', () => {
-      if (!this.dead) for (const ev of this.decoder.end()) this.onFrameEvent(ev);
-    });
-    const errDec = new TextDecoder();
-    let partial = '';
-    proc.stderr.on('data', (chunk: Uint8Array | string) => {
-      const s = typeof chunk === 'string' ? chunk : errDec.decode(chunk, { stream: true });
-      this.stderrTail = (this.stderrTail + s).slice(-o.stderrTailBytes);
-      const lines = (partial + s).split('\n');
-      partial = clip(lines.pop() ?? '', 4096);
-      for (const line of lines) if (line.trim()) o.logger.debug('mcp server stderr', { server: o.label, line: clip(line, 1000) });
-    });
-    proc.stderr.on('error', () => {});
-    // A server that exits before reading everything makes our writes fail with EPIPE: the exit
-    // is what we report, not the write error.
-    proc.stdin.on('error', (err: Error) => o.logger.debug('mcp server stdin error', { server: o.label, error: err.message }));
-    proc.exited.then(
-      (st) => this.onExit(st),
-      () => this.onExit(undefined),
-    );
+      void this.stop((p) => errFor(p.what), errFor(undefined));
+    },
+    isPending: (id) => this.pending.has(id),
+  };
+
+  /** The server forgot this session: fail what is still pending on it, but do not retry (it may have run). */
+  private expire(): void {
+    const why = (p: Pending) => new McpError('crashed', `MCP server ${this.o.label} ended the session while ${p.what} was pending`);
+    void this.stop(why, new McpError('session-expired', `MCP server ${this.o.label} ended the session`));
   }
 
   /** "; server stderr: ..." for error messages, or ''. */
   stderrNote(): string {
-    const t = this.stderrTail.trim();
-    return t ? `; server stderr: ${t}` : '';
-  }
-
-  private async onExit(st: { code: number | null; signal: string | null } | undefined): Promise<void> {
-    this.exitStatus = st;
-    if (this.dead) return;
-    // Let responses still in the pipe arrive before we fail what is pending ('exit' can come
-    // before the last stdout data).
-    await Promise.race([this.stdoutEnded, new Promise((r) => setTimeout(r, 200))]);
-    if (this.dead) return;
-    const how = fmtExit(st);
-    this.o.logger.warn('mcp server exited', { server: this.o.label, exit: how });
-    const gone = new McpError('crashed', `MCP server ${this.o.label} exited unexpectedly (${how}); it will be restarted on next use${this.stderrNote()}`);
-    // The leader is gone but what it started may not be: stop() kills the group too.
-    void this.stop(
-      (p) => new McpError('crashed', `MCP server ${this.o.label} exited unexpectedly (${how}) while ${p.what} was pending; it will be restarted on next use${this.stderrNote()}`),
-      gone,
-    );
+    return this.channel?.note() ?? '';
   }
 
   /** Resolves once the server is gone (immediately when it was never stopped). */
@@ -226,36 +173,16 @@ class Connection {
   }
 
   /**
-   * Kill the server (its process group), then fail all pending requests with errFor(pending).
-   * Idempotent. Resolves once the process is gone.
+   * Stop the session now (stdio: kill the process group), then fail all pending requests with
+   * errFor(pending). Idempotent. Resolves once the session is gone.
    */
   stop(errFor: (p: Pending) => McpError, reason: McpError): Promise<void> {
-    return this.finish(reason, errFor, async () => {
-      try {
-        await this.proc.kill();
-      } catch (err) {
-        this.o.logger.warn('mcp server kill failed', { server: this.o.label, error: String((err as Error)?.message ?? err) });
-      }
-    });
+    return this.finish(reason, errFor, () => this.channel?.kill() ?? Promise.resolve());
   }
 
-  /** Graceful shutdown (MCP stdio): close stdin, wait for exit, then kill the group anyway. */
+  /** Orderly shutdown (stdio: close stdin, wait, kill; HTTP: DELETE the session). */
   close(graceMs: number, err: McpError): Promise<void> {
-    return this.finish(err, () => err, async () => {
-      try {
-        this.proc.stdin.end();
-      } catch {
-        /* already closed */
-      }
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([this.proc.exited.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, timerDelay(graceMs))))]);
-      clearTimeout(timer);
-      try {
-        await this.proc.kill();
-      } catch {
-        /* nothing left to kill */
-      }
-    });
+    return this.finish(err, () => err, () => this.channel?.close(graceMs) ?? Promise.resolve());
   }
 
   private finish(reason: McpError, errFor: (p: Pending) => McpError, end: () => Promise<void>): Promise<void> {
@@ -263,7 +190,6 @@ class Connection {
     if (!this.dead) this.dead = reason;
     this.stopPromise = (async () => {
       await end();
-      this.destroyStreams();
       const all = [...this.pending.values()];
       this.pending.clear();
       for (const p of all) p.reject(errFor(p));
@@ -272,23 +198,9 @@ class Connection {
     return this.stopPromise;
   }
 
-  private destroyStreams(): void {
-    for (const s of [this.proc.stdin, this.proc.stdout, this.proc.stderr] as { destroy?: () => void }[]) {
-      try {
-        s.destroy?.();
-      } catch {
-        /* ignore */
-      }
-    }
-  }
-
   private write(msg: unknown): void {
     if (this.dead) return;
-    try {
-      this.proc.stdin.write(encodeFrame(msg));
-    } catch (err) {
-      this.o.logger.debug('mcp server write failed', { server: this.o.label, error: String((err as Error)?.message ?? err) });
-    }
+    this.channel.send(msg);
   }
 
   notify(method: string, params?: unknown): void {
@@ -297,7 +209,8 @@ class Connection {
 
   /**
    * Send a request. On timeout/abort while in flight: notifications/cancelled (when cancellable),
-   * stop the server, then reject with McpError 'timeout'/'aborted'.
+   * then either stop the server (stdio) or abandon this request's exchange (HTTP), then reject with
+   * McpError 'timeout'/'aborted'.
    */
   request(method: string, params: unknown, what: string, opts: RequestOptions & { cancellable: boolean }): Promise<unknown> {
     if (this.dead) return Promise.reject(this.dead);
@@ -307,6 +220,8 @@ class Connection {
       return Promise.reject(new McpError(r.code, `MCP ${what} on ${this.o.label} was aborted before it was sent: ${r.text}`));
     }
     const id = this.nextId++;
+    const stops = this.channel.stopOnCancel || !opts.cancellable;
+    const after = stops ? 'the server was stopped and will be restarted on next use' : 'the request was cancelled';
     return new Promise<unknown>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const cleanup = () => {
@@ -318,12 +233,17 @@ class Connection {
         this.pending.delete(id);
         cleanup();
         if (opts.cancellable) this.notify('notifications/cancelled', { requestId: id, reason: reasonText });
+        this.channel.abandon(id);
+        if (!stops) {
+          reject(err);
+          return;
+        }
         const why = new McpError('stopped', `MCP server ${this.o.label} was stopped because ${what} (request ${id}) ${err.code === 'timeout' ? 'timed out' : 'was aborted'}; it will be restarted on next use`);
         void this.stop(() => why, why).then(() => reject(err));
       };
       const onAbort = () => {
         const r = abortReason(signal!);
-        giveUp(new McpError(r.code, `MCP ${what} on ${this.o.label} ${r.code === 'timeout' ? 'timed out' : 'was aborted'} (${r.text}); the server was stopped and will be restarted on next use`), r.text);
+        giveUp(new McpError(r.code, `MCP ${what} on ${this.o.label} ${r.code === 'timeout' ? 'timed out' : 'was aborted'} (${r.text}); ${after}`), r.text);
       };
       this.pending.set(id, {
         what,
@@ -337,10 +257,7 @@ class Connection {
         },
       });
       if (timeoutMs !== undefined && timeoutMs > 0) {
-        timer = setTimeout(
-          () => giveUp(new McpError('timeout', `MCP ${what} on ${this.o.label} timed out after ${timeoutMs} ms; the server was stopped and will be restarted on next use`), `timed out after ${timeoutMs} ms`),
-          timerDelay(timeoutMs),
-        );
+        timer = setTimeout(() => giveUp(new McpError('timeout', `MCP ${what} on ${this.o.label} timed out after ${timeoutMs} ms; ${after}`), `timed out after ${timeoutMs} ms`), timerDelay(timeoutMs));
       }
       signal?.addEventListener('abort', onAbort, { once: true });
       this.write(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
@@ -349,24 +266,8 @@ class Connection {
 
   // ---- inbound ----
 
-  private onFrameEvent(ev: ReturnType<NdjsonDecoder['push']>[number]): void {
-    if (ev.type === 'oversize') {
-      const err = new McpError('protocol', `MCP server ${this.o.label} sent a message of ${ev.bytes} bytes, over the ${ev.limit}-byte frame limit; the server was stopped and will be restarted on next use`);
-      this.o.logger.warn('mcp server frame over limit', { server: this.o.label, bytes: ev.bytes, limit: ev.limit });
-      void this.stop(() => err, err);
-      return;
-    }
-    if (ev.type === 'encoding') {
-      this.noteGarbage('a line that is not valid UTF-8');
-      return;
-    }
-    let msg: unknown;
-    try {
-      msg = JSON.parse(ev.text);
-    } catch {
-      this.noteGarbage(clip(ev.text));
-      return;
-    }
+  private onInbound(msg: unknown): void {
+    if (this.dead) return;
     if (Array.isArray(msg)) {
       // JSON-RPC batches (MCP 2025-03-26 allowed them): handle each, answer requests in one batch.
       const replies: unknown[] = [];
@@ -375,15 +276,6 @@ class Connection {
       return;
     }
     this.onMessage(msg, undefined);
-  }
-
-  private noteGarbage(what: string): void {
-    this.garbage++;
-    if (this.garbage <= MAX_GARBAGE_LOGS) {
-      this.o.logger.warn('mcp server wrote a non-JSON-RPC line on stdout (ignored)', { server: this.o.label, line: what });
-    } else if (this.garbage === MAX_GARBAGE_LOGS + 1) {
-      this.o.logger.warn('mcp server keeps writing non-JSON-RPC lines on stdout; no longer logging them', { server: this.o.label });
-    }
   }
 
   private onMessage(x: unknown, batch: unknown[] | undefined): void {
@@ -467,10 +359,27 @@ export class McpClient {
   private starts = 0;
   private readonly label: string;
   private readonly logger: Logger;
+  private readonly transport: McpTransport;
 
   constructor(private readonly o: McpClientOptions) {
-    this.label = o.label ?? o.command;
     this.logger = o.logger ?? noopLogger;
+    if ('transport' in o) {
+      this.label = o.label;
+      this.transport = o.transport;
+    } else {
+      this.label = o.label ?? o.command;
+      this.transport = stdioTransport({
+        command: o.command,
+        args: o.args,
+        env: o.env,
+        cwd: o.cwd,
+        spawn: o.spawn,
+        label: this.label,
+        logger: this.logger,
+        maxFrameBytes: o.maxFrameBytes ?? 8 * 1024 * 1024,
+        stderrTailBytes: o.stderrTailBytes ?? 4096,
+      });
+    }
   }
 
   /** How many times a server process was started (1 after the first use; +1 per restart). */
@@ -479,7 +388,7 @@ export class McpClient {
   }
   /** pid of the running server, if any. */
   get pid(): number | undefined {
-    return this.conn?.dead ? undefined : this.conn?.proc.pid;
+    return this.conn?.dead ? undefined : this.conn?.channel.pid;
   }
   /** initialize result of the running server, if any. */
   get serverInfo(): McpServerInfo | undefined {
@@ -492,6 +401,10 @@ export class McpClient {
   }
 
   async listTools(opts: RequestOptions = {}): Promise<McpTool[]> {
+    return this.onSession(() => this.listToolsOnce(opts));
+  }
+
+  private async listToolsOnce(opts: RequestOptions): Promise<McpTool[]> {
     const conn = await this.connection(opts.signal);
     const epoch = conn.toolsEpoch;
     const tools: McpTool[] = [];
@@ -537,9 +450,8 @@ export class McpClient {
   }
 
   async callTool(name: string, args: Record<string, unknown>, opts: RequestOptions = {}): Promise<McpCallResult> {
-    const conn = await this.connection(opts.signal);
     const what = `tools/call "${name}"`;
-    const res = await conn.request('tools/call', { name, arguments: args }, what, { signal: opts.signal, timeoutMs: opts.timeoutMs, cancellable: true });
+    const res = await this.onSession(async () => (await this.connection(opts.signal)).request('tools/call', { name, arguments: args }, what, { signal: opts.signal, timeoutMs: opts.timeoutMs, cancellable: true }));
     if (!isObj(res)) throw new McpError('protocol', `MCP server ${this.label} answered ${what} with a result that is not an object`);
     let content: Record<string, unknown>[] = [];
     if (Array.isArray(res.content)) {
@@ -565,6 +477,21 @@ export class McpClient {
   }
 
   // ---- session management ----
+
+  /**
+   * Run `fn` on the current session; when the server answers that it no longer knows the session
+   * (HTTP 404, see http-channel.ts), the request was not processed: open a new session (initialize
+   * again) and run it once more.
+   */
+  private async onSession<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!(err instanceof McpError && err.code === 'session-expired')) throw err;
+      this.logger.info('mcp session ended by the server; initializing a new one', { server: this.label });
+      return await fn();
+    }
+  }
 
   private async connection(signal?: AbortSignal): Promise<Connection> {
     if (this.closed) throw new McpError('closed', `MCP client for ${this.label} is closed`);
@@ -600,23 +527,15 @@ export class McpClient {
     await this.lastStop;
     if (this.closed) throw new McpError('closed', `MCP client for ${this.label} is closed`);
     this.starts++;
-    let proc: McpProcess;
-    try {
-      proc = await this.o.spawn(this.o.command, this.o.args ?? [], this.o.env ?? {}, this.o.cwd);
-    } catch (err) {
-      throw new McpError('spawn', `could not start MCP server ${this.label}: ${String((err as Error)?.message ?? err)}`);
-    }
-    const conn = new Connection(proc, {
+    const conn = new Connection({
       label: this.label,
       logger: this.logger,
-      maxFrameBytes: this.o.maxFrameBytes ?? 8 * 1024 * 1024,
-      stderrTailBytes: this.o.stderrTailBytes ?? 4096,
       onDead: (c) => {
         if (this.conn === c) this.conn = undefined;
         this.lastStop = c.stopped;
       },
     });
-    this.logger.debug('mcp server started', { server: this.label, pid: proc.pid });
+    conn.channel = await this.transport.open(conn.hooks);
     try {
       const res = await conn.request(
         'initialize',
@@ -639,6 +558,7 @@ export class McpClient {
         serverInfo: isObj(res.serverInfo) ? res.serverInfo : {},
         ...(typeof res.instructions === 'string' ? { instructions: res.instructions } : {}),
       };
+      conn.channel.negotiated(res.protocolVersion);
       conn.notify('notifications/initialized');
       if (this.closed) throw new McpError('closed', `MCP client for ${this.label} was closed during start`);
       this.conn = conn;

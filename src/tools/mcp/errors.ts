@@ -5,15 +5,23 @@
 export type McpErrorCode =
   /** mcp_source.uri is malformed, or uses the reserved mcp:// scheme (spec §5.4). */
   | 'config'
-  /** A transport we do not implement (https:// Streamable HTTP, for now). */
+  /** A transport we do not implement (an unknown URI scheme). */
   | 'unsupported-transport'
+  /** Streamable HTTP: the server could not be reached (DNS, refused, reset, no answer, HTTP 5xx). */
+  | 'unreachable'
+  /** Streamable HTTP: the server refused our credentials (HTTP 401/403). */
+  | 'auth'
+  /** Streamable HTTP: the sandbox's network rules (mode, allowlist, SSRF guard) refused the request. */
+  | 'network-denied'
+  /** Streamable HTTP: the server no longer knows our session (HTTP 404 to a request that carried one). */
+  | 'session-expired'
   /** The server process could not be started. */
   | 'spawn'
   /** The server answered initialize with a protocol version we do not speak. */
   | 'version'
   /** The server broke the protocol (oversize frame, malformed response, bad result shape). */
   | 'protocol'
-  /** The server process exited while requests were pending. */
+  /** The server process exited (stdio) or the connection broke (HTTP) while requests were pending. */
   | 'crashed'
   /** We stopped the server (another request on it timed out or was aborted, or it broke the protocol). */
   | 'stopped'

@@ -17,9 +17,18 @@
 // - Environment variables and the working directory are not part of the URI: the manifest is
 //   portable and must not carry secrets; they come from the runtime (McpPool options / sandbox).
 //
+//   https://host[:port]/path                     MCP Streamable HTTP: the server's MCP endpoint
+//   http://127.0.0.1:port/path                   the same, plain HTTP: only to a loopback address
+//                                                and only when claw.runtime.yaml allows it for this
+//                                                server (mcp.servers.<uri>.allow_loopback: true)
+//
+// Rules for HTTP URIs: no credentials in the URI (user:pass@ is refused: the manifest is portable
+// and must not carry secrets; tokens come from claw.runtime.yaml by secret_ref), no fragment.
+// `localhost` is not a loopback literal here: name the address (127.0.0.1, [::1]).
+//
 // Not supported:
-//   https:// (and http://)  MCP Streamable HTTP: out of scope for now → 'unsupported-transport'.
 //   mcp://                  RESERVED by spec §5.4 ("MUST NOT be used") → rejected as 'config'.
+//   anything else           → 'unsupported-transport'.
 
 export interface McpStdioTarget {
   transport: 'stdio';
@@ -31,8 +40,20 @@ export interface McpStdioTarget {
   uri: string;
 }
 
+export interface McpHttpTarget {
+  transport: 'http';
+  /** The endpoint URL, normalized by the WHATWG URL parser. */
+  url: string;
+  /** false for http:// (loopback only, see httpTargetProblem). */
+  secure: boolean;
+  /** The URI as written in the manifest (for messages). */
+  uri: string;
+}
+
+export type McpTarget = McpStdioTarget | McpHttpTarget;
+
 export type McpUriResult =
-  | { ok: true; target: McpStdioTarget }
+  | { ok: true; target: McpTarget }
   | { ok: false; reason: 'reserved' | 'unsupported-transport' | 'invalid'; message: string };
 
 const fail = (reason: 'reserved' | 'unsupported-transport' | 'invalid', message: string): McpUriResult => ({ ok: false, reason, message });
@@ -52,14 +73,9 @@ export function parseMcpUri(uri: string): McpUriResult {
   if (scheme === 'mcp') {
     return fail('reserved', `mcp_source.uri "${uri}": the mcp:// URI scheme is reserved by the spec (§5.4) and must not be used; use stdio:///absolute/path/to/server`);
   }
-  if (scheme === 'https' || scheme === 'http') {
-    return fail(
-      'unsupported-transport',
-      `mcp_source.uri "${uri}": the MCP Streamable HTTP transport (${scheme}://) is not supported by claw-edge yet; only stdio:/// servers can be used`,
-    );
-  }
+  if (scheme === 'https' || scheme === 'http') return parseHttpUri(uri, scheme);
   if (scheme !== 'stdio') {
-    return fail('unsupported-transport', `mcp_source.uri "${uri}": unknown MCP transport "${scheme}:"; only stdio:/// is supported`);
+    return fail('unsupported-transport', `mcp_source.uri "${uri}": unknown MCP transport "${scheme}:"; use stdio:/// or https://`);
   }
   const m = /^stdio:\/\/\/([^?#]*)(?:\?([^#]*))?$/i.exec(uri);
   if (!m) {
@@ -93,4 +109,41 @@ export function formatStdioUri(command: string, args: readonly string[] = []): s
   const path = command.split('/').map(encodeURIComponent).join('/');
   const query = args.map((a) => `arg=${encodeURIComponent(a)}`).join('&');
   return `stdio://${path}${query ? `?${query}` : ''}`;
+}
+
+function parseHttpUri(uri: string, scheme: 'http' | 'https'): McpUriResult {
+  let u: URL;
+  try {
+    u = new URL(uri);
+  } catch {
+    return fail('invalid', `mcp_source.uri "${uri}" is not a valid URL`);
+  }
+  if (u.hostname === '') return fail('invalid', `mcp_source.uri "${uri}" has no host`);
+  if (u.username || u.password) {
+    return fail('invalid', `mcp_source.uri "${uri}": credentials do not belong in the manifest; give them in claw.runtime.yaml (mcp.servers.<uri>.bearer_secret_ref)`);
+  }
+  if (u.hash || uri.includes('#')) return fail('invalid', `mcp_source.uri "${uri}": an MCP endpoint URL cannot have a fragment (#...)`);
+  return { ok: true, target: { transport: 'http', url: u.href, secure: scheme === 'https', uri } };
+}
+
+/** 127.0.0.0/8 and ::1 written as literals (no name: a name is resolved, and may resolve elsewhere). */
+export function isLoopbackLiteral(hostname: string): boolean {
+  const h = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === '::1';
+}
+
+/**
+ * Why this HTTP target may not be used, or undefined. Plain http:// only to a loopback literal, and
+ * only when the runtime configuration allows loopback for this server (docs/tools.md "MCP over HTTP").
+ */
+export function httpTargetProblem(t: McpHttpTarget, allowLoopback: boolean): string | undefined {
+  if (t.secure) return undefined;
+  const host = new URL(t.url).hostname;
+  if (!isLoopbackLiteral(host)) {
+    return `mcp_source.uri "${t.uri}": plain http:// is only allowed to a loopback address (127.0.0.1, [::1]); use https://`;
+  }
+  if (!allowLoopback) {
+    return `mcp_source.uri "${t.uri}": plain http:// to a loopback server needs mcp.servers["${t.uri}"].allow_loopback: true in claw.runtime.yaml`;
+  }
+  return undefined;
 }

@@ -1,0 +1,41 @@
+// Per-client request rate (docs/transports.md, HTTP "Limits"): a sliding one-minute window per client address,
+// approximated by two fixed windows (the previous one weighted by how much of it still overlaps), so memory is
+// two counters per client. The table is bounded: past `maxClients`, stale entries go first, then the oldest.
+export interface RateLimiter {
+  /** Count one request from `key`; returns 0 when allowed, else the seconds after which to retry. */
+  take(key: string): number;
+}
+
+const WINDOW_MS = 60_000;
+
+export function createRateLimiter(perMinute: number, now: () => number, maxClients = 10_000): RateLimiter {
+  if (perMinute <= 0) return { take: () => 0 };
+  const table = new Map<string, { start: number; count: number; previous: number }>();
+  return {
+    take(key) {
+      const t = now();
+      const windowStart = t - (t % WINDOW_MS);
+      let e = table.get(key);
+      if (!e) {
+        if (table.size >= maxClients) prune(table, windowStart, maxClients);
+        e = { start: windowStart, count: 0, previous: 0 };
+        table.set(key, e);
+      } else if (e.start !== windowStart) {
+        e.previous = e.start === windowStart - WINDOW_MS ? e.count : 0;
+        e.start = windowStart;
+        e.count = 0;
+      }
+      const overlap = 1 - (t - windowStart) / WINDOW_MS;
+      if (e.count + e.previous * overlap >= perMinute) return Math.max(1, Math.ceil((windowStart + WINDOW_MS - t) / 1000));
+      e.count++;
+      return 0;
+    },
+  };
+}
+
+function prune(table: Map<string, { start: number }>, windowStart: number, maxClients: number): void {
+  for (const [k, e] of table) if (e.start < windowStart - 60_000) table.delete(k);
+  // Still full: drop the oldest inserted entries (a flood of distinct addresses must not grow memory).
+  const it = table.keys();
+  while (table.size >= maxClients) table.delete(it.next().value as string);
+}

@@ -1,0 +1,57 @@
+// `--listen http://127.0.0.1:8080/ckp` / claw.runtime.yaml `transports: [{ listen: https://…, http: {...} }]`.
+// Settings and the safety rules first (a refused configuration is a usage error before anything binds), then
+// secrets (bearer tokens by secret_ref, registered with the log redactor) and TLS files, then the bind.
+import type { ListenContext, TransportEntry } from '../listen.ts';
+import { ClawError } from '../../protocol/errors.ts';
+import { httpModule, httpsModule, nodeCrypto } from '../../node/lazy.ts';
+import { parseHttpUrl, resolveHttpSettings } from './settings.ts';
+import type { HttpOptionsInput } from './options.ts';
+import { createAuthenticator } from './auth.ts';
+import { createRateLimiter } from './limits.ts';
+import { createHttpServer } from './server.ts';
+import { createHttpTransport, type HttpTransport } from './transport.ts';
+
+export async function createHttpListener(entry: TransportEntry & { http?: HttpOptionsInput }, ctx: ListenContext): Promise<HttpTransport> {
+  const settings = resolveHttpSettings(parseHttpUrl(entry.listen), entry.http, ctx.maxFrameBytes);
+  const tokens: string[] = [];
+  for (const ref of settings.tokenRefs) {
+    if (!ctx.secrets) throw new ClawError('secret-unresolved', `bearer token ref "${ref}" needs the runtime's secret resolver`);
+    tokens.push(await ctx.secrets.resolve(ref));
+  }
+  let tls: { cert: string; key: string; ca?: string } | undefined;
+  if (settings.endpoint.tls) {
+    const read = readerIn(ctx.baseDir);
+    tls = { cert: await read(settings.certFile!, 'tls.cert_file'), key: await read(settings.keyFile!, 'tls.key_file') };
+    if (settings.clientCaFile) tls.ca = await read(settings.clientCaFile, 'tls.client_ca_file');
+  }
+  const auth = createAuthenticator(tokens, settings.clientCaFile !== undefined);
+  const server = createHttpServer({
+    settings,
+    auth,
+    limiter: createRateLimiter(settings.requestsPerMinute, () => ctx.clock.now()),
+    log: ctx.log,
+    tls,
+    http: await httpModule(),
+    https: tls ? await httpsModule() : undefined,
+  });
+  try {
+    await server.listen();
+  } catch (e) {
+    throw new ClawError('usage', `cannot listen on ${entry.listen}: ${(e as Error).message}`, { cause: e });
+  }
+  const transport = createHttpTransport({ server, settings, log: ctx.log, epoch: nodeCrypto().randomBytes(4).toString('hex') });
+  ctx.log.info('http transport listening', { url: transport.url, auth: auth.configured ? 'required' : 'none (loopback)', tls: settings.endpoint.tls });
+  return transport;
+}
+
+/** Reads a PEM file relative to the config's directory; the error names the option and path, never content. */
+function readerIn(baseDir: string) {
+  return async (file: string, option: string): Promise<string> => {
+    const path = file.startsWith('/') ? file : `${baseDir.replace(/\/$/, '')}/${file}`;
+    try {
+      return await (await import('node:fs/promises')).readFile(path, 'utf8');
+    } catch (e) {
+      throw new ClawError('usage', `cannot read ${option} ${path}: ${(e as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+    }
+  };
+}

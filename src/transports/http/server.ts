@@ -1,0 +1,195 @@
+// A small HTTP(S) server on node:http / node:https (Node and Bun), no framework: exact-path routes behind the
+// same gates. Every route gets the connection cap, the slow-client timeouts and the per-client rate limit;
+// `auth` says whether it needs credentials. The CKP endpoint and /healthz are routes (ckp-route.ts,
+// health-route.ts); a later module adds its own (A2A's agent card) with addRoute, on the same listener.
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Logger } from '../../kernel/ports.ts';
+import { ErrorCode } from '../../protocol/errors.ts';
+import type { Authenticator } from './auth.ts';
+import { fromLoopback } from './auth.ts';
+import { createRateLimiter, type RateLimiter } from './limits.ts';
+import { isLoopback, type HttpSettings } from './settings.ts';
+import { refuse } from './reply.ts';
+import { timerDelay } from '../../protocol/delay.ts';
+
+export interface RouteContext {
+  /** The client's address: the rate limit's key. */
+  client: string;
+  /** The peer is on this machine. */
+  loopback: boolean;
+}
+
+export interface Route {
+  /**
+   * `required`: the configured credentials (none configured: loopback listener, open); `loopback-open`: open to
+   * peers on this machine, credentials from elsewhere (/healthz); `public`: never (an A2A agent card).
+   */
+  auth: 'required' | 'loopback-open' | 'public';
+  handle(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): void;
+}
+
+export interface HttpServer {
+  addRoute(path: string, route: Route): void;
+  /** Bound address once listening (port 0 becomes the port the OS chose). */
+  address(): { host: string; port: number };
+  listen(): Promise<void>;
+  /** Stop accepting, close idle connections; busy ones get `graceMs` to finish, then are cut. */
+  close(graceMs: number): Promise<void>;
+}
+
+export interface ServerDeps {
+  settings: HttpSettings;
+  auth: Authenticator;
+  limiter: RateLimiter;
+  log: Logger;
+  /** TLS material (https): PEM text; never logged. */
+  tls?: { cert: string; key: string; ca?: string };
+  http: typeof import('node:http');
+  https?: typeof import('node:https');
+}
+
+export function createHttpServer(d: ServerDeps): HttpServer {
+  const s = d.settings;
+  const routes = new Map<string, Route>();
+  const refusalLog = createRateLimiter(1, () => Date.now(), 1_000);
+  const sockets = new Set<Socket>();
+  const options = {
+    headersTimeout: s.headersTimeoutMs,
+    requestTimeout: s.requestTimeoutMs,
+    keepAliveTimeout: s.idleTimeoutMs,
+    // Node checks the two timeouts above every connectionsCheckingInterval (30 s by default): too coarse to
+    // stop a slow-header client within headers_timeout_ms.
+    connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(s.headersTimeoutMs / 2))),
+    maxHeaderSize: 16 * 1024,
+  };
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    try {
+      dispatch(req, res);
+    } catch (e) {
+      d.log.error('http route failed', { error: e instanceof Error ? e.message : String(e) });
+      refuse(res, 500, ErrorCode.InternalError, 'Internal error');
+    }
+  };
+  const server: Server = d.tls
+    ? d.https!.createServer({ ...options, cert: d.tls.cert, key: d.tls.key, ca: d.tls.ca, requestCert: d.tls.ca !== undefined, rejectUnauthorized: false }, onRequest)
+    : d.http.createServer(options, onRequest);
+  server.headersTimeout = s.headersTimeoutMs;
+  server.requestTimeout = s.requestTimeoutMs;
+  server.keepAliveTimeout = s.idleTimeoutMs;
+  server.maxHeadersCount = 100;
+
+  server.on('connection', (socket: Socket) => {
+    // Bun does not always emit 'close' for a socket its HTTP server closed itself (a timeout): count only live ones.
+    if (sockets.size >= s.maxConnections) for (const x of sockets) if (x.destroyed) sockets.delete(x);
+    if (sockets.size >= s.maxConnections) {
+      // Over the cap: a plain-http client gets a 503 it can read; a TLS one is closed before its handshake.
+      if (!d.tls) {
+        const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: 'too many connections' } });
+        socket.end(`HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\nretry-after: 1\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+      } else socket.destroy();
+      socket.on('error', () => {});
+      return;
+    }
+    sockets.add(socket);
+    // Idle sockets (no request yet, or between keep-alive requests) are covered by keepAliveTimeout and
+    // headersTimeout; this catches a socket silent for longer than a whole request may take.
+    socket.setTimeout(s.requestTimeoutMs, () => socket.destroy());
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+  });
+  // A malformed request or a timeout: Node answers 400/408/431 itself; nothing of it reaches a route.
+  server.on('tlsClientError', () => {});
+
+  function dispatch(req: IncomingMessage, res: ServerResponse): void {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const route = routes.get(path);
+    if (!route) {
+      refuse(res, 404, ErrorCode.InvalidRequest, 'no such endpoint');
+      return;
+    }
+    const ctx: RouteContext = { client: req.socket.remoteAddress ?? 'unknown', loopback: fromLoopback(req) };
+    const foreign = foreignRequest(req, s);
+    if (foreign) {
+      refuse(res, 403, ErrorCode.ChannelAuthFailed, foreign);
+      return;
+    }
+    const retryAfter = d.limiter.take(ctx.client);
+    if (retryAfter > 0) {
+      refuse(res, 429, ErrorCode.ChannelRateLimited, 'rate limited: too many requests from this client', {
+        data: { retry_after_s: retryAfter },
+        headers: { 'retry-after': String(retryAfter) },
+      });
+      return;
+    }
+    const needsAuth = route.auth === 'required' || (route.auth === 'loopback-open' && !ctx.loopback);
+    if (needsAuth && d.auth.configured) {
+      const outcome = d.auth.check(req);
+      if (outcome !== 'ok') {
+        // Never say which token or what was sent; the log gets the address only, once a minute per address
+        // (a client hammering the port must not flood the log).
+        if (refusalLog.take(ctx.client) === 0) d.log.warn('http request refused: authentication', { client: ctx.client, reason: outcome });
+        refuse(res, 401, ErrorCode.ChannelAuthFailed, outcome === 'missing' ? 'authentication required' : 'authentication failed', {
+          headers: { 'www-authenticate': 'Bearer realm="claw"' },
+        });
+        return;
+      }
+    }
+    route.handle(req, res, ctx);
+  }
+
+  let bound = { host: s.bindHost, port: s.endpoint.port };
+  return {
+    addRoute(path, route) {
+      routes.set(path, route);
+    },
+    address: () => bound,
+    listen: () =>
+      new Promise<void>((resolve, reject) => {
+        const fail = (e: Error) => reject(e);
+        server.once('error', fail);
+        server.listen(s.endpoint.port, s.bindHost, () => {
+          server.off('error', fail);
+          server.on('error', (e) => d.log.error('http server error', { error: e.message }));
+          const a = server.address();
+          if (a && typeof a === 'object') bound = { host: s.bindHost, port: a.port };
+          resolve();
+        });
+      }),
+    // Resolves at once (the transport's `closed`): busy connections finish their replies in the background.
+    async close(graceMs) {
+      server.close();
+      (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+      const cut = setTimeout(() => {
+        for (const sock of sockets) sock.destroy();
+      }, timerDelay(graceMs));
+      cut.unref?.();
+    },
+  };
+}
+
+/**
+ * A request a browser made for another site (MCP's Streamable HTTP asks servers to check this): an `Origin` that
+ * is neither on this machine nor in `allowed_origins`, or, on a loopback listener, a `Host` naming something other
+ * than this machine (DNS rebinding: a page whose name now resolves to 127.0.0.1). Returns the refusal's message.
+ */
+function foreignRequest(req: IncomingMessage, s: HttpSettings): string | undefined {
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== 'null') {
+    let host: string | undefined;
+    try {
+      host = new URL(origin).hostname.replace(/^\[|\]$/g, '');
+    } catch {
+      return 'cross-origin request refused';
+    }
+    if (!isLoopback(host) && !s.allowedOrigins.includes(origin.toLowerCase())) return 'cross-origin request refused';
+  } else if (origin === 'null') return 'cross-origin request refused';
+  if (isLoopback(s.bindHost)) {
+    const h = req.headers.host;
+    const name = h === undefined ? undefined : h.startsWith('[') ? h.slice(1, h.indexOf(']')) : h.replace(/:\d+$/, '');
+    if (name !== undefined && !isLoopback(name)) return 'Host is not this machine: refused (DNS rebinding)';
+  }
+  return undefined;
+}

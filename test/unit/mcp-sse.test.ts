@@ -1,0 +1,154 @@
+// SSE parsing for the MCP Streamable HTTP transport, and what the transport does with a stream:
+// priming events, resumption with Last-Event-ID, an oversize event.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SseParser } from '../../src/tools/mcp/sse.ts';
+import { McpClient } from '../../src/tools/mcp/client.ts';
+import { httpTransport } from '../../src/tools/mcp/http-channel.ts';
+import { guardedRequest } from '../../src/net/guarded-fetch.ts';
+import { captureLogger, rejection } from '../fixtures/mcp/helpers.ts';
+
+const test = suite('mcp sse');
+
+test('events: data lines joined, CRLF/CR/LF, comments, id and retry, split across chunks', () => {
+  const p = new SseParser(1 << 20);
+  assert.equal(p.push(': comment\r\nid: 7\r\nretry: 250\r\ndata: {"a":\r\ndata: 1}\r\n\r\n'), [{ event: 'message', data: '{"a":\n1}', id: '7' }]);
+  assert.is(p.retryMs, 250);
+  assert.equal(p.push('event: ping\ndata: x\n'), []);
+  assert.equal(p.push('\n'), [{ event: 'ping', data: 'x', id: '7' }]);
+  assert.equal(p.push('data:no-space\r'), []);
+  // A CR at the end of a chunk may be half of a CRLF: the blank line is known with the next byte.
+  assert.equal(p.push('\r'), []);
+  assert.equal(p.push('\n'), [{ event: 'message', data: 'no-space', id: '7' }]);
+  // An event with an id and no data primes resumption: no event, but the id is kept.
+  assert.equal(p.push('id: 8\ndata\n\n'), [{ event: 'message', data: '', id: '8' }]);
+  assert.equal(p.push('id: 9\n\n'), []);
+  assert.is(p.lastEventId, '9');
+});
+
+test('an event over the limit throws', () => {
+  const p = new SseParser(16);
+  assert.throws(() => p.push('data: 0123456789abcdefghij\n'), /over 16 bytes/);
+});
+
+async function fakeServer(handler: (req: IncomingMessage, body: any, res: ServerResponse) => void) {
+  const requests: { method: string; headers: IncomingMessage['headers']; body: any }[] = [];
+  const s = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
+      requests.push({ method: req.method!, headers: req.headers, body });
+      if (body?.method === 'initialize') {
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's-1' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'fake' } } }));
+        return;
+      }
+      if (body && !('id' in body)) return void res.writeHead(202).end();
+      if (req.method === 'DELETE') return void res.writeHead(200).end();
+      if (!body && req.method === 'POST') return void res.writeHead(400).end();
+      handler(req, body, res);
+    });
+  });
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}/mcp`;
+  const logger = captureLogger();
+  const request = (u: string, init: any) => guardedRequest(u, init, { mode: 'allow-all' }, { checkAddress: () => null });
+  const client = new McpClient({ transport: httpTransport({ url, label: url, request, logger, maxFrameBytes: 4096 }), label: url, clientVersion: '1', logger });
+  return {
+    client,
+    requests,
+    logger,
+    close: async () => {
+      await client.close();
+      s.closeAllConnections();
+      await new Promise((r) => s.close(r));
+    },
+  };
+}
+
+test('a stream that ends before the response is resumed with GET + Last-Event-ID; server requests on it are answered', async () => {
+  let callId: number | undefined;
+  const f = await fakeServer((req, body, res) => {
+    if (req.method === 'POST' && body.method === 'tools/call') {
+      callId = body.id;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      // Priming event, a ping request from the server, then the connection closes early.
+      res.write('id: e1\ndata:\n\nretry: 10\n\n');
+      res.end('id: e2\ndata: {"jsonrpc":"2.0","id":"srv-1","method":"ping"}\n\n');
+      return;
+    }
+    if (req.method === 'GET') {
+      assert.is(req.headers['last-event-id'], 'e2');
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`id: e3\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: callId, result: { content: [{ type: 'text', text: 'resumed' }] } })}\n\n`);
+      return;
+    }
+    if (req.method === 'POST' && body.id === 'srv-1') return void res.writeHead(202).end();
+    res.writeHead(500).end();
+  });
+  try {
+    assert.equal((await f.client.callTool('t', {})).content, [{ type: 'text', text: 'resumed' }]);
+    const pong = f.requests.find((r) => r.body?.id === 'srv-1');
+    assert.equal(pong?.body, { jsonrpc: '2.0', id: 'srv-1', result: {} });
+    assert.is(f.requests.find((r) => r.method === 'GET')?.headers['mcp-session-id'], 's-1');
+  } finally {
+    await f.close();
+  }
+});
+
+test('a stream that ends without the response and without event ids fails the request (crashed)', async () => {
+  const f = await fakeServer((_req, _body, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end('data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\n\n');
+  });
+  try {
+    const e = await rejection(f.client.callTool('t', {}));
+    assert.is(e.code, 'crashed', e.message);
+    assert.match(e.message, /closed the connection before answering tools\/call/);
+  } finally {
+    await f.close();
+  }
+});
+
+test('an SSE event over maxFrameBytes is a protocol error; a JSON body over it too', async () => {
+  let sse = true;
+  const f = await fakeServer((req, body, res) => {
+    if (sse) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`data: ${'x'.repeat(5000)}\n\n`);
+    } else {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (req.method !== 'POST') return void res.writeHead(405).end();
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { content: [{ type: 'text', text: 'y'.repeat(5000) }] } }));
+    }
+  });
+  try {
+    assert.is((await rejection(f.client.callTool('t', {}))).code, 'protocol');
+    sse = false;
+    const e = await rejection(f.client.callTool('t', {}));
+    assert.is(e.code, 'protocol');
+    assert.match(e.message, /over the 4096-byte limit/);
+  } finally {
+    await f.close();
+  }
+});
+
+test('202 to a request, or an unexpected content type, is a protocol error naming the request', async () => {
+  let mode = 0;
+  const f = await fakeServer((_req, _body, res) => {
+    if (mode === 0) res.writeHead(202).end();
+    else res.writeHead(200, { 'content-type': 'text/html' }).end('<html>');
+  });
+  try {
+    assert.match((await rejection(f.client.callTool('t', {}))).message, /202 Accepted/);
+    mode = 1;
+    assert.match((await rejection(f.client.callTool('t', {}))).message, /content type "text\/html"/);
+  } finally {
+    await f.close();
+  }
+});
+
+test.run();

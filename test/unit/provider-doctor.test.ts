@@ -1,0 +1,69 @@
+// `claw doctor <manifest>` provider checks (src/provider/doctor.ts) against the simulated OpenAI/Ollama server.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { checkProviders, providerDoctorReport } from '../../src/provider/doctor.ts';
+import { startSimLlm, type SimLlm } from '../helpers/sim-llm-server.ts';
+import { deadUrl } from '../helpers/fake-llm-server.ts';
+import { prov, setup } from './provider-fixtures.ts';
+import { makeManifest } from './helpers/fakes.ts';
+
+let sim: SimLlm;
+test.before.each(async () => {
+  sim = await startSimLlm({ models: ['qwen2.5:1.5b', 'llama3.2:1b'], intents: [{ when: 'ping', tool: 'ping', args: {}, reply: 'pong' }], fallbackReply: 'ok' });
+});
+test.after.each(async () => {
+  await sim.close();
+});
+
+const spec = (over: Record<string, unknown> = {}) => ({ protocol: 'openai-compatible', endpoint: `${sim.url}/v1`, model: 'qwen2.5:1.5b', auth: { type: 'none' }, ...over });
+
+async function check(specs: [string, Record<string, unknown>][], probe = false) {
+  const { deps } = setup([]);
+  const m = makeManifest(1, { providers: specs.map(([n, s]) => prov(n, s)) });
+  return checkProviders(m, { secrets: deps.secrets, clock: deps.clock, ledger: deps.ledger, timeoutMs: 3000 }, { probe });
+}
+const states = (r: { checks: { check: string; state: string }[] }) => r.checks.map((c) => `${c.check}:${c.state}`);
+
+test('a usable endpoint with the model listed; --probe finds native tool calling and structured output', async () => {
+  const [r] = await check([['local', spec()]], true);
+  assert.is(r!.usable, true);
+  assert.equal(states(r!), ['reachable:ok', 'auth:ok', 'model:ok', 'native_tools:ok', 'structured_output:ok']);
+  assert.ok(r!.checks[3]!.detail.includes('the model called the probe tool'));
+  assert.equal(sim.requests.map((q) => q.path), ['/v1/models', '/v1/chat/completions', '/v1/chat/completions']);
+});
+
+test('a model that is not pulled: not usable, and the line says what to run', async () => {
+  const [r] = await check([['local', spec({ model: 'phi3:mini' })]]);
+  assert.is(r!.usable, false);
+  assert.is(r!.checks.at(-1)!.detail, `phi3:mini is not among the 2 models listed by ${sim.url}/v1/models (qwen2.5:1.5b, llama3.2:1b) — run: ollama pull phi3:mini`);
+});
+
+test('an Ollama endpoint without /v1 is found through /api/tags and the line says to add /v1', async () => {
+  const [r] = await check([['local', spec({ endpoint: sim.url })]]);
+  assert.equal(states(r!), ['reachable:ok', 'auth:ok', 'reachable:warn', 'model:ok']);
+  assert.match(r!.checks[2]!.detail, /the endpoint should be http:\/\/127\.0\.0\.1:\d+\/v1/);
+});
+
+test('a server without tool calling or structured output: --probe says which mode the agent will use', async () => {
+  sim.options.tools = false;
+  sim.options.jsonSchema = false;
+  const [r] = await check([['local', spec()]], true);
+  assert.equal(states(r!).slice(3), ['native_tools:fail', 'structured_output:fail']);
+  assert.match(r!.checks[3]!.detail, /^not supported \(HTTP 400: registry\.ollama\.ai\/library\/qwen2\.5:1\.5b does not support tools\): the agent falls back to json_schema mode$/);
+});
+
+test('unreachable primary, refused key; the fallback is checked too; the report names each', async () => {
+  sim.options.apiKey = 'right';
+  const dead = await deadUrl();
+  const reports = await check([
+    ['local', spec({ endpoint: `${dead}/v1`, fallback: [{ provider_ref: 'cloud' }] })],
+    ['cloud', spec({ auth: { type: 'bearer', secret_ref: 'LLM_KEY' } })],
+  ]);
+  assert.equal(reports.map((r) => [r.provider, r.primary, r.usable]), [['local', true, false], ['cloud', false, false]]);
+  assert.match(reports[0]!.checks[0]!.detail, /cannot reach the endpoint \(ECONNREFUSED\)/);
+  assert.equal(states(reports[1]!), ['reachable:ok', 'auth:fail']);
+  const text = providerDoctorReport(reports);
+  assert.ok(text.includes('local (primary): openai-compatible') && text.includes('NOT usable') && text.includes('FAIL auth: HTTP 401'), text);
+});
+
+test.run();
