@@ -332,7 +332,7 @@ export async function guardedRequest(
   const onAbort = () => stop('aborted');
   init.signal?.addEventListener('abort', onAbort, { once: true });
   const unlink = () => init.signal?.removeEventListener('abort', onAbort);
-  const timer = setTimeout(() => stop('timeout'), init.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const timer = setTimeout(() => stop('timeout'), timerDelay(init.timeoutMs ?? DEFAULT_TIMEOUT_MS));
 
   try {
     let target = checkTarget(url, policy);

@@ -1,6 +1,6 @@
 // A claw.initialize while a session is READY (docs/protocol.md "Lifecycle"): checked like a first one (-32602 bad
 // params, -32001 another major with data.supported), then refused for the state (-32600, data.state READY), on
-// every transport. On fs and MQTT the first initialize's request_id, resent, gets its stored reply; a refusal is
+// every transport (stdio, HTTP, fs, MQTT). On fs and MQTT the first initialize's request_id, resent, gets its stored reply; a refusal is
 // not stored, so the same request_id sent again after a shutdown opens the new session.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -11,6 +11,7 @@ import { CLAW, initParams } from './helpers/claw-process.ts';
 import { assertError, initialize, transitions, withClaw } from './helpers/e2e-util.ts';
 import { agentDir, AGENT, TOKEN_ENV } from './fs-agent.ts';
 import { findMosquitto, startMosquitto, type Mosquitto } from '../helpers/mosquitto.ts';
+import { request, startHttpClaw } from './helpers/http-claw.ts';
 
 const HAVE_MOSQUITTO = findMosquitto() !== undefined;
 if (!HAVE_MOSQUITTO) console.log('SKIP initialize-again over MQTT: mosquitto not found (scripts/test-deps.sh installs it)');
@@ -36,6 +37,23 @@ test('stdio: a repeated initialize gets -32001 / -32602 for what is wrong with i
       ['STARTING', 'READY'],
     ]);
   });
+});
+
+test('HTTP transport: the same replies, in the POST responses', async () => {
+  const h = await startHttpClaw('transports:\n  - listen: http://127.0.0.1:0/ckp\n');
+  const post = async (id: string, params: unknown) => (await request(h.url, { body: JSON.stringify({ jsonrpc: '2.0', id, method: 'claw.initialize', params }) })).json;
+  try {
+    assert.ok((await post('i1', initParams())).result);
+    assertError(await post('i2', initParams({ protocolVersion: '1.0.0' })), 'i2', -32001, { supported: ['0.3.0', '0.2.0'] });
+    assert.is((await post('i3', { ...initParams(), clientInfo: 'x' })).error.code, -32602);
+    assertError(await post('i4', initParams()), 'i4', -32600, { state: 'READY' });
+    assert.equal(transitions(h.c.stderr()), [
+      ['INIT', 'STARTING'],
+      ['STARTING', 'READY'],
+    ]);
+  } finally {
+    await h.stop();
+  }
 });
 
 /** `claw run claw.yaml --listen <url>` with stdin at EOF; resolves once `ready()` says the transport is up. */

@@ -11,6 +11,7 @@ import { detectHost } from '../../src/sandbox/host.ts';
 import { guardedFetch } from '../../src/net/guarded-fetch.ts';
 import { createServer } from 'node:http';
 import { webhookSink } from '../../src/audit/sink-webhook.ts';
+import { parseHttpUrl, resolveHttpSettings } from '../../src/transports/http/settings.ts';
 
 const HUGE = 3_000_000_000;
 
@@ -123,6 +124,14 @@ test('an audit webhook POST with timeoutMs 3e9 is not aborted at once', async ()
   });
   assert.equal(seen, [false]);
   assert.equal(warnings, []);
+});
+
+test('HTTP transport durations from claw.runtime.yaml are clamped where they are resolved', () => {
+  const s = resolveHttpSettings(parseHttpUrl('http://127.0.0.1:0'), {
+    limits: { headers_timeout_ms: HUGE, request_timeout_ms: HUGE, idle_timeout_ms: HUGE },
+    sse: { keepalive_ms: HUGE },
+  } as never);
+  assert.equal([s.headersTimeoutMs, s.requestTimeoutMs, s.idleTimeoutMs, s.keepaliveMs], [MAX_TIMER_MS, MAX_TIMER_MS, MAX_TIMER_MS, MAX_TIMER_MS]);
 });
 
 test.run();

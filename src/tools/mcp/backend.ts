@@ -36,6 +36,7 @@ import { McpError } from './errors.ts';
 import { httpTransport, type McpHttpRequest } from './http-channel.ts';
 import { parseMcpUri, type McpHttpTarget, type McpTarget } from './uri.ts';
 import type { Logger } from '../../kernel/ports.ts';
+import { timerDelay } from '../../protocol/delay.ts';
 
 export interface McpSource {
   uri: string;
@@ -295,7 +296,7 @@ export function createMcpBinder(pool: McpPool, opts: { eager?: boolean; signal?:
           const key = JSON.stringify([partition, src.uri]);
           if (attempt < delays.length && !down.has(key)) {
             opts.logger?.warn('mcp server unreachable at start; retrying', { tool: t.name, server: src.uri, attempt: attempt + 1, retry_in_ms: delays[attempt], error: err.message });
-            await new Promise((r) => setTimeout(r, delays[attempt]));
+            await new Promise((r) => setTimeout(r, timerDelay(delays[attempt])));
             continue;
           }
           down.add(key);

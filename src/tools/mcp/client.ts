@@ -35,8 +35,8 @@ import type { Logger } from '../../kernel/ports.ts';
 import { classify } from '../../protocol/jsonrpc.ts';
 import type { McpChannel, McpChannelHooks, McpTransport } from './channel.ts';
 import { McpError } from './errors.ts';
-import { timerDelay } from '../../protocol/delay.ts';
 import { stdioTransport, type McpSpawn } from './stdio-channel.ts';
+import { timerDelay } from '../../protocol/delay.ts';
 
 export type { McpProcess, McpSpawn } from './stdio-channel.ts';
 
@@ -257,11 +257,7 @@ class Connection {
         },
       });
       if (timeoutMs !== undefined && timeoutMs > 0) {
-        timer = setTimeout(
-          () => giveUp(new McpError('timeout', `MCP ${what} on ${this.o.label} timed out after ${timeoutMs} ms; the server was stopped and will be restarted on next use`), `timed out after ${timeoutMs} ms`),
-          timerDelay(timeoutMs),
-        );
-        timer = setTimeout(() => giveUp(new McpError('timeout', `MCP ${what} on ${this.o.label} timed out after ${timeoutMs} ms; ${after}`), `timed out after ${timeoutMs} ms`), timeoutMs);
+        timer = setTimeout(() => giveUp(new McpError('timeout', `MCP ${what} on ${this.o.label} timed out after ${timeoutMs} ms; ${after}`), `timed out after ${timeoutMs} ms`), timerDelay(timeoutMs));
       }
       signal?.addEventListener('abort', onAbort, { once: true });
       this.write(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });

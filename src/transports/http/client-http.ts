@@ -11,6 +11,7 @@ import { SecretResolver } from '../../kernel/secrets.ts';
 import { Redactor } from '../../log/redactor.ts';
 import { readBoundedText } from '../../node/fs-reader.ts';
 import { parseHttpUrl } from './settings.ts';
+import { timerDelay } from '../../protocol/delay.ts';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -72,7 +73,7 @@ export async function connectHttpClient(uri: string, opts: ClientOptions): Promi
       const timer = setTimeout(() => {
         req.destroy();
         reject(new ClawError('timeout', `no reply from ${describe()} within ${timeoutMs} ms`));
-      }, timeoutMs);
+      }, timerDelay(timeoutMs));
       req.on('error', (e) => {
         clearTimeout(timer);
         inflight.delete(req);

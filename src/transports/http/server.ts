@@ -11,6 +11,7 @@ import { fromLoopback } from './auth.ts';
 import { createRateLimiter, type RateLimiter } from './limits.ts';
 import { isLoopback, type HttpSettings } from './settings.ts';
 import { refuse } from './reply.ts';
+import { timerDelay } from '../../protocol/delay.ts';
 
 export interface RouteContext {
   /** The client's address: the rate limit's key. */
@@ -163,7 +164,7 @@ export function createHttpServer(d: ServerDeps): HttpServer {
       (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
       const cut = setTimeout(() => {
         for (const sock of sockets) sock.destroy();
-      }, graceMs);
+      }, timerDelay(graceMs));
       cut.unref?.();
     },
   };

@@ -3,6 +3,7 @@
 // only, bounded everything (see "Limits" in the docs).
 import { ClawError } from '../../protocol/errors.ts';
 import type { HttpOptionsInput } from './options.ts';
+import { timerDelay } from '../../protocol/delay.ts';
 
 export interface HttpEndpoint {
   tls: boolean;
@@ -96,14 +97,14 @@ export function resolveHttpSettings(endpoint: HttpEndpoint, cfg: HttpOptionsInpu
     keyFile: cfg.tls?.key_file,
     clientCaFile: cfg.tls?.client_ca_file,
     maxBodyBytes: l.max_body_bytes ?? maxFrameBytes ?? HTTP_DEFAULTS.maxBodyBytes,
-    headersTimeoutMs: l.headers_timeout_ms ?? HTTP_DEFAULTS.headersTimeoutMs,
-    requestTimeoutMs: l.request_timeout_ms ?? HTTP_DEFAULTS.requestTimeoutMs,
-    idleTimeoutMs: l.idle_timeout_ms ?? HTTP_DEFAULTS.idleTimeoutMs,
+    headersTimeoutMs: timerDelay(l.headers_timeout_ms ?? HTTP_DEFAULTS.headersTimeoutMs),
+    requestTimeoutMs: timerDelay(l.request_timeout_ms ?? HTTP_DEFAULTS.requestTimeoutMs),
+    idleTimeoutMs: timerDelay(l.idle_timeout_ms ?? HTTP_DEFAULTS.idleTimeoutMs),
     maxConnections: l.max_connections ?? HTTP_DEFAULTS.maxConnections,
     maxStreams: l.max_streams ?? HTTP_DEFAULTS.maxStreams,
     requestsPerMinute: l.requests_per_minute ?? HTTP_DEFAULTS.requestsPerMinute,
     sseBuffer: cfg.sse?.buffer ?? HTTP_DEFAULTS.sseBuffer,
-    keepaliveMs: cfg.sse?.keepalive_ms ?? HTTP_DEFAULTS.keepaliveMs,
+    keepaliveMs: timerDelay(cfg.sse?.keepalive_ms ?? HTTP_DEFAULTS.keepaliveMs),
   };
   const where = `${endpoint.tls ? 'https' : 'http'}://${endpoint.host}:${endpoint.port}`;
   if (endpoint.tls && (!s.certFile || !s.keyFile)) throw new ClawError('usage', `${where}: https needs tls.cert_file and tls.key_file in claw.runtime.yaml transports[].http`);
