@@ -5,6 +5,8 @@ import type { A2aTask, TaskState, TaskMessage, TaskPart } from './types.ts';
 
 export type WireVersion = '1.0' | '0.3';
 
+const MAX_ID_CHARS = 200;
+
 /** CKP interop state → A2A 1.0 TaskState (1:1, profile §6.3). */
 const STATE_1_0: Record<TaskState, string> = {
   submitted: 'TASK_STATE_SUBMITTED',
@@ -91,6 +93,8 @@ export function parseMessage(x: unknown): TaskMessage | string {
   if (typeof m.messageId !== 'string' || m.messageId === '') return 'message.messageId is required';
   if (m.role !== 'ROLE_USER' && m.role !== 'user') return 'message.role must be ROLE_USER (user)';
   if (!Array.isArray(m.parts) || m.parts.length === 0) return 'message.parts must be a non-empty array';
+  // A contextId names a conversation kept on this agent: bounded like any key a caller chooses.
+  if (m.contextId !== undefined && (typeof m.contextId !== 'string' || m.contextId.length > MAX_ID_CHARS)) return `message.contextId must be a string of at most ${MAX_ID_CHARS} characters`;
   const parts: TaskPart[] = [];
   for (const raw of m.parts) {
     if (!raw || typeof raw !== 'object') return 'each part must be an object';

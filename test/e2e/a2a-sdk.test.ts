@@ -123,6 +123,11 @@ test('the official A2A client: card, blocking send, GetTask, ListTasks, a follow
     assert.is(listed.tasks.length, 2);
     assert.equal(new Set(listed.tasks.map((t: any) => t.id)), new Set([sent.id, again.id]));
 
+    // The operator sees the same tasks through claw.task.list on the CKP endpoint.
+    const ckpList = await rpc(h.url, { jsonrpc: '2.0', id: 9, method: 'claw.task.list', params: { context_id: sent.contextId } }, { headers: { authorization: `Bearer ${TOKEN}` } });
+    assert.is(ckpList.json.result.total, 2, JSON.stringify(ckpList.json));
+    assert.equal(ckpList.json.result.tasks.map((t: any) => t.state), ['completed', 'completed']);
+
     // Credentials: none, then a wrong one → 401, nothing runs.
     const a2a = `${base}/a2a`;
     const body = { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: sent.id } };

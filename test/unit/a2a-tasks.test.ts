@@ -116,6 +116,7 @@ test('wire: 1.0 and 0.3 shapes of one task; both message dialects parse', () => 
   assert.equal(v03.artifacts[0].parts, [{ kind: 'text', text: 'hi' }]);
   assert.equal((parseMessage({ messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'a' }, { data: { x: 1 } }] }) as any).parts, [{ type: 'text', text: 'a' }, { type: 'data', data: { x: 1 } }]);
   assert.equal((parseMessage({ kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'file', file: { uri: 'https://x/y.png', mimeType: 'image/png' } }] }) as any).parts, [{ type: 'url', url: 'https://x/y.png', mediaType: 'image/png' }]);
+  assert.type(parseMessage({ messageId: 'm', role: 'ROLE_USER', contextId: 'c'.repeat(201), parts: [{ text: 'a' }] }), 'string', 'a huge contextId is refused');
   assert.type(parseMessage({ messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'a' }] }), 'string', 'an agent-role message is refused');
 });
 
