@@ -7,6 +7,9 @@ import * as assert from 'uvu/assert';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { request, rpc, startHttpClaw, type HttpClaw } from './helpers/http-claw.ts';
 import { sleep } from './helpers/e2e-util.ts';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const TOKEN = 'a2a-e2e-token-7f3a9c1e';
 
@@ -44,9 +47,9 @@ default:
   message: "No rule for that."
 `;
 
-async function start(): Promise<HttpClaw> {
+async function start(extra = ''): Promise<HttpClaw> {
   const h = await startHttpClaw(
-    `transports:
+    `${extra}transports:
   - listen: http://127.0.0.1:0/ckp
     http: { auth: { bearer_token_refs: [A2A_TOKEN] } }
 a2a: { enabled: true }
@@ -158,6 +161,23 @@ test('the official A2A client: card, blocking send, GetTask, ListTasks, a follow
     assert.is(oldGot.id, old.id);
   } finally {
     await h.stop();
+  }
+});
+
+test('a task left working by a process that died is failed at the next start', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'claw-a2a-data-'));
+  mkdirSync(join(dataDir, 'a2a'));
+  const left = { id: 'left-running', contextId: 'c1', state: 'working', history: [], artifacts: [], createdAt: 1, updatedAt: 1 };
+  writeFileSync(join(dataDir, 'a2a/tasks.json'), JSON.stringify({ version: 1, tasks: [left] }));
+  const h = await start(`data_dir: ${dataDir}\n`);
+  try {
+    const client = await factory(withToken(TOKEN)).createFromUrl(new URL(h.url).origin);
+    const t: any = await client.getTask({ id: 'left-running', historyLength: 0, tenant: '' });
+    assert.is(t.status.state, 4 /* TASK_STATE_FAILED */);
+    assert.match(t.status.message.parts[0].content.value, /stopped while this task was running/);
+  } finally {
+    await h.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });
 
