@@ -142,6 +142,20 @@ export const runtimeConfigSchema = lazySchema(() => {
     mqtt_tools: v.optional(mqttToolsConfigSchema),
     /** Audit segments and where Policy `audit.destination` copies go (docs/audit.md "Destinations"). */
     audit: v.optional(auditRuntimeConfigSchema),
+    /** The CKP-A2A profile (docs/a2a.md): an AgentCard and the A2A JSON-RPC binding on every HTTP listener. */
+    a2a: v.optional(
+      v.strictObject({
+        enabled: v.optional(v.boolean()),
+        /** The A2A JSON-RPC endpoint path on the HTTP listener (default /a2a). */
+        path: v.optional(v.pipe(v.string(), v.regex(/^\/[A-Za-z0-9._~\/-]*$/, 'must be an absolute path such as /a2a'))),
+        /** The public base URL the card advertises (behind a proxy); default: the listener's own URL. */
+        public_url: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/[^\s]+$/, 'must be an http(s) URL'))),
+        /** A2A callers' turns may use tools (default false: A2A input is untrusted, CKP-A2A profile §8). */
+        tools: v.optional(v.boolean()),
+        /** Tasks kept (oldest finished ones dropped first; default 1000). */
+        max_tasks: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100_000))),
+      }),
+    ),
     /** MCP servers over Streamable HTTP, by mcp_source.uri: credentials and loopback (docs/tools.md "MCP over HTTP"). */
     mcp: v.optional(mcpRuntimeConfigSchema),
   });

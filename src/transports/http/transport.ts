@@ -14,6 +14,10 @@ export interface HttpTransport extends Transport {
   addRoute(path: string, route: Route): void;
   /** Where it listens: `http://127.0.0.1:41235/ckp`. */
   readonly url: string;
+  /** What a caller must present (the kinds, never the values): an A2A agent card says it (docs/a2a.md). */
+  readonly security: { bearer: boolean; clientCert: boolean };
+  /** The body cap and request timeout a route that reads bodies applies too. */
+  readonly limits: { maxBodyBytes: number; requestTimeoutMs: number };
 }
 
 /** How long connections busy at close() may still finish (their replies are written) before they are cut. */
@@ -50,6 +54,8 @@ export function createHttpTransport(opts: { server: HttpServer; settings: HttpSe
     closed,
     url: `${s.endpoint.tls ? 'https' : 'http'}://${host}:${a.port}${s.endpoint.path}`,
     addRoute: (path, route) => server.addRoute(path, route),
+    security: { bearer: s.tokenRefs.length > 0, clientCert: s.clientCaFile !== undefined },
+    limits: { maxBodyBytes: s.maxBodyBytes, requestTimeoutMs: s.requestTimeoutMs },
     start(deliverFrame) {
       deliverTo = deliverFrame;
     },

@@ -1,0 +1,47 @@
+// A2A's JSON-RPC error codes (A2A 1.0 §5.4 / 0.3 §8.2): used on the A2A endpoint only. They overlap CKP's
+// extended catalog (-32001 is CKP's protocol-version error), which is why the A2A endpoint has its own table and
+// claw.task.* answers with CKP codes instead (task-methods.ts).
+import { ClawError } from '../protocol/errors.ts';
+
+export const A2aErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  TaskNotFound: -32001,
+  TaskNotCancelable: -32002,
+  PushNotificationNotSupported: -32003,
+  UnsupportedOperation: -32004,
+  ContentTypeNotSupported: -32005,
+  VersionNotSupported: -32009,
+} as const;
+
+export class A2aError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'A2aError';
+  }
+}
+
+/** A task service error → its A2A error. */
+export function a2aErrorOf(e: unknown): A2aError {
+  if (e instanceof A2aError) return e;
+  if (e instanceof ClawError) {
+    const code =
+      e.code === 'task.not_found'
+        ? A2aErrorCode.TaskNotFound
+        : e.code === 'task.not_cancelable'
+          ? A2aErrorCode.TaskNotCancelable
+          : e.code === 'task.unsupported'
+            ? A2aErrorCode.UnsupportedOperation
+            : e.code === 'task.bad_page_token'
+              ? A2aErrorCode.InvalidParams
+              : A2aErrorCode.InternalError;
+    return new A2aError(code, e.message);
+  }
+  return new A2aError(A2aErrorCode.InternalError, 'Internal error');
+}

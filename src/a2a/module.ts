@@ -1,0 +1,60 @@
+// The CKP-A2A profile as a kernel module (docs/a2a.md): on each HTTP listener it serves the agent card
+// (public) and the A2A JSON-RPC endpoint (the listener's credentials); it adds claw.task.* to the CKP
+// methods. Routes are added once, when the runtime is built; they answer 503 / "not running" until a
+// session starts, and the card and tasks follow the session's manifest.
+import type { KernelModule, Session } from '../kernel/agent.ts';
+import type { Logger } from '../kernel/ports.ts';
+import type { RuntimeConfig } from '../config/runtime-config.ts';
+import type { ChannelAgent } from '../channels/types.ts';
+import type { HttpTransport } from '../transports/http/transport.ts';
+import { taskMethods } from '../kernel/methods/task-methods.ts';
+import { buildAgentCard } from './card.ts';
+import { AGENT_CARD_PATH, agentCardRoute } from './card-route.ts';
+import { a2aRpcRoute } from './rpc-route.ts';
+import { TaskService } from './tasks.ts';
+import type { TaskStore } from './task-store.ts';
+
+export const DEFAULT_A2A_PATH = '/a2a';
+
+export interface A2aModuleDeps {
+  config: RuntimeConfig;
+  log: Logger;
+  /** The HTTP listeners: each serves the card and the endpoint. */
+  listeners: readonly HttpTransport[];
+  getAgent: () => ChannelAgent | undefined;
+  store: TaskStore;
+  newId: () => string;
+  now: () => number;
+  runtimeVersion: string;
+}
+
+export function a2aModule(d: A2aModuleDeps): KernelModule {
+  const c = d.config.a2a ?? {};
+  const path = c.path ?? DEFAULT_A2A_PATH;
+  let session: Session | undefined;
+  let service: TaskService | undefined;
+  for (const l of d.listeners) {
+    // The card names the endpoint on the listener it was fetched from (or public_url, behind a proxy).
+    const base = c.public_url?.replace(/\/$/, '') ?? new URL(l.url).origin;
+    l.addRoute(AGENT_CARD_PATH, agentCardRoute(() => (session ? buildAgentCard(session.manifest, { endpointUrl: `${base}${path}`, runtimeVersion: d.runtimeVersion, security: l.security }) : undefined)));
+    l.addRoute(path, a2aRpcRoute({ tasks: () => service, ...l.limits }));
+  }
+  if (d.listeners.length === 0) d.log.warn('a2a is enabled but no http listener is configured: nothing serves it');
+  return {
+    name: 'a2a',
+    methods: taskMethods(() => service, d.newId),
+    async start(s) {
+      const svc = new TaskService({ store: d.store, getAgent: d.getAgent, tools: c.tools === true, newId: d.newId, now: d.now, log: d.log, maxTasks: c.max_tasks });
+      await svc.open();
+      service = svc;
+      session = s;
+      d.log.info('a2a serving', { path, card: AGENT_CARD_PATH, listeners: d.listeners.length, tools: c.tools === true });
+    },
+    async stop() {
+      const svc = service;
+      service = undefined;
+      session = undefined;
+      await svc?.close();
+    },
+  };
+}

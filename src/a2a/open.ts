@@ -1,0 +1,32 @@
+// Builds the A2A module for `claw run` when claw.runtime.yaml says `a2a: { enabled: true }` (docs/a2a.md):
+// the HTTP listeners among the opened transports, and the task file in data_dir/a2a.
+import type { Clock, Logger, Transport } from '../kernel/ports.ts';
+import type { RuntimeConfig } from '../config/runtime-config.ts';
+import type { KernelModule } from '../kernel/agent.ts';
+import type { ChannelAgent } from '../channels/types.ts';
+import type { HttpTransport } from '../transports/http/transport.ts';
+import { nodeCrypto } from '../node/lazy.ts';
+import { a2aModule } from './module.ts';
+import { fileTaskStore } from './task-store.ts';
+
+export async function openA2a(o: {
+  config: RuntimeConfig;
+  log: Logger;
+  listeners: readonly Transport[];
+  dataDir: string;
+  version: string;
+  clock: Clock;
+  getAgent: () => ChannelAgent | undefined;
+}): Promise<KernelModule> {
+  const http = o.listeners.filter((t): t is HttpTransport => t.name === 'http' && 'addRoute' in t);
+  return a2aModule({
+    config: o.config,
+    log: o.log,
+    listeners: http,
+    getAgent: o.getAgent,
+    store: fileTaskStore(`${o.dataDir}/a2a`),
+    newId: () => nodeCrypto().randomUUID(),
+    now: () => o.clock.now(),
+    runtimeVersion: o.version,
+  });
+}

@@ -1,0 +1,130 @@
+// claw.task.create / get / list / cancel (CKP-A2A profile §6.1; docs/a2a.md "claw.task.*"): the operator's view
+// of the A2A task service, answered with CKP error codes (-32602 with data.reason) rather than A2A's, whose
+// numbers mean other things in CKP's catalog. claw.task.subscribe waits for streaming.
+import * as v from 'valibot';
+import { ClawError, ErrorCode, ProtocolError } from '../../protocol/errors.ts';
+import { issuesData } from '../../protocol/wire.ts';
+import type { MethodSpec } from './index.ts';
+import type { TaskService } from '../../a2a/tasks.ts';
+import type { A2aTask, TaskMessage } from '../../a2a/types.ts';
+import { TASK_STATES } from '../../a2a/wire.ts';
+
+const partSchema = v.union([
+  v.strictObject({ type: v.literal('text'), text: v.string(), mediaType: v.optional(v.string()) }),
+  v.strictObject({ type: v.literal('data'), data: v.unknown(), mediaType: v.optional(v.string()) }),
+  v.strictObject({ type: v.literal('url'), url: v.string(), mediaType: v.optional(v.string()) }),
+  v.strictObject({ type: v.literal('raw'), raw: v.string(), mediaType: v.optional(v.string()) }),
+]);
+
+const createParams = v.strictObject({
+  /** A plain text message, or parts (profile §7). */
+  text: v.optional(v.pipe(v.string(), v.minLength(1))),
+  parts: v.optional(v.pipe(v.array(partSchema), v.minLength(1))),
+  context_id: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
+  /** Wait for the task to finish (default true); false answers as soon as it is working. */
+  wait: v.optional(v.boolean()),
+});
+const idParams = v.strictObject({ task_id: v.pipe(v.string(), v.minLength(1)) });
+const listParams = v.strictObject({
+  context_id: v.optional(v.string()),
+  state: v.optional(v.picklist(TASK_STATES)),
+  page_size: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100))),
+  page_token: v.optional(v.string()),
+});
+
+/** The CKP shape of a task: snake_case, states as in profile §6.3. */
+export function ckpTask(t: A2aTask): Record<string, unknown> {
+  return {
+    task_id: t.id,
+    context_id: t.contextId,
+    state: t.state,
+    ...(t.statusMessage ? { status_message: t.statusMessage } : {}),
+    artifacts: t.artifacts.map((a) => ({ artifact_id: a.artifactId, ...(a.name ? { name: a.name } : {}), parts: a.parts })),
+    history: t.history.map((m) => ({ role: m.role, message_id: m.messageId, parts: m.parts })),
+    created_at: new Date(t.createdAt).toISOString(),
+    updated_at: new Date(t.updatedAt).toISOString(),
+  };
+}
+
+function parse<S extends v.GenericSchema>(schema: S, method: string, params: unknown): v.InferOutput<S> {
+  const p = v.safeParse(schema, params ?? {});
+  if (!p.success) throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params for ${method}`, issuesData(p.issues));
+  return p.output;
+}
+
+/** A task service error → a CKP error: unknown task and wrong state are bad params; no agent is internal. */
+function ckpError(e: unknown): never {
+  if (e instanceof ClawError && e.code.startsWith('task.')) {
+    const reason = e.code.slice(5);
+    throw new ProtocolError(reason === 'unavailable' ? ErrorCode.InternalError : ErrorCode.InvalidParams, e.message, { reason });
+  }
+  throw e;
+}
+
+export function taskMethods(service: () => TaskService | undefined, newId: () => string): Record<string, MethodSpec> {
+  const svc = (): TaskService => {
+    const s = service();
+    if (!s) throw new ProtocolError(ErrorCode.InternalError, 'the task service is not running', { reason: 'unavailable' });
+    return s;
+  };
+  return {
+    'claw.task.create': {
+      level: 1,
+      states: ['READY'],
+      async handler(params) {
+        const p = parse(createParams, 'claw.task.create', params);
+        if ((p.text === undefined) === (p.parts === undefined)) {
+          throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params for claw.task.create', { issues: [{ path: 'text', message: 'give exactly one of text or parts' }] });
+        }
+        const message: TaskMessage = {
+          role: 'user',
+          messageId: newId(),
+          parts: p.parts ?? [{ type: 'text', text: p.text! }],
+          ...(p.context_id ? { contextId: p.context_id } : {}),
+        };
+        try {
+          return ckpTask(await svc().create(message, { wait: p.wait !== false }));
+        } catch (e) {
+          return ckpError(e);
+        }
+      },
+    },
+    'claw.task.get': {
+      level: 1,
+      states: ['READY'],
+      handler(params) {
+        const p = parse(idParams, 'claw.task.get', params);
+        try {
+          return ckpTask(svc().get(p.task_id));
+        } catch (e) {
+          return ckpError(e);
+        }
+      },
+    },
+    'claw.task.list': {
+      level: 1,
+      states: ['READY'],
+      handler(params) {
+        const p = parse(listParams, 'claw.task.list', params);
+        try {
+          const page = svc().list({ contextId: p.context_id, state: p.state, pageSize: p.page_size, pageToken: p.page_token });
+          return { tasks: page.tasks.map(ckpTask), next_page_token: page.nextPageToken, total: page.totalSize };
+        } catch (e) {
+          return ckpError(e);
+        }
+      },
+    },
+    'claw.task.cancel': {
+      level: 1,
+      states: ['READY'],
+      handler(params) {
+        const p = parse(idParams, 'claw.task.cancel', params);
+        try {
+          return ckpTask(svc().cancel(p.task_id));
+        } catch (e) {
+          return ckpError(e);
+        }
+      },
+    },
+  };
+}
