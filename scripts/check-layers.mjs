@@ -103,10 +103,13 @@ export const EXCEPTIONS = [
   { from: 'src/agent/', to: 'src/provider/output-mode.ts', why: 'the output modes the agent offers a provider (h-models; shared types that belong a layer down)' },
   { from: 'src/tools/builtins/mqtt-', to: 'src/transports/mqtt/', why: 'the MQTT builtins use the MQTT transport\'s connection and settings (h-home)' },
   { from: 'src/tools/builtins/mqtt-port.ts', to: 'src/channels/queue-mqtt.ts', why: 'the broker URL parser of the MQTT channel (h-home; belongs in src/transports/mqtt)' },
+  { from: 'src/a2a/', to: 'src/transports/http/', why: 'the A2A endpoint and the AgentCard are routes of the HTTP listener (its route seam, body and reply helpers)' },
+  { from: 'src/a2a/', to: 'src/channels/types.ts', why: 'an A2A caller is a user of a declared channel (profile §8): the channel access types' },
   // Adapters that take the whole runtime configuration's type.
   { from: 'src/tools/registry.ts', to: 'src/config/runtime-config.ts', why: 'type-only (under concurrent edit: composition root)' },
   { from: 'src/transports/listen.ts', to: 'src/config/runtime-config.ts', why: 'type-only (under concurrent edit: composition root)' },
   { from: 'src/agent/composite.ts', to: 'src/config/runtime-config.ts', why: 'type-only (under concurrent edit: src/agent)' },
+  { from: 'src/a2a/', to: 'src/config/runtime-config.ts', why: 'the a2a block and the HTTP transport entries it serves on (move with the composition root)' },
 ];
 
 /** Every relative specifier of one file: { spec, typeOnly, dynamic }. */

@@ -7,7 +7,7 @@ import type { Logger } from '../kernel/ports.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { ChannelAgent } from '../channels/types.ts';
 import type { HttpTransport } from '../transports/http/transport.ts';
-import { taskMethods } from '../kernel/methods/task-methods.ts';
+import { taskMethods } from './task-methods.ts';
 import { buildAgentCard } from './card.ts';
 import { AGENT_CARD_PATH, agentCardRoute } from './card-route.ts';
 import { a2aRpcRoute } from './rpc-route.ts';

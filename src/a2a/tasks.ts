@@ -1,5 +1,5 @@
 // The task service (CKP-A2A profile §6; docs/a2a.md "Tasks"): one task per message sent, run as one agent turn
-// in the conversation its contextId names. claw.task.* (kernel/methods/task-methods.ts) and the A2A JSON-RPC
+// in the conversation its contextId names. claw.task.* (a2a/task-methods.ts) and the A2A JSON-RPC
 // binding (rpc-route.ts) are two views of it. A task still `submitted` or `working` when the process died is
 // `failed` at the next open: nothing resumes a turn half done (its tool calls may have run).
 import type { ChannelAgent } from '../channels/types.ts';

@@ -2,7 +2,7 @@
 // CKP error codes (not A2A's) for an unknown task, bad params, or no running agent.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { taskMethods } from '../../src/kernel/methods/task-methods.ts';
+import { taskMethods } from '../../src/a2a/task-methods.ts';
 import { TaskService } from '../../src/a2a/tasks.ts';
 import { memoryTaskStore } from '../../src/a2a/task-store.ts';
 import type { ChannelAgent } from '../../src/channels/types.ts';

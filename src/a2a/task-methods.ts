@@ -2,12 +2,12 @@
 // of the A2A task service, answered with CKP error codes (-32602 with data.reason) rather than A2A's, whose
 // numbers mean other things in CKP's catalog. claw.task.subscribe waits for streaming.
 import * as v from 'valibot';
-import { ClawError, ErrorCode, ProtocolError } from '../../protocol/errors.ts';
-import { issuesData } from '../../protocol/wire.ts';
-import type { MethodSpec } from './index.ts';
-import type { TaskService } from '../../a2a/tasks.ts';
-import type { A2aTask, TaskMessage } from '../../a2a/types.ts';
-import { TASK_STATES } from '../../a2a/wire.ts';
+import { ClawError, ErrorCode, ProtocolError } from '../protocol/errors.ts';
+import { issuesData } from '../protocol/wire.ts';
+import type { MethodSpec } from '../kernel/methods/index.ts';
+import type { TaskService } from './tasks.ts';
+import type { A2aTask, TaskMessage } from './types.ts';
+import { TASK_STATES } from './wire.ts';
 
 const partSchema = v.union([
   v.strictObject({ type: v.literal('text'), text: v.string(), mediaType: v.optional(v.string()) }),
