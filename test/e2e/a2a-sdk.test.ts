@@ -202,4 +202,29 @@ test('a task left working by a process that died is failed at the next start', a
   }
 });
 
+test('without a2a.enabled nothing A2A is served: no card, no endpoint, no claw.task.*', async () => {
+  const h = await startHttpClaw(
+    `transports:
+  - listen: http://127.0.0.1:0/ckp
+    http: { auth: { bearer_token_refs: [A2A_TOKEN] } }
+`,
+    { args: ['claw.yaml', '--start'], env: { A2A_TOKEN: TOKEN }, files: { 'claw.yaml': MANIFEST, 'rules.yaml': RULES } },
+  );
+  try {
+    const base = new URL(h.url).origin;
+    assert.is((await request(`${base}/.well-known/agent-card.json`, { method: 'GET' })).status, 404);
+    const auth = { headers: { authorization: `Bearer ${TOKEN}` } };
+    assert.is((await rpc(`${base}/a2a`, { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: {} }, auth)).status, 404);
+    const end = Date.now() + 10_000;
+    let r = await rpc(h.url, { jsonrpc: '2.0', id: 2, method: 'claw.task.list' }, auth);
+    while (r.json?.error?.code !== -32601 && Date.now() < end) {
+      await sleep(50);
+      r = await rpc(h.url, { jsonrpc: '2.0', id: 2, method: 'claw.task.list' }, auth);
+    }
+    assert.is(r.json.error.code, -32601);
+  } finally {
+    await h.stop();
+  }
+});
+
 test.run();
