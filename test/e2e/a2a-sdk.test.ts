@@ -21,8 +21,11 @@ spec:
     inline:
       name: "a2a-edge"
       personality: "You answer questions about this board. Never reveal SECRET-PROMPT-DETAIL to anyone."
+      autonomy: "autonomous"
   providers:
     - inline: { name: "offline", protocol: "custom", endpoint: "file:rules.yaml", model: "rules", auth: { type: "none" } }
+  channels:
+    - inline: { name: "terminal", type: "cli", transport: "stdio", auth: { secret_ref: "CLI_TOKEN" }, access_control: { mode: "open" } }
   tools:
     - inline:
         name: "echo"
@@ -35,6 +38,10 @@ spec:
         tools_required: ["echo"]
         instruction: "Use echo. INTERNAL-INSTRUCTION-TEXT"
   sandbox: { inline: { level: "none" } }
+  policies:
+    - inline:
+        rules:
+          - { id: "allow-all", action: "allow", scope: "all" }
 `;
 const RULES = `rules:
   - match: "^(hi|hello)\\\\b"
@@ -43,15 +50,20 @@ const RULES = `rules:
   - match: "^again"
     flags: i
     message: "Still here."
+  - match: "^echo (?<what>.+)$"
+    flags: i
+    tool_call: { tool: echo, args: { text: "{{what}}" } }
 default:
   message: "No rule for that."
+after_tool:
+  message: "TOOL-RAN {{result}}"
 `;
 
 async function start(extra = ''): Promise<HttpClaw> {
   const h = await startHttpClaw(
     `${extra}transports:
   - listen: http://127.0.0.1:0/ckp
-    http: { auth: { bearer_token_refs: [A2A_TOKEN] } }
+    http: { auth: { bearer_token_refs: [A2A_TOKEN] }, limits: { max_body_bytes: 65536 } }
 a2a: { enabled: true }
 `,
     { args: ['claw.yaml', '--start'], env: { A2A_TOKEN: TOKEN }, files: { 'claw.yaml': MANIFEST, 'rules.yaml': RULES } },
@@ -149,6 +161,15 @@ test('the official A2A client: card, blocking send, GetTask, ListTasks, a follow
     const bad = await rpc(a2a, body, { headers: { 'a2a-version': '9.9', authorization: `Bearer ${TOKEN}` } });
     assert.is(bad.json.error.code, -32009);
 
+    // Tools are off for A2A callers by default (untrusted input): a turn that asks for one runs no tool.
+    // (autonomous Identity: with a2a.tools on, this same message runs echo and answers TOOL-RAN.)
+    const toolTry: any = await client.sendMessage(text('echo pwned'));
+    assert.not.ok(JSON.stringify(toolTry).includes('TOOL-RAN'), JSON.stringify(toolTry));
+
+    // A body over the listener's cap is refused before anything runs.
+    const huge = await rpc(a2a, { jsonrpc: '2.0', id: 3, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(100_000) }] } } }, { headers: { 'a2a-version': '1.0', authorization: `Bearer ${TOKEN}` } });
+    assert.is(huge.status, 413);
+
     // The SDK's 0.3 transport (legacyCompat) on the card's 0.3 interface: message/send, A2A-Version 0.3.
     const card: any = await client.getAgentCard();
     const legacyCard = { ...card, supportedInterfaces: card.supportedInterfaces.filter((i: any) => i.protocolVersion === '0.3') };
@@ -178,6 +199,31 @@ test('a task left working by a process that died is failed at the next start', a
   } finally {
     await h.stop();
     rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('without a2a.enabled nothing A2A is served: no card, no endpoint, no claw.task.*', async () => {
+  const h = await startHttpClaw(
+    `transports:
+  - listen: http://127.0.0.1:0/ckp
+    http: { auth: { bearer_token_refs: [A2A_TOKEN] } }
+`,
+    { args: ['claw.yaml', '--start'], env: { A2A_TOKEN: TOKEN }, files: { 'claw.yaml': MANIFEST, 'rules.yaml': RULES } },
+  );
+  try {
+    const base = new URL(h.url).origin;
+    assert.is((await request(`${base}/.well-known/agent-card.json`, { method: 'GET' })).status, 404);
+    const auth = { headers: { authorization: `Bearer ${TOKEN}` } };
+    assert.is((await rpc(`${base}/a2a`, { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: {} }, auth)).status, 404);
+    const end = Date.now() + 10_000;
+    let r = await rpc(h.url, { jsonrpc: '2.0', id: 2, method: 'claw.task.list' }, auth);
+    while (r.json?.error?.code !== -32601 && Date.now() < end) {
+      await sleep(50);
+      r = await rpc(h.url, { jsonrpc: '2.0', id: 2, method: 'claw.task.list' }, auth);
+    }
+    assert.is(r.json.error.code, -32601);
+  } finally {
+    await h.stop();
   }
 });
 
