@@ -43,7 +43,7 @@ export interface RuntimeDeps {
   version: string;
   worker?: WorkerCommand;
   /** Where the `console` telemetry exporter writes (stderr: stdout carries protocol only). */
-  writeStderr?: (text: string) => void;
+  writeStderr: (text: string) => void;
   /**
    * The FemtoClaw agent loop runs in this runtime (`claw chat`; queue channels in the runtime config
    * turn it on too): the agent module is added, and audit is on (FemtoClaw §17).
