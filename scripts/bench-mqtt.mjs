@@ -74,10 +74,10 @@ for (let i = 0; ; i++) {
 }
 const broker = `mqtt://127.0.0.1:${port}`;
 
-// ---- builds: the runtime with mqtt: registered, and the claw client, both with the production aliases ----
+// ---- builds: the runtime (its scheme tables include mqtt:), and the claw client, both with the production aliases ----
 mkdirSync(join(ROOT, '.build'), { recursive: true });
 const clawRel = `.build/bench-claw-mqtt-${process.pid}.mjs`;
-const built = await bundle({ entry: join(ROOT, 'test/e2e/helpers/mqtt-claw.ts'), outfile: clawRel });
+const built = await bundle({ entry: join(ROOT, 'targets/node.ts'), outfile: clawRel });
 const CLAW = join(ROOT, clawRel);
 children.add({ kill: () => rmSync(CLAW, { force: true }) });
 await build({ entryPoints: [join(ROOT, 'src/transports/mqtt/client-mqtt.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node18', alias: ALIASES,

@@ -1,4 +1,5 @@
-// Builds the CLI environment from `process`: the only place (with the entry points) that touches it.
+// The host (src/runtime/host.ts) and the CLI environment built from `process`: the only place (with the entry
+// points) that touches it. Bun runs the same code (targets/bun.ts).
 // `fs.promises` is read on first use, not imported: one built-in fewer on the start path.
 import { promises as fsp, writeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +9,6 @@ import type { CliEnv } from '../src/cli/env.ts';
 import { main } from '../src/cli/main.ts';
 import { createLogSink } from '../src/log/logger.ts';
 import { Redactor } from '../src/log/redactor.ts';
-import { registerMqttAdapters } from '../src/runtime/mqtt-adapters.ts';
 import { whenFlushed } from '../src/node/when-flushed.ts';
 import { logProcessWarnings } from '../src/node/json-warnings.ts';
 
@@ -69,7 +69,6 @@ export async function runProcess(): Promise<void> {
     process.exitCode = 1;
   });
   logProcessWarnings(process, (line) => stderr.write(line), redactor);
-  registerMqttAdapters();
   const code = await main(processEnv());
   process.exitCode = code;
   // Once stdout and stderr have handed every byte to the OS: if some handle still keeps the loop alive, exit

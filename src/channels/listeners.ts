@@ -1,7 +1,5 @@
-// Where a queue channel's binding opens, by URI scheme (docs/channels.md). `fs:` is built in; `mqtt:` /
-// `mqtts:` are added by registerMqttChannels (./mqtt-register.ts), the same way the MQTT transport and
-// the swarm's MQTT bus are: dist/claw.mjs carries mqtt.js only once the size budget takes it
-// (docs/size-budget.md).
+// Where a queue channel's binding opens, by URI scheme (docs/channels.md): the factory shape. The table
+// is CHANNEL_SCHEMES in src/runtime/schemes.ts, with the transports' and the swarm buses'.
 import type { Logger, Transport } from '../kernel/ports.ts';
 import type { SecretResolver } from '../kernel/secrets.ts';
 import type { ChannelBinding } from './config.ts';
@@ -18,7 +16,3 @@ export interface ChannelListenContext {
 }
 
 export type ChannelListenerFactory = (b: ChannelBinding, ctx: ChannelListenContext) => Promise<Transport>;
-
-export const CHANNEL_LISTENERS: Record<string, ChannelListenerFactory> = {
-  fs: async (b, c) => (await import('./queue-fs.ts')).openFsQueue(c.channel, b, { baseDir: c.baseDir, log: c.log, maxFrameBytes: c.maxFrameBytes }),
-};

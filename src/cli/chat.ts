@@ -2,11 +2,10 @@
 // each input line is one user message through the FemtoClaw agent loop (src/agent), each reply one
 // output. On a terminal it prompts; piped, it is line-oriented: stdout carries only replies, one per
 // message (docs/agent.md "claw chat"). Approvals are asked here: the next input line answers (y/yes approves).
-import { startRuntime } from '../runtime/start.ts';
-import { dirnameOf, joinPath } from '../manifest/reader.ts';
+import type { Runtime } from '../runtime/start.ts';
+import { joinPath } from '../manifest/reader.ts';
 import { openSession } from '../kernel/methods/initialize.ts';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../kernel/version.ts';
-import { createFileLedgerStore } from '../node/ledger-file.ts';
 import { ClawError, ProtocolError } from '../protocol/errors.ts';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.ts';
 import type { Transport } from '../kernel/ports.ts';
@@ -42,7 +41,7 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
   const aside = (text: string) => (interactive ? say(text) : env.stderr.write(`${text}\n`));
 
   // Approval requests reach every transport (claw.tool.approval_requested); this one asks the user.
-  let runtime!: ReturnType<typeof startRuntime>;
+  let runtime!: Runtime;
   const channel: Transport = {
     name: 'cli',
     start() {},
@@ -84,27 +83,7 @@ export async function chatCommand(env: CliEnv, argv: string[]): Promise<number> 
     ).catch((e) => log.warn('approval answer failed', { error: String(e) }));
   };
 
-  runtime = startRuntime({
-    redactor: setup.redactor,
-    ledgerStore: createFileLedgerStore(setup.dataDir),
-    dataDir: setup.dataDir,
-    env: env.env,
-    version: env.version,
-    worker: setup.worker,
-    writeStderr: (text) => env.stderr.write(text),
-    config: setup.config,
-    log,
-    clock: env.clock,
-    reader: env.reader,
-    cwd: env.cwd,
-    configDir: setup.configFile ? dirnameOf(setup.configFile) : undefined,
-    configFile: setup.configFile,
-    secrets: setup.secrets,
-    launchManifest,
-    transports: [channel],
-    agentLoop: true,
-    historyTags: { channel: 'cli', user },
-  });
+  runtime = setup.start({ transports: [channel], agentLoop: true, historyTags: { channel: 'cli', user } });
   let stopReason = 'end of input';
   let lastFailed = false;
   const auditPath = joinPath(setup.dataDir, 'audit/audit.jsonl');

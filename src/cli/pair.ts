@@ -10,6 +10,7 @@ import { ClawError } from '../protocol/errors.ts';
 import { approvePairing } from '../channels/pairing.ts';
 import { filePairingStorage, pairingDir } from '../channels/pairing-store.ts';
 import type { ChannelSpec } from '../channels/types.ts';
+import { composeRuntime } from '../runtime/compose.ts';
 import { parseArgs } from './args.ts';
 import { PAIR_HELP } from './help.ts';
 import type { CliEnv } from './env.ts';
@@ -35,8 +36,8 @@ export async function pairCommand(env: CliEnv, argv: string[]): Promise<number> 
     for (const i of loaded.issues) env.stderr.write(`${formatIssue(i)}\n`);
     return 1;
   }
-  // The same data_dir `claw run` uses for this manifest (src/cli/run.ts).
-  const dataDir = cfg.config.data_dir ?? joinPath(dirnameOf(manifestFile), '.claw-data');
+  // The same data_dir `claw run` uses for this manifest (src/runtime/compose.ts).
+  const { dataDir } = composeRuntime({ host: env, config: cfg.config, configFile: cfg.file, manifest: loaded.manifest, manifestFile });
   const only = args.values.get('channel')?.[0];
   const channels = loaded.manifest.channels.filter((c) => (c.spec as ChannelSpec).access_control?.mode === 'pairing' && (only === undefined || c.name === only));
   if (channels.length === 0) {

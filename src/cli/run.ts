@@ -1,13 +1,9 @@
 // `claw run [manifest]`: load, validate, then serve CKP over stdio until stdin closes or a signal.
-import { dirnameOf } from '../manifest/reader.ts';
 import { createStdioTransport } from '../transports/stdio.ts';
-import { checkSchemes, listenEntries, openTransports } from '../transports/listen.ts';
-import { startRuntime } from '../runtime/start.ts';
 import { parseArgs } from './args.ts';
 import { RUN_HELP } from './help.ts';
 import type { CliEnv } from './env.ts';
 import { ClawError } from '../protocol/errors.ts';
-import { createFileLedgerStore } from '../node/ledger-file.ts';
 import { prepareRuntime } from './runtime-setup.ts';
 import { openSession } from '../kernel/methods/initialize.ts';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../kernel/version.ts';
@@ -22,47 +18,17 @@ export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
   if (args.flags.has('start') && args.positionals.length === 0) throw new ClawError('usage', '--start needs a manifest');
   const setup = await prepareRuntime(env, args);
   if (typeof setup === 'number') return setup;
-  const { log, config, launchManifest, redactor, secrets, dataDir, worker, manifestFile } = setup;
+  const { log, config, launchManifest, manifestFile } = setup;
   // --listen URIs and claw.runtime.yaml `transports:` (docs/transports.md); a bad scheme is a usage error.
-  const listen = listenEntries(args.values.get('listen') ?? [], config);
-  checkSchemes(listen);
+  const extra = await setup.openListeners(args.values.get('listen') ?? []);
   const stdio = createStdioTransport({
     input: () => env.stdin,
     output: () => env.stdout,
     maxFrameBytes: config.limits?.max_frame_bytes,
   });
-  const extra = await openTransports(listen, {
-    log,
-    clock: env.clock,
-    baseDir: env.cwd,
-    configDir: setup.configFile ? dirnameOf(setup.configFile) : undefined,
-    dataDir,
-    maxFrameBytes: config.limits?.max_frame_bytes,
-    secrets,
-    agentName: launchManifest?.name,
-  });
   // The CKP-A2A profile (docs/a2a.md): its routes on the HTTP listeners, claw.task.*, and the agent loop it feeds.
-  const a2a = config.a2a?.enabled ? await (await import('../a2a/open.ts')).openA2a({ config, log, listeners: extra, dataDir, version: env.version, clock: env.clock, getAgent: () => runtime.agentLoop?.channelAgent() }) : undefined;
-  const runtime = startRuntime({
-    redactor,
-    ledgerStore: createFileLedgerStore(dataDir),
-    dataDir,
-    env: env.env,
-    version: env.version,
-    worker,
-    writeStderr: (text) => env.stderr.write(text),
-    config,
-    log,
-    clock: env.clock,
-    reader: env.reader,
-    cwd: env.cwd,
-    configDir: setup.configFile ? dirnameOf(setup.configFile) : undefined,
-    configFile: setup.configFile,
-    secrets,
-    launchManifest,
-    transports: [stdio, ...extra],
-    ...(a2a ? { modules: [a2a], agentLoop: true } : {}),
-  });
+  const a2a = config.a2a?.enabled ? await (await import('../a2a/open.ts')).openA2a({ config, log, listeners: extra, dataDir: setup.dataDir, version: env.version, clock: env.clock, getAgent: () => runtime.agentLoop?.channelAgent() }) : undefined;
+  const runtime = setup.start({ transports: [stdio, ...extra], ...(a2a ? { modules: [a2a], agentLoop: true } : {}) });
   // Handlers first: a supervisor may signal as soon as it sees the "runtime started" line.
   const stopped = new Promise<string>((resolve) => {
     env.onSignal('SIGTERM', () => resolve('SIGTERM'));

@@ -5,7 +5,8 @@ import { parseArgs } from './args.ts';
 import { SEND_HELP } from './help.ts';
 import type { CliEnv } from './env.ts';
 import { ClawError } from '../protocol/errors.ts';
-import { connectClient, newRequestId } from '../transports/client.ts';
+import { newRequestId, type TransportClient } from '../transports/client.ts';
+import { composeRuntime } from '../runtime/compose.ts';
 import type { JsonRpcResponse } from '../protocol/jsonrpc.ts';
 
 export const SEND_EXIT = { result: 0, error: 1, usage: 2, timeout: 3, transport: 4 } as const;
@@ -36,9 +37,11 @@ export async function sendCommand(env: CliEnv, argv: string[]): Promise<number> 
   }
   const idText = args.values.get('id')?.[0];
 
-  let client: Awaited<ReturnType<typeof connectClient>> | undefined;
+  // No runtime configuration: a password_ref resolves from the environment and $CLAW_SECRETS_DIR (profile §7).
+  const runtime = composeRuntime({ host: env, config: {} });
+  let client: TransportClient | undefined;
   try {
-    client = await connectClient(uri, { baseDir: env.cwd, clock: env.clock, sender: args.values.get('reply-to')?.[0] });
+    client = await runtime.connect(uri, { sender: args.values.get('reply-to')?.[0] });
     const base = { jsonrpc: '2.0' as const, method, ...(params === undefined ? {} : { params: params as Record<string, unknown> }) };
     if (args.flags.has('notify')) {
       await client.notify(base, { requestId });

@@ -15,7 +15,7 @@ import { filePairingStorage, pairingDir } from '../channels/pairing-store.ts';
 import { TriggerScheduler } from '../channels/trigger.ts';
 import { createChannelRunner, type ChannelRunner, type DecideApproval } from '../channels/runner.ts';
 import type { ChannelSpec, GetAgent } from '../channels/types.ts';
-import { CHANNEL_LISTENERS } from '../channels/listeners.ts';
+import { CHANNEL_SCHEMES as CHANNEL_LISTENERS } from './schemes.ts';
 import type { ChannelBinding } from '../channels/config.ts';
 import { unboundChannelProblems, unservedChannelProblems } from '../manifest/checks/unserved-channels.ts';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.ts';

@@ -1,7 +1,8 @@
-// Composition of one running runtime: agent kernel + router + transports. Shared by every target.
+// One running runtime: the agent kernel with its capability modules, the router, and the transports it serves.
+// Built by the composition root (./compose.ts), which derives these dependencies from the host.
 import { Agent, type KernelModule } from '../kernel/agent.ts';
 import { Router } from '../kernel/router.ts';
-import type { Clock, Logger, TelemetrySink, Transport } from '../kernel/ports.ts';
+import type { Clock, Logger, Transport } from '../kernel/ports.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { ResolvedManifest } from '../manifest/resolved.ts';
 import type { SourceReader } from '../manifest/reader.ts';
@@ -17,9 +18,7 @@ import type { WorkerCommand } from '../tools/builtins/impl.ts';
 import { openSessionTelemetry } from './telemetry-open.ts';
 import { withMethodTelemetry } from './method-telemetry.ts';
 import type { AgentModule } from './agent-module.ts';
-import { createProviderClient, type ProviderDeps } from '../provider/index.ts';
-import { TokenLedger } from '../kernel/ledger.ts';
-import { nodeCrypto } from '../node/lazy.ts';
+import { sessionProviders } from './provider-chain.ts';
 
 export interface RuntimeDeps {
   config: RuntimeConfig;
@@ -44,7 +43,7 @@ export interface RuntimeDeps {
   version: string;
   worker?: WorkerCommand;
   /** Where the `console` telemetry exporter writes (stderr: stdout carries protocol only). */
-  writeStderr?: (text: string) => void;
+  writeStderr: (text: string) => void;
   /**
    * The FemtoClaw agent loop runs in this runtime (`claw chat`; queue channels in the runtime config
    * turn it on too): the agent module is added, and audit is on (FemtoClaw §17).
@@ -78,65 +77,12 @@ export function startRuntime(d: RuntimeDeps): Runtime {
   );
   const agentLoop = d.agentLoop === true || Object.keys(d.config.channels ?? {}).length > 0;
   const ledgerStore = memory.ledgerStore(d.ledgerStore);
-  // One provider chain per session, shared by the agent loop and composite tools (docs/agent.md "Composite
-  // tools"): requests_per_minute windows and the token ledger then count both.
-  // Memory's embeddings client takes the same deps (one TokenLedger: its per-provider writes stay serialized).
-  let chain: { m: ResolvedManifest; telemetry: TelemetrySink; deps: ProviderDeps; client?: ReturnType<typeof createProviderClient> } | undefined;
-  const providerDepsFor = (m: ResolvedManifest, telemetry: TelemetrySink): ProviderDeps =>
-    chain?.m === m && chain.telemetry === telemetry
-      ? chain.deps
-      : (chain = { m, telemetry, deps: { manifest: m, ledger: new TokenLedger(ledgerStore, d.clock), secrets: d.secrets, clock: d.clock, log: d.log, telemetry } }).deps;
-  const providerFor = (m: ResolvedManifest, telemetry: TelemetrySink) => {
-    const deps = providerDepsFor(m, telemetry);
-    return (chain!.client ??= createProviderClient(deps));
-  };
-  const tools = lazyTools(agentLoop, async () => {
-    const [{ toolsModule }, { openAuditSession }, { compositeBinder }, { createToolEnvironment }] = await Promise.all([
-      import('./tools-module.ts'),
-      import('../audit/session.ts'),
-      import('../agent/composite.ts'),
-      import('./tool-deps.ts'),
-    ]);
-    return toolsModule({
-      config: d.config,
-      clock: d.clock,
-      log: d.log,
-      redactor: d.redactor,
-      notify,
-      ledgerStore,
-      dedupStore: memory.dedupStore,
-      openAudit: (m) => {
-        const a = openAuditSession({
-          policies: m.policies.map((p) => ({ name: p.name, spec: p.spec })),
-          // A composite tool runs a FemtoClaw sub-turn (docs/agent.md "Composite tools"): audit on as for the loop.
-          forAgent: agentLoop || m.tools.some((t) => t.spec.composite === true),
-          path: joinPath(dataDir, 'audit/audit.jsonl'),
-          now: d.clock.now,
-          monotonic: d.clock.monotonic,
-          redact: (x) => d.redactor.redact(x),
-          // Segments, and where the sqlite / webhook / syslog copies go (docs/audit.md "Destinations").
-          runtime: d.config.audit,
-          sinkDeps: { secret: (ref) => d.secrets.resolve(ref), sqliteAdapter: d.config.memory?.adapter },
-          warn: (msg, fields) => d.log.warn(msg, fields),
-        });
-        for (const note of a?.settings.notes ?? []) d.log.info('audit', { note });
-        return a;
-      },
-      // Composite tools work with or without the agent module (`claw run` too): their provider chain is the
-      // session's (providerFor above; clients load on first use).
-      composites: (m) =>
-        compositeBinder(m, {
-          config: d.config,
-          workspaceDir: joinPath(dataDir, 'workspace'),
-          redact: (x) => d.redactor.redact(x),
-          now: () => d.clock.monotonic(),
-          newId: () => nodeCrypto().randomUUID(),
-          log: d.log,
-          provider: (telemetry) => providerFor(m, telemetry),
-        }),
-      environment: (m) => createToolEnvironment({ config: d.config, log: d.log, secrets: d.secrets, env: d.env, cwd: d.cwd, version: d.version, worker: d.worker, dataDir, configFile: d.configFile }, m),
-    });
-  });
+  const providers = sessionProviders({ ledgerStore, secrets: d.secrets, clock: d.clock, log: d.log });
+  const providerFor = providers.client;
+  const providerDepsFor = providers.deps;
+  const tools = lazyTools(agentLoop, async () =>
+    (await import('./tools-wiring.ts')).wiredToolsModule(d, { notify, ledgerStore, dedupStore: memory.dedupStore, dataDir, agentLoop, providers }),
+  );
   const agentModuleOf = agentLoop
     ? lazyAgent(async () =>
         (await import('./agent-module.ts')).agentModule({ config: d.config, clock: d.clock, log: d.log, redactor: d.redactor, secrets: d.secrets, ledgerStore, tools, memory, workspaceDir: joinPath(dataDir, 'workspace'), historyTags: d.historyTags, provider: providerFor }),

@@ -18,6 +18,7 @@ import { toolTaskRunner } from '../swarm/tool-task.ts';
 import { view } from '../swarm/tasks.ts';
 import { SWARM_DEFAULTS } from '../swarm/config.ts';
 import { openBus } from '../swarm/open-bus.ts';
+import { BUS_SCHEMES } from './schemes.ts';
 import { broadcastParams, delegateParams, discoverParams, reportParams, resultParams } from '../swarm/wire.ts';
 
 export interface SwarmModuleDeps {
@@ -86,7 +87,7 @@ export function swarmModule(d: SwarmModuleDeps): KernelModule {
       const presenceMs = cfg?.presence_interval_ms ?? SWARM_DEFAULTS.presence_interval_ms;
       let bus: PeerBus;
       try {
-        bus = d.bus ? await d.bus(self, plan) : await openBus(cfg, { self, swarm: plan.swarm, log: d.log, clock: d.clock, cwd: d.cwd, presenceMs, secrets: d.secrets });
+        bus = d.bus ? await d.bus(self, plan) : await openBus(cfg, { self, swarm: plan.swarm, log: d.log, clock: d.clock, cwd: d.cwd, presenceMs, secrets: d.secrets }, BUS_SCHEMES);
       } catch (e) {
         throw new ProtocolError(ErrorCode.PeerUnreachable, `Peer unreachable: the swarm bus cannot be opened: ${(e as Error).message}`, { state: 'ERROR' });
       }

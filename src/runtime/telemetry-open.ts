@@ -10,7 +10,8 @@ export interface TelemetryRuntimeDeps {
   log: Logger;
   redactor: Redactor;
   secrets: SecretResolver;
-  writeStderr?: (text: string) => void;
+  /** Where the `console` exporter writes (the host's stderr: stdout carries protocol only). */
+  writeStderr: (text: string) => void;
 }
 
 export async function openSessionTelemetry(m: ResolvedManifest, d: TelemetryRuntimeDeps): Promise<TelemetrySink | undefined> {
@@ -22,7 +23,7 @@ export async function openSessionTelemetry(m: ResolvedManifest, d: TelemetryRunt
     redactor: d.redactor,
     resolveSecret: (ref) => d.secrets.resolve(ref),
     fetch: globalThis.fetch,
-    writeStderr: d.writeStderr ?? ((s) => process.stderr.write(s)),
+    writeStderr: d.writeStderr,
     openSqlite: async (path) => (await import('../memory/sqlite/open.ts')).openDatabase({ path }),
   });
 }

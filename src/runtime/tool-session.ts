@@ -64,23 +64,11 @@ export async function openToolSession(shared: ToolsShared, s: Session, telemetry
   const { d } = shared;
   const m = s.manifest;
   const audit = d.openAudit?.(m);
-  let env: ToolEnvironment | undefined;
-  const deps: PipelineDeps = { ...pipelineDeps(shared, m, (sb, impl) => env!.isolationProblem(sb, impl)), observe: audit?.auditor.observe };
+  const { env, tools, prepared, composites, deps } = await bindSession(shared, s, audit).catch(async (e) => {
+    await audit?.close();
+    throw e;
+  });
   const dedup = new DedupCache<ToolCallParams>(d.clock, d.config.idempotency?.window_ms ?? DEFAULT_DEDUP_WINDOW_MS, d.dedupStore, callFingerprint);
-  const prepared = new Map<string, PreparedTool>();
-  let composites: CompositeBinder | undefined;
-  let tools = new Map<string, RegisteredTool>();
-  // Below Level 2 the tool methods answer -32601 (spec §11): nothing to bind or check.
-  if (s.level >= 2) {
-    try {
-      env = await d.environment(m);
-      composites = m.tools.some((t) => t.spec.composite === true) ? d.composites?.(m) : undefined;
-      tools = await bindSession(shared, m, env, composites, deps, prepared);
-    } catch (e) {
-      await audit?.close();
-      throw e;
-    }
-  }
 
   /**
    * The one gate path: claw.tool.call from an operator, a tool_call from the agent loop and a composite
@@ -198,19 +186,27 @@ export async function openToolSession(shared: ToolsShared, s: Session, telemetry
   };
 }
 
+interface BoundSession {
+  env?: ToolEnvironment;
+  tools: Map<string, RegisteredTool>;
+  prepared: Map<string, PreparedTool>;
+  composites?: CompositeBinder;
+  deps: PipelineDeps;
+}
+
 /**
  * Binds the manifest's tools and refuses, now, a level or feature this board cannot provide (never
  * silently downgraded); then decides per tool what only the manifest decides (sandbox, policies).
+ * Below Level 2 the tool methods answer -32601 (spec §11): nothing to bind or check.
  */
-async function bindSession(
-  shared: ToolsShared,
-  m: ResolvedManifest,
-  env: ToolEnvironment,
-  composites: CompositeBinder | undefined,
-  deps: PipelineDeps,
-  prepared: Map<string, PreparedTool>,
-): Promise<Map<string, RegisteredTool>> {
+async function bindSession(shared: ToolsShared, s: Session, audit: AuditSession | undefined): Promise<BoundSession> {
   const { d } = shared;
+  const m = s.manifest;
+  const observe = audit?.auditor.observe;
+  if (s.level < 2) return { tools: new Map(), prepared: new Map(), deps: { ...pipelineDeps(shared, m, () => undefined), observe } };
+  const env = await d.environment(m);
+  const deps: PipelineDeps = { ...pipelineDeps(shared, m, (sb, impl) => env.isolationProblem(sb, impl)), observe };
+  const composites = m.tools.some((t) => t.spec.composite === true) ? d.composites?.(m) : undefined;
   let tools: Map<string, RegisteredTool>;
   try {
     tools = await bindTools(m, d.config, composites ? { ...env.registry, composite: composites } : env.registry);
@@ -236,6 +232,7 @@ async function bindSession(
     throw new ProtocolError(ErrorCode.SandboxDenied, `Sandbox denied: ${[...refusals].join('; ')}`, { state: 'ERROR' });
   }
   const manifestPolicies = m.policies.map((x) => ({ name: x.name, spec: x.spec as any }));
+  const prepared = new Map<string, PreparedTool>();
   for (const [name, reg] of tools) {
     const policyRef = reg.bound.policyRef ? declared(m, 'Policy', reg.bound.policyRef)?.name : undefined;
     let policies: NamedPolicy[] | Error;
@@ -247,7 +244,7 @@ async function bindSession(
     prepared.set(name, { reg, sandbox: sandboxes.get(name)!, policies });
   }
   d.log.info('tools bound', { tools: [...tools.values()].map((t) => `${t.bound.name}:${t.bound.impl.kind}`) });
-  return tools;
+  return { env, tools, prepared, composites, deps };
 }
 
 /** The gates' dependencies for one session. The board's isolation answer is asked once per (sandbox, tool). */

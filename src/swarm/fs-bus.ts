@@ -93,7 +93,7 @@ export function openFsBus(o: FsBusOptions): PeerBus {
   const client = (to: string): Promise<TransportClient> => {
     let c = clients.get(to);
     if (!c) {
-      c = import('../transports/client.ts').then((m) => m.connectClient(`fs:${inbox(to)}?poll_interval_ms=${o.pollMs}`, { baseDir: o.root, sender: o.self, clock: o.clock, log: o.log }));
+      c = import('../transports/fs/client-fs.ts').then((m) => m.connectFsClient(`fs:${inbox(to)}?poll_interval_ms=${o.pollMs}`, { baseDir: o.root, sender: o.self, clock: o.clock, log: o.log }));
       c.catch(() => clients.delete(to));
       clients.set(to, c);
     }

@@ -1,6 +1,5 @@
-// claw.runtime.yaml `swarm.bus` → a PeerBus (docs/swarm.md). A scheme → factory table like the
-// transports' (src/transports/listen.ts): fs and memory are built in; mqtt/mqtts are added by
-// registerMqttBus (./mqtt-register.ts) where mqtt.js may enter the bundle (docs/size-budget.md).
+// claw.runtime.yaml `swarm.bus` → a PeerBus (docs/swarm.md), through a scheme → factory table like the
+// transports' (the runtime's is BUS_SCHEMES in src/runtime/schemes.ts). The memory and fs factories are here.
 import type { Clock, Logger } from '../kernel/ports.ts';
 import type { SecretResolver } from '../kernel/secrets.ts';
 import { ClawError } from '../protocol/errors.ts';
@@ -22,26 +21,29 @@ export interface OpenBusContext {
 
 export type BusFactory = (uri: string, cfg: SwarmRuntimeConfig, c: OpenBusContext & { staleAfterMs: number }) => Promise<PeerBus>;
 
+export type BusTable = Readonly<Record<string, BusFactory>>;
+
+/** The agents of this process (every runtime in it shares the hub). */
 let processHub: MemoryHub | undefined;
 
-export const BUS_FACTORIES: Record<string, BusFactory> = {
-  // `backend: in-process` or `bus: memory`: the peers are the agents of this process only.
-  memory: async (_uri, _cfg, c) => (processHub ??= new MemoryHub(() => c.clock.now())).connect(c.self),
-  fs: async (uri, cfg, c) => {
-    const { parseFsUri } = await import('../transports/fs/options.ts');
-    const parsed = parseFsUri(uri, c.cwd);
-    if ('error' in parsed) throw new ClawError('usage', `swarm.bus: ${parsed.error}`);
-    const { openFsBus } = await import('./fs-bus.ts');
-    return openFsBus({ root: parsed.dir, self: c.self, log: c.log, clock: c.clock, staleAfterMs: c.staleAfterMs, pollMs: cfg.poll_interval_ms ?? SWARM_DEFAULTS.poll_interval_ms });
-  },
+/** `backend: in-process` or `bus: memory`: the peers are the agents of this process only. */
+export const memoryBus: BusFactory = async (_uri, _cfg, c) => (processHub ??= new MemoryHub(() => c.clock.now())).connect(c.self);
+
+/** `bus: fs:<dir>`: peers exchange files in a shared directory (./fs-bus.ts). */
+export const fsBus: BusFactory = async (uri, cfg, c) => {
+  const { parseFsUri } = await import('../transports/fs/options.ts');
+  const parsed = parseFsUri(uri, c.cwd);
+  if ('error' in parsed) throw new ClawError('usage', `swarm.bus: ${parsed.error}`);
+  const { openFsBus } = await import('./fs-bus.ts');
+  return openFsBus({ root: parsed.dir, self: c.self, log: c.log, clock: c.clock, staleAfterMs: c.staleAfterMs, pollMs: cfg.poll_interval_ms ?? SWARM_DEFAULTS.poll_interval_ms });
 };
 
-export async function openBus(cfg: SwarmRuntimeConfig | undefined, c: OpenBusContext): Promise<PeerBus> {
+export async function openBus(cfg: SwarmRuntimeConfig | undefined, c: OpenBusContext, table: BusTable): Promise<PeerBus> {
   const uri = cfg?.bus ?? 'memory';
   const scheme = uri === 'memory' ? 'memory' : /^([a-z][a-z0-9+.-]*):/i.exec(uri)?.[1]?.toLowerCase();
-  const factory = scheme ? BUS_FACTORIES[scheme] : undefined;
+  const factory = scheme && Object.hasOwn(table, scheme) ? table[scheme] : undefined;
   if (!factory) {
-    throw new ClawError('usage', `swarm.bus "${scheme ?? uri}:" is not available in this build (available: ${Object.keys(BUS_FACTORIES).join(', ')})`);
+    throw new ClawError('usage', `swarm.bus "${scheme ?? uri}:" is not available in this build (available: ${Object.keys(table).join(', ')})`);
   }
   return factory(uri, cfg ?? { bus: 'memory' }, { ...c, staleAfterMs: cfg?.stale_after_ms ?? 3 * c.presenceMs });
 }

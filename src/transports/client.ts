@@ -1,6 +1,6 @@
 // The client side of the transports: what `claw send <uri> <method> [params]` and a swarm peer use to
-// reach an agent that listens on a URI (docs/transports.md). A scheme → factory table like listen.ts;
-// each factory loads its adapter lazily.
+// reach an agent that listens on a URI (docs/transports.md). A scheme → factory table like listen.ts
+// (the runtime's is CLIENT_SCHEMES in src/runtime/schemes.ts); each factory loads its adapter lazily.
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.ts';
 import type { Clock, Logger } from '../kernel/ports.ts';
 import type { SecretResolver } from '../kernel/secrets.ts';
@@ -46,18 +46,13 @@ export interface ClientOptions {
 
 export type ClientFactory = (uri: string, opts: ClientOptions) => Promise<TransportClient>;
 
-export const CLIENT_FACTORIES: Record<string, ClientFactory> = {
-  fs: async (uri, opts) => (await import('./fs/client-fs.ts')).connectFsClient(uri, opts),
-  http: async (uri, opts) => (await import('./http/client-http.ts')).connectHttpClient(uri, opts),
-  https: async (uri, opts) => (await import('./http/client-http.ts')).connectHttpClient(uri, opts),
-  // mqtt / mqtts: added by the MQTT transport.
-};
+export type ClientTable = Readonly<Record<string, ClientFactory>>;
 
-export async function connectClient(uri: string, opts: ClientOptions): Promise<TransportClient> {
+export async function connectClient(uri: string, opts: ClientOptions, table: ClientTable): Promise<TransportClient> {
   const scheme = schemeOf(uri);
-  const factory = scheme ? CLIENT_FACTORIES[scheme] : undefined;
+  const factory = scheme && Object.hasOwn(table, scheme) ? table[scheme] : undefined;
   if (!factory) {
-    const known = Object.keys(CLIENT_FACTORIES).map((s) => `${s}:`).join(', ');
+    const known = Object.keys(table).map((s) => `${s}:`).join(', ');
     throw new ClawError('usage', `cannot send to "${uri}": unknown transport scheme (known: ${known})`);
   }
   return factory(uri, opts);

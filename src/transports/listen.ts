@@ -1,6 +1,6 @@
 // `--listen <uri>` and claw.runtime.yaml `transports:`: which transports a runtime serves besides
-// stdio (spec §9.2, runtime profile §6). One table maps a URI scheme to a factory; each factory
-// loads its adapter lazily, so an agent that only speaks stdio never loads fs or MQTT code.
+// stdio (spec §9.2, runtime profile §6). A table maps a URI scheme to a factory (the runtime's is
+// LISTEN_SCHEMES in src/runtime/schemes.ts); each factory loads its adapter lazily.
 import type { Clock, Logger, Transport } from '../kernel/ports.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { SecretResolver } from '../kernel/secrets.ts';
@@ -25,12 +25,8 @@ export interface ListenContext {
 /** Builds a transport for one entry; throws ClawError('usage') for a URI it cannot serve. */
 export type TransportFactory = (entry: TransportEntry, ctx: ListenContext) => Promise<Transport>;
 
-export const LISTEN_FACTORIES: Record<string, TransportFactory> = {
-  fs: async (entry, ctx) => (await import('./fs/listen-fs.ts')).createFsListener(entry, ctx),
-  http: async (entry, ctx) => (await import('./http/listen-http.ts')).createHttpListener(entry, ctx),
-  https: async (entry, ctx) => (await import('./http/listen-http.ts')).createHttpListener(entry, ctx),
-  // mqtt / mqtts: added by the MQTT transport (docs/transports.md).
-};
+/** Scheme → factory (src/runtime/schemes.ts holds the runtime's). */
+export type ListenTable = Readonly<Record<string, TransportFactory>>;
 
 /** `fs:/dir` → `fs`, `mqtts://h` → `mqtts`; undefined when the string has no scheme. */
 export function schemeOf(uri: string): string | undefined {
@@ -52,11 +48,11 @@ export function listenEntries(cli: readonly string[], config: RuntimeConfig): { 
 }
 
 /** Check every URI's scheme before anything starts (a typo is a usage error, exit 2). */
-export function checkSchemes(entries: readonly { entry: TransportEntry }[]): void {
+export function checkSchemes(entries: readonly { entry: TransportEntry }[], table: ListenTable): void {
   for (const { entry } of entries) {
     const scheme = schemeOf(entry.listen);
-    if (!scheme || !LISTEN_FACTORIES[scheme]) {
-      const known = Object.keys(LISTEN_FACTORIES).map((s) => `${s}:`).join(', ');
+    if (!scheme || !Object.hasOwn(table, scheme)) {
+      const known = Object.keys(table).map((s) => `${s}:`).join(', ');
       throw new ClawError('usage', `cannot listen on "${entry.listen}": unknown transport scheme (known: ${known})`);
     }
   }
@@ -66,12 +62,13 @@ export function checkSchemes(entries: readonly { entry: TransportEntry }[]): voi
 export async function openTransports(
   entries: readonly { entry: TransportEntry; fromConfig: boolean }[],
   ctx: ListenContext & { configDir?: string },
+  table: ListenTable,
 ): Promise<Transport[]> {
-  checkSchemes(entries);
+  checkSchemes(entries, table);
   const open: Transport[] = [];
   try {
     for (const { entry, fromConfig } of entries) {
-      const factory = LISTEN_FACTORIES[schemeOf(entry.listen)!];
+      const factory = table[schemeOf(entry.listen)!];
       open.push(await factory(entry, { ...ctx, baseDir: fromConfig && ctx.configDir ? ctx.configDir : ctx.baseDir }));
     }
   } catch (e) {

@@ -27,7 +27,7 @@ const children: ChildProcess[] = [];
 test.before(async () => {
   if (!HAVE) return;
   try {
-    // The shipped bundle: dist/claw.mjs registers mqtt:/mqtts: (src/runtime/mqtt-adapters.ts).
+    // The shipped bundle: dist/claw.mjs serves mqtt:/mqtts: (src/runtime/schemes.ts).
     broker = await startMosquitto();
   } catch (e) {
     console.error('mqtt e2e setup failed:', e);

@@ -1,6 +1,6 @@
 // The three-process swarm again, over MQTT through Debian's mosquitto on a loopback port (issue 5):
 // presence is the retained status document with a Last Will, requests ride MQTT 5 request/response.
-// The shipped dist/claw.mjs (its composition root registers the MQTT swarm bus: src/runtime/mqtt-adapters.ts).
+// The shipped dist/claw.mjs (the MQTT swarm bus is in its scheme table: src/runtime/schemes.ts).
 // Skipped (with the reason printed) only when mosquitto is not installed; .ci/run installs it.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -12,8 +12,7 @@ import { writeAtomic, timestampNs } from '../../src/transports/fs/layout.ts';
 import { MqttConnection } from '../../src/transports/mqtt/connection.ts';
 import { resolveMqttSettings } from '../../src/transports/mqtt/options.ts';
 import { parseChannelMqttUrl, type MqttQueue } from '../../src/channels/queue-mqtt.ts';
-import { CHANNEL_LISTENERS } from '../../src/channels/listeners.ts';
-import { registerMqttChannels } from '../../src/channels/mqtt-register.ts';
+import { CHANNEL_SCHEMES } from '../../src/runtime/schemes.ts';
 import type { Session } from '../../src/kernel/agent.ts';
 import type { RuntimeConfig } from '../../src/config/runtime-config.ts';
 import type { ChannelAgent } from '../../src/channels/types.ts';
@@ -97,17 +96,9 @@ test('STARTING fails with a clear error for a binding the manifest cannot honour
   }
 });
 
-test('mqtt: is not built in (size budget); without registration a binding says so at STARTING', async () => {
-  assert.equal(Object.keys(CHANNEL_LISTENERS), ['fs']);
-  const dataDir = mkdtempSync(join(tmpdir(), 'claw-chmod-'));
-  try {
-    let err: unknown;
-    await module({ channels: { q: { listen: 'mqtt://127.0.0.1:1' } } }, dataDir).start!(session(), core).catch((e) => (err = e));
-    assert.is((err as Error)?.message, 'channel q: mqtt: channels are not in this build (see docs/channels.md, "MQTT topic")');
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-  registerMqttChannels(CHANNEL_LISTENERS); // for the MQTT tests below
+test('the channel table is a constant with fs:, mqtt: and mqtts: (no registration at start)', () => {
+  assert.equal(Object.keys(CHANNEL_SCHEMES), ['fs', 'mqtt', 'mqtts']);
+  assert.ok(Object.isFrozen(CHANNEL_SCHEMES));
 });
 
 test('MQTT URL: the path overrides the queue_name topic; passwords and wildcards refused', () => {

@@ -55,10 +55,10 @@ test('a manifest backend that is not built in, with no swarm.bus, is refused at 
   }
 });
 
-test('an mqtt bus this build does not carry is refused at STARTING (-32040), not silently replaced', async () => {
-  const mod = swarmModule({ config: { swarm: { bus: 'mqtt://127.0.0.1:1' } }, log: captureLogger(), clock, cwd: '/', notify() {}, dispatch: async () => ({}) });
+test('a bus scheme this build does not carry is refused at STARTING (-32040), not silently replaced', async () => {
+  const mod = swarmModule({ config: { swarm: { bus: 'amqp://127.0.0.1:1' } }, log: captureLogger(), clock, cwd: '/', notify() {}, dispatch: async () => ({}) });
   try {
-    await mod.start!(session('boss', 'in-process', 'sw-mqtt'), agentStub);
+    await mod.start!(session('boss', 'in-process', 'sw-amqp'), agentStub);
     assert.unreachable();
   } catch (e) {
     assert.is((e as ProtocolError).code, -32040);

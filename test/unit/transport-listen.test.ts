@@ -4,7 +4,8 @@ import * as assert from 'uvu/assert';
 import * as v from 'valibot';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { LISTEN_FACTORIES, checkSchemes, listenEntries, openTransports, schemeOf } from '../../src/transports/listen.ts';
+import { checkSchemes, listenEntries, openTransports, schemeOf } from '../../src/transports/listen.ts';
+import { CLIENT_SCHEMES, LISTEN_SCHEMES } from '../../src/runtime/schemes.ts';
 import { connectClient } from '../../src/transports/client.ts';
 import { runtimeConfigSchema } from '../../src/config/runtime-config.ts';
 import { captureLogger, FakeClock } from './helpers/fakes.ts';
@@ -27,7 +28,7 @@ test('configured entries first, then --listen URIs not configured; a configured 
 
 test('an unknown scheme is a usage error naming the known ones', () => {
   try {
-    checkSchemes([{ entry: { listen: 'pigeon:/coop' } }]);
+    checkSchemes([{ entry: { listen: 'pigeon:/coop' } }], LISTEN_SCHEMES);
     assert.unreachable();
   } catch (e: any) {
     assert.is(e.code, 'usage');
@@ -45,6 +46,7 @@ test('relative fs: paths: --listen against the working directory, configured one
       { entry: { listen: 'fs:from-config' }, fromConfig: true },
     ],
     ctx,
+    LISTEN_SCHEMES,
   );
   assert.equal(
     ts.map((t) => t.name),
@@ -59,9 +61,11 @@ test('relative fs: paths: --listen against the working directory, configured one
 test('when one transport cannot be opened, the ones already open are closed', async () => {
   let closed = 0;
   const fake: Transport = { name: 'x', closed: new Promise(() => {}), start() {}, notify() {}, close: async () => void closed++ };
-  (LISTEN_FACTORIES as any).okx = async () => fake;
-  (LISTEN_FACTORIES as any).badx = async () => {
-    throw new Error('broker refused');
+  const table = {
+    okx: async () => fake,
+    badx: async () => {
+      throw new Error('broker refused');
+    },
   };
   try {
     await openTransports(
@@ -70,20 +74,34 @@ test('when one transport cannot be opened, the ones already open are closed', as
         { entry: { listen: 'badx:2' }, fromConfig: false },
       ],
       { log: captureLogger(), clock: new FakeClock(), baseDir: '/', dataDir: '/d' },
+      table,
     );
     assert.unreachable();
   } catch (e: any) {
     assert.is(e.message, 'broker refused');
-  } finally {
-    delete (LISTEN_FACTORIES as any).okx;
-    delete (LISTEN_FACTORIES as any).badx;
   }
   assert.is(closed, 1);
 });
 
+test('the scheme tables are constants: MQTT is in them from the start, nothing can add to them, and no inherited key is a scheme', () => {
+  assert.equal(Object.keys(LISTEN_SCHEMES).filter((k) => k.startsWith('mqtt')), ['mqtt', 'mqtts']);
+  assert.equal(Object.keys(CLIENT_SCHEMES).filter((k) => k.startsWith('mqtt')), ['mqtt', 'mqtts']);
+  assert.ok(Object.isFrozen(LISTEN_SCHEMES) && Object.isFrozen(CLIENT_SCHEMES));
+  assert.throws(() => {
+    (LISTEN_SCHEMES as any).pigeon = async () => undefined;
+  });
+  assert.is(LISTEN_SCHEMES.pigeon, undefined);
+  try {
+    checkSchemes([{ entry: { listen: 'constructor:/x' } }], LISTEN_SCHEMES);
+    assert.unreachable();
+  } catch (e: any) {
+    assert.is(e.code, 'usage');
+  }
+});
+
 test('a bad fs: URI is a usage error at open time', async () => {
   try {
-    await openTransports([{ entry: { listen: 'fs:/a?nope=1' }, fromConfig: false }], { log: captureLogger(), clock: new FakeClock(), baseDir: '/', dataDir: '/d' });
+    await openTransports([{ entry: { listen: 'fs:/a?nope=1' }, fromConfig: false }], { log: captureLogger(), clock: new FakeClock(), baseDir: '/', dataDir: '/d' }, LISTEN_SCHEMES);
     assert.unreachable();
   } catch (e: any) {
     assert.is(e.code, 'usage');
@@ -101,13 +119,13 @@ test('claw.runtime.yaml transports: entries are validated (listen is a URI, fs o
 
 test('connectClient: unknown scheme is a usage error; fs: with no listener is a transport error', async () => {
   try {
-    await connectClient('pigeon:/x', { baseDir: '/' });
+    await connectClient('pigeon:/x', { baseDir: '/' }, CLIENT_SCHEMES);
     assert.unreachable();
   } catch (e: any) {
     assert.is(e.code, 'usage');
   }
   try {
-    await connectClient(`fs:${tmpdir()}/claw-nobody-${process.pid}`, { baseDir: '/' });
+    await connectClient(`fs:${tmpdir()}/claw-nobody-${process.pid}`, { baseDir: '/' }, CLIENT_SCHEMES);
     assert.unreachable();
   } catch (e: any) {
     assert.is(e.code, 'transport');

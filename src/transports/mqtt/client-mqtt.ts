@@ -11,9 +11,6 @@ import { resolveMqttSettings } from './options.ts';
 import { connectionSecrets } from './secrets.ts';
 import { MqttConnection } from './connection.ts';
 import { MqttSwarmLink } from './link.ts';
-import { SecretResolver } from '../../kernel/secrets.ts';
-import { Redactor } from '../../log/redactor.ts';
-import { readBoundedText } from '../../node/fs-reader.ts';
 
 const SILENT: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -22,14 +19,9 @@ export async function connectMqttClient(uri: string, opts: ClientOptions & { con
   const peer = endpoint.agent;
   if (!peer) throw new ClawError('usage', `${describeEndpoint(endpoint)}: name the agent (mqtt://host/{swarm}/{agent})`);
   const settings = resolveMqttSettings(endpoint);
-  // `claw send` has no runtime: a password_ref resolves from the environment and $CLAW_SECRETS_DIR (profile §7 steps 2-3).
-  const secrets =
-    opts.secrets ??
-    new SecretResolver(
-      { env: process.env, dir: process.env.CLAW_SECRETS_DIR, readFile: async (p, o) => readBoundedText(p, o) },
-      new Redactor(),
-    );
-  const { password, ca } = await connectionSecrets(settings, { secrets, baseDir: opts.baseDir });
+  // A password_ref resolves through the caller's resolver (`claw send`: the environment and $CLAW_SECRETS_DIR,
+  // profile §7 steps 2-3, from the host: src/runtime/compose.ts); without one it is refused.
+  const { password, ca } = await connectionSecrets(settings, { secrets: opts.secrets, baseDir: opts.baseDir });
   const clientId = settings.clientId ?? `claw-send-${(opts.sender ?? 'cli').replace(/[^A-Za-z0-9_-]/g, '_')}-${nodeCrypto().randomUUID().slice(0, 8)}`;
   const v5 = settings.protocolVersion === 5;
   let link!: MqttSwarmLink;
