@@ -86,7 +86,7 @@ test('connect: an unknown scheme is a usage error naming the schemes of the cons
     .connect('pigeon:/coop')
     .catch((e) => (err = e));
   assert.is(err?.code, 'usage');
-  assert.match(err.message, 'fs:, mqtt:, mqtts:');
+  assert.match(err.message, 'fs:, http:, https:, mqtt:, mqtts:');
 });
 
 test('start: the runtime serves the transports it is given and closes them at stop', async () => {
