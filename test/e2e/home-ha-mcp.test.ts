@@ -109,6 +109,7 @@ test('HA over MCP: schema from tools/list, reads free, acts only when approved, 
     assert.not.ok(a.claw.stderr().includes(TOKEN), 'the token never reaches a log');
   } finally {
     await a?.close();
+    if (a) rmSync(a.dir, { recursive: true, force: true });
     await ha.close();
     rmSync(secrets, { recursive: true, force: true });
   }
