@@ -156,6 +156,7 @@ test('why the unit leaves ProtectKernelTunables off: with /proc/sys over-mounted
   if (!canEmulate) return;
   const r = await probeUnder(['mount --bind /proc/sys /proc/sys', 'mount -o remount,bind,ro /proc/sys']);
   assert.ok(r.error !== undefined || !/uid=/.test(r.result ?? ''), `the tool ran anyway: ${r.result}`);
+  assert.match(`${r.result} ${r.stderr}`, /[Cc]an't mount proc/, 'bubblewrap says why');
 });
 
 test.run();
