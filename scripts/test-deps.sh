@@ -4,6 +4,8 @@
 # mosquitto (the MQTT broker the MQTT transport tests start; also provides mosquitto_passwd).
 set -euo pipefail
 need=()
+# systemd: systemd-analyze verifies targets/systemd's units (test/e2e/systemd-unit.test.ts); not started.
+command -v systemd-analyze >/dev/null || need+=(systemd)
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v ps >/dev/null || need+=(procps)
 command -v unshare >/dev/null || need+=(util-linux)

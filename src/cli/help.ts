@@ -108,7 +108,7 @@ reply as one JSON line on stdout. Examples:
   claw send 'http://127.0.0.1:8080/ckp?token_ref=CLAW_HTTP_TOKEN' claw.status
 
 Options:
-  --timeout MS       how long to wait for the reply (default 30000)
+  --timeout MS       how long to wait, connecting included (default 30000)
   --request-id ID    transport request_id (default: a new UUID); resend with the same ID to retry
                      safely: an already answered request_id gets the stored reply, not a second run
   --id ID            the JSON-RPC id (default: the request_id)

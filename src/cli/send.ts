@@ -39,9 +39,12 @@ export async function sendCommand(env: CliEnv, argv: string[]): Promise<number> 
 
   // No runtime configuration: a password_ref resolves from the environment and $CLAW_SECRETS_DIR (profile §7).
   const runtime = composeRuntime({ host: env, config: {} });
+  // --timeout is the whole wait, connecting included: a slow link gets the time the caller allows, and
+  // the reply gets what connecting left over.
+  const deadline = env.clock.now() + timeoutMs;
   let client: TransportClient | undefined;
   try {
-    client = await runtime.connect(uri, { sender: args.values.get('reply-to')?.[0] });
+    client = await runtime.connect(uri, { sender: args.values.get('reply-to')?.[0], connectTimeoutMs: timeoutMs });
     const base = { jsonrpc: '2.0' as const, method, ...(params === undefined ? {} : { params: params as Record<string, unknown> }) };
     if (args.flags.has('notify')) {
       await client.notify(base, { requestId });
@@ -50,7 +53,7 @@ export async function sendCommand(env: CliEnv, argv: string[]): Promise<number> 
     const rid = requestId ?? newRequestId();
     // The JSON-RPC id defaults to the request_id, so a reply file and its id tell the same story.
     const id = idText === undefined ? rid : /^-?\d+$/.test(idText) ? Number(idText) : idText;
-    const reply = (await client.request({ ...base, id }, { timeoutMs, requestId: rid })) as JsonRpcResponse | JsonRpcResponse[];
+    const reply = (await client.request({ ...base, id }, { timeoutMs: Math.max(1, deadline - env.clock.now()), requestId: rid })) as JsonRpcResponse | JsonRpcResponse[];
     env.stdout.write(`${JSON.stringify(reply)}\n`);
     return !Array.isArray(reply) && 'error' in reply ? SEND_EXIT.error : SEND_EXIT.result;
   } catch (e) {

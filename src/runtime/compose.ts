@@ -61,7 +61,7 @@ export interface ComposedRuntime {
   /** claw.runtime.yaml `transports:` and these `--listen` URIs, opened; an unknown scheme is ClawError('usage') before any opens. */
   openListeners(cli: readonly string[]): Promise<Transport[]>;
   /** A client for an agent listening on `uri` (`claw send`), with this runtime's secrets. */
-  connect(uri: string, o?: { sender?: string }): Promise<TransportClient>;
+  connect(uri: string, o?: { sender?: string; connectTimeoutMs?: number }): Promise<TransportClient>;
   /** The kernel, its capability modules and the router, serving `transports`. */
   start(o: StartOptions): Runtime;
 }
@@ -102,7 +102,7 @@ export function composeRuntime(input: ComposeInput): ComposedRuntime {
         { log, clock: host.clock, baseDir: host.cwd, configDir, dataDir, maxFrameBytes: config.limits?.max_frame_bytes, secrets, agentName: input.manifest?.name },
         LISTEN_SCHEMES,
       ),
-    connect: (uri, o) => connectClient(uri, { baseDir: host.cwd, clock: host.clock, secrets, sender: o?.sender }, CLIENT_SCHEMES),
+    connect: (uri, o) => connectClient(uri, { baseDir: host.cwd, clock: host.clock, secrets, sender: o?.sender, connectTimeoutMs: o?.connectTimeoutMs }, CLIENT_SCHEMES),
     start: (o) =>
       startRuntime({
         redactor,

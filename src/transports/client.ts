@@ -42,6 +42,11 @@ export interface ClientOptions {
   secrets?: SecretResolver;
   /** Name of this sender where the transport needs one (fs `reply_to`, MQTT client id). */
   sender?: string;
+  /**
+   * How long connecting may take (MQTT: CONNACK and the reply subscription). `claw send` passes its
+   * --timeout, so a slow link is given what the caller is willing to wait. Default: the transport's own.
+   */
+  connectTimeoutMs?: number;
 }
 
 export type ClientFactory = (uri: string, opts: ClientOptions) => Promise<TransportClient>;

@@ -14,7 +14,7 @@ import { MqttSwarmLink } from './link.ts';
 
 const SILENT: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-export async function connectMqttClient(uri: string, opts: ClientOptions & { connectTimeoutMs?: number }): Promise<TransportClient> {
+export async function connectMqttClient(uri: string, opts: ClientOptions): Promise<TransportClient> {
   const endpoint = parseMqttUrl(uri);
   const peer = endpoint.agent;
   if (!peer) throw new ClawError('usage', `${describeEndpoint(endpoint)}: name the agent (mqtt://host/{swarm}/{agent})`);
@@ -25,10 +25,12 @@ export async function connectMqttClient(uri: string, opts: ClientOptions & { con
   const clientId = settings.clientId ?? `claw-send-${(opts.sender ?? 'cli').replace(/[^A-Za-z0-9_-]/g, '_')}-${nodeCrypto().randomUUID().slice(0, 8)}`;
   const v5 = settings.protocolVersion === 5;
   let link!: MqttSwarmLink;
+  const connectTimeoutMs = opts.connectTimeoutMs ?? settings.connectTimeoutMs;
   const conn = await MqttConnection.open({
     settings,
     clientId,
     clean: !v5,
+    connectTimeoutMs,
     sessionExpirySeconds: 300,
     password,
     ca,
@@ -36,7 +38,7 @@ export async function connectMqttClient(uri: string, opts: ClientOptions & { con
     onMessage: (topic, payload, props) => link.handle(topic, payload, props) || link.handleOutbox(topic, payload, peer),
   });
   link = new MqttSwarmLink({ connection: conn, swarm: endpoint.swarm, prefix: settings.prefix, protocolVersion: settings.protocolVersion, clientId });
-  const deadline = Date.now() + (opts.connectTimeoutMs ?? 10_000);
+  const deadline = Date.now() + connectTimeoutMs;
   try {
     for (;;) {
       await conn.ready(Math.max(1, deadline - Date.now()));

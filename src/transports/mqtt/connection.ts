@@ -21,6 +21,8 @@ export interface ConnectionConfig {
   will?: { topic: string; payload: string; retain: boolean };
   log: Logger;
   onMessage(topic: string, payload: Uint8Array, props: MqttProps | undefined): void;
+  /** How long one connection attempt waits for its CONNACK; default: the settings' (connect_timeout_ms). */
+  connectTimeoutMs?: number;
   /** Each successful CONNACK (first connect and every reconnect). */
   onConnect?(sessionPresent: boolean): void;
 }
@@ -58,7 +60,7 @@ export class MqttConnection {
       clean: cfg.clean,
       keepalive: s.keepaliveSeconds,
       reconnectPeriod: 0,
-      connectTimeout: 10_000,
+      connectTimeout: cfg.connectTimeoutMs ?? s.connectTimeoutMs,
       resubscribe: false,
       username: s.username,
       password: cfg.password,

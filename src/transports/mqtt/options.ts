@@ -26,6 +26,8 @@ export const mqttOptionsSchema = lazySchema(() => v.strictObject({
   /** MQTT 5 Session Expiry Interval in seconds (default 86400): how long the broker queues requests while we are down. */
   session_expiry_s: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
   keepalive_s: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(65535))),
+  /** How long a connection attempt waits for the broker's CONNACK (default 10000); raise it for slow links. */
+  connect_timeout_ms: v.optional(positiveInt()),
   /** fsync each journal append (survives power loss, costs a disk flush per message); default false. */
   fsync: v.optional(v.boolean()),
   /** First topic level (default `claw`). */
@@ -45,12 +47,14 @@ export interface MqttSettings {
   tlsVerify: boolean;
   sessionExpirySeconds: number;
   keepaliveSeconds: number;
+  connectTimeoutMs: number;
   prefix: string;
   backoff: BackoffOptions;
   fsync: boolean;
 }
 
 export const DEFAULT_SESSION_EXPIRY_S = 86_400;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 /** Defaults, then claw.runtime.yaml's `mqtt:` block, then the URL's query parameters (as the fs transport does). */
 export function resolveMqttSettings(endpoint: MqttEndpoint, cfg: MqttOptionsInput = {}): MqttSettings {
@@ -81,6 +85,7 @@ export function resolveMqttSettings(endpoint: MqttEndpoint, cfg: MqttOptionsInpu
     tlsVerify: qVerify ?? cfg.tls_verify ?? true,
     sessionExpirySeconds: int('session_expiry') ?? cfg.session_expiry_s ?? DEFAULT_SESSION_EXPIRY_S,
     keepaliveSeconds: int('keepalive') ?? cfg.keepalive_s ?? 30,
+    connectTimeoutMs: cfg.connect_timeout_ms ?? DEFAULT_CONNECT_TIMEOUT_MS,
     prefix,
     backoff,
     fsync: cfg.fsync ?? false,
