@@ -7,6 +7,9 @@ import { A2aClient, cardUrlOf, fetchCard } from '../../src/a2a/client/client.ts'
 import { A2aClientError } from '../../src/a2a/client/errors.ts';
 import { guardedNet } from '../../src/a2a/client/net.ts';
 import { NetworkDenied } from '../../src/net/guarded-fetch.ts';
+import { parseCard, pickEndpoint } from '../../src/a2a/client/card.ts';
+import { sseData } from '../../src/a2a/client/sse.ts';
+import { Readable } from 'node:stream';
 import { startSdkServer, type SdkServer, type SdkServerOptions } from './a2a-client-sdk-server.ts';
 
 // Loopback is refused by the SSRF guard unless lifted: the tests' servers all live there.
@@ -131,5 +134,43 @@ test('a JSON-RPC error is typed, with the code; an unknown task on GetTask is -3
     assert.is(e.reason, 'rpc');
     assert.is(e.rpcCode, -32001);
   }));
+
+test('a peer that does not stream after all (-32004 to SendStreamingMessage): the client polls instead', () =>
+  withServer({ streaming: false }, async (s) => {
+    const client = await A2aClient.open(s.cardUrl, { net });
+    const r = await client.send('fallback', { stream: true, pollInitialMs: 50 });
+    assert.is(r.text, 'echo: fallback');
+    const m = rpcMethods(s);
+    assert.is(m[0], 'SendStreamingMessage');
+    assert.is(m[1], 'SendMessage');
+  }));
+
+test('parseCard: a pure 0.3 card (url, preferredTransport, additionalInterfaces); no JSON-RPC interface → no-interface', async () => {
+  const c03 = parseCard({ name: 'old', url: '/rpc', preferredTransport: 'GRPC', protocolVersion: '0.3.0', additionalInterfaces: [{ url: 'https://h/jsonrpc', transport: 'JSONRPC' }] }, 'https://h/.well-known/agent-card.json');
+  assert.equal(c03.interfaces, [
+    { url: 'https://h/rpc', binding: 'GRPC', version: '0.3.0' },
+    { url: 'https://h/jsonrpc', binding: 'JSONRPC', version: '0.3.0' },
+  ]);
+  assert.equal(pickEndpoint(c03, 'x'), { url: 'https://h/jsonrpc', version: '0.3' });
+  const grpc = parseCard({ name: 'g', supportedInterfaces: [{ url: 'https://h/g', protocolBinding: 'GRPC', protocolVersion: '1.0' }] }, 'https://h/c.json');
+  const e = await rejects(Promise.resolve().then(() => pickEndpoint(grpc, 'https://h/c.json')));
+  assert.is(e.reason, 'no-interface');
+  assert.match(e.message, /offers: GRPC 1\.0/);
+  for (const bad of [null, [], { description: 'no name' }, { name: 'x' }]) {
+    assert.is((await rejects(Promise.resolve().then(() => parseCard(bad, 'u')))).reason, 'card');
+  }
+});
+
+test('sseData: events split across chunks, CRLF, comments, multi-line data; an oversized event is refused', async () => {
+  const chunks = [': keep-alive\r\n', 'data: {"a":', '1}\r', '\n\r\nevent: x\ndata: line1\n', 'data: line2\n\n', 'data: tail'];
+  const got: string[] = [];
+  for await (const d of sseData(Readable.from(chunks.map((c) => Buffer.from(c))))) got.push(d);
+  assert.equal(got, ['{"a":1}', 'line1\nline2', 'tail']);
+  const big = Readable.from([Buffer.from(`data: ${'x'.repeat(100)}\n`)]);
+  const e = await rejects((async () => {
+    for await (const _ of sseData(big, 50));
+  })());
+  assert.match(e.message, /larger than 50 bytes/);
+});
 
 test.run();
