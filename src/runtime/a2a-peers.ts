@@ -26,7 +26,8 @@ export function a2aPeerPort(peers: readonly A2aPeerConfig[], d: A2aPeerDeps): A2
       if (!peer) throw new SandboxViolation('a2a.peer', `a2a-send: peer "${name}" is not in a2a.peers`);
       const c = await import('../a2a/client/index.ts');
       const net = c.guardedNet(o.network, { allowRanges: peer.allow_loopback ? ['loopback'] : [], ...(d.lookup ? { lookup: d.lookup } : {}) });
-      const timeoutMs = Math.min(peer.timeout_ms ?? c.DEFAULT_SEND_TIMEOUT_MS, o.timeoutMs ?? Infinity);
+      // The tool's own timeout (when it has one) caps the peer's.
+      const timeoutMs = Math.min(peer.timeout_ms ?? c.DEFAULT_SEND_TIMEOUT_MS, o.timeoutMs !== undefined && o.timeoutMs > 0 ? o.timeoutMs : Infinity);
       try {
         const token = peer.auth ? await d.secrets.resolve(peer.auth.secret_ref) : undefined;
         const client = await c.A2aClient.open(c.cardUrlOf(peer.card_url), { net, token }, { signal: o.signal, timeoutMs: Math.min(CARD_TIMEOUT_MS, timeoutMs) });
