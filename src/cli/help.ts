@@ -15,6 +15,8 @@ Commands:
                         send one JSON-RPC request to an agent listening on fs:/dir, mqtt:// or http(s)://
   pair <manifest> <code>
                         approve a channel user's pairing code (--list: pending codes)
+  a2a card|send <url> [text]
+                        read a remote A2A agent's card, or send it a message and wait for the reply
 
 Options:
   -h, --help            show help (also: claw <command> --help)

@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Command | Promise<Command>> = {
   audit: async () => (await import('./audit.ts')).auditCommand,
   send: async () => (await import('./send.ts')).sendCommand,
   pair: async () => (await import('./pair.ts')).pairCommand,
+  a2a: async () => (await import('./a2a.ts')).a2aCommand,
   __builtin: async () => (await import('./builtin-worker.ts')).builtinWorkerCommand,
 };
 

@@ -10,6 +10,7 @@ import { channelsConfigSchema } from '../channels/config.ts';
 import { auditRuntimeConfigSchema } from '../audit/config.ts';
 import { mcpRuntimeConfigSchema } from '../tools/mcp/config.ts';
 import { mqttToolsConfigSchema } from '../tools/builtins/mqtt-config.ts';
+import { a2aPeersSchema } from '../a2a/client/config.ts';
 import { lazySchema } from '../manifest/schema/helpers.ts';
 
 // Built on first use (docs/startup.md): only a present claw.runtime.yaml needs it, and building its ~110
@@ -53,7 +54,7 @@ export const runtimeConfigSchema = lazySchema(() => {
       v.record(
         v.pipe(v.string(), v.minLength(1)),
         v.union([
-          v.strictObject({ builtin: v.picklist(['echo', 'shell', 'file-read', 'file-write', 'http-fetch', 'mqtt-publish', 'mqtt-read']) }),
+          v.strictObject({ builtin: v.picklist(['echo', 'shell', 'file-read', 'file-write', 'http-fetch', 'mqtt-publish', 'mqtt-read', 'a2a-send']) }),
           v.strictObject({
             exec: v.strictObject({
               bin: v.pipe(v.string(), v.minLength(1)),
@@ -154,6 +155,8 @@ export const runtimeConfigSchema = lazySchema(() => {
         tools: v.optional(v.boolean()),
         /** Tasks kept (oldest finished ones dropped first; default 1000). */
         max_tasks: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100_000))),
+        /** Remote A2A agents the a2a-send builtin may talk to, by agent card URL (docs/a2a.md "Client"). */
+        peers: v.optional(a2aPeersSchema),
       }),
     ),
     /** MCP servers over Streamable HTTP, by mcp_source.uri: credentials and loopback (docs/tools.md "MCP over HTTP"). */

@@ -14,6 +14,7 @@ import { mountPaths, fsMode } from '../sandbox/spec-view.ts';
 import { McpPool, createMcpBinder } from '../tools/mcp/backend.ts';
 import { mcpHttpAccess } from '../tools/mcp/http-access.ts';
 import { sandboxedFetch } from './net-fetch.ts';
+import { a2aPeerPort } from './a2a-peers.ts';
 import { sandboxOf } from './sandbox-of.ts';
 import type { McpProcess, McpSpawn } from '../tools/mcp/client.ts';
 import type { ProcessRunner } from '../tools/runner-port.ts';
@@ -149,7 +150,8 @@ export async function createToolEnvironment(d: ToolEnvironmentDeps, manifest: Re
         return out;
       },
       builtins: { run, fetch: sandboxedFetch, cwdFor: (sb) => cwdFor(sb, d.cwd), worker: d.worker,
-        mqtt: d.config.mqtt_tools ? (await import('../tools/builtins/mqtt-port.ts')).mqttToolPort(d.config.mqtt_tools, { secrets: d.secrets, baseDir: d.dataDir ?? d.cwd, log: d.log }) : undefined },
+        mqtt: d.config.mqtt_tools ? (await import('../tools/builtins/mqtt-port.ts')).mqttToolPort(d.config.mqtt_tools, { secrets: d.secrets, baseDir: d.dataDir ?? d.cwd, log: d.log }) : undefined,
+        a2a: d.config.a2a?.peers?.length ? a2aPeerPort(d.config.a2a.peers, { secrets: d.secrets }) : undefined },
       mcp: createMcpBinder(pool, { logger: d.log, retryDelaysMs: d.config.mcp?.start_retry_delays_ms }),
     },
     isolationProblem(sandbox, impl) {

@@ -44,7 +44,7 @@ test('unbound tool: one error naming tools.<name>, all problems together', async
     assert.instance(e, ToolBindingError);
     const msg = (e as Error).message;
     assert.is(msg.split('; ').length, 2);
-    assert.ok(msg.startsWith('tool nope has no implementation: give it an mcp_source, or bind it in claw.runtime.yaml under tools.nope (builtin: one of echo, shell, file-read, file-write, http-fetch, mqtt-publish, mqtt-read, or exec: {bin, argv})'), msg);
+    assert.ok(msg.startsWith('tool nope has no implementation: give it an mcp_source, or bind it in claw.runtime.yaml under tools.nope (builtin: one of echo, shell, file-read, file-write, http-fetch, mqtt-publish, mqtt-read, a2a-send, or exec: {bin, argv})'), msg);
     assert.ok(msg.includes('under tools.zip'));
   }
 });

@@ -4,6 +4,7 @@ import type { ToolResult } from '../types.ts';
 import type { ProcessRunner } from '../runner-port.ts';
 import type { NetworkFetch } from './http-fetch.ts';
 import type { MqttToolPort } from './mqtt-port.ts';
+import type { A2aPeerPort } from './a2a-port.ts';
 
 export interface BuiltinContext {
   signal: AbortSignal;
@@ -15,6 +16,8 @@ export interface BuiltinContext {
   fetch: NetworkFetch;
   /** The broker of claw.runtime.yaml `mqtt_tools:` (mqtt-publish, mqtt-read); absent when not configured. */
   mqtt?: MqttToolPort;
+  /** The peers of claw.runtime.yaml `a2a.peers` (a2a-send); absent when none are configured. */
+  a2a?: A2aPeerPort;
 }
 
 export interface BuiltinDef {

@@ -8,6 +8,7 @@ import type { ProcessRunner } from '../runner-port.ts';
 import type { BuiltinContext, BuiltinDef } from './def.ts';
 import type { NetworkFetch } from './http-fetch.ts';
 import type { MqttToolPort } from './mqtt-port.ts';
+import type { A2aPeerPort } from './a2a-port.ts';
 
 export interface WorkerCommand {
   /** The runtime binary and the bundle, e.g. [process.execPath, "/opt/claw/claw.mjs"]. */
@@ -25,6 +26,8 @@ export interface BuiltinDeps {
   worker?: WorkerCommand;
   /** claw.runtime.yaml `mqtt_tools:` (mqtt-publish, mqtt-read). */
   mqtt?: MqttToolPort;
+  /** claw.runtime.yaml `a2a.peers` (a2a-send). */
+  a2a?: A2aPeerPort;
 }
 
 /** The worker's stdin and stdout, one JSON document each. */
@@ -82,6 +85,7 @@ class InProcessContext implements BuiltinContext {
   readonly run: ProcessRunner;
   readonly fetch: NetworkFetch;
   readonly mqtt: MqttToolPort | undefined;
+  readonly a2a: A2aPeerPort | undefined;
   constructor(
     private readonly ctx: ToolRunContext,
     readonly cwd: string,
@@ -92,6 +96,7 @@ class InProcessContext implements BuiltinContext {
     this.run = deps.run;
     this.fetch = deps.fetch;
     this.mqtt = deps.mqtt;
+    this.a2a = deps.a2a;
   }
   get signal(): AbortSignal {
     return this.ctx.signal;

@@ -6,6 +6,7 @@ import { fileWrite } from './file-write.ts';
 import { httpFetch } from './http-fetch.ts';
 import { mqttPublish } from './mqtt-publish.ts';
 import { mqttRead } from './mqtt-read.ts';
+import { a2aSend } from './a2a-send.ts';
 import type { BuiltinDef } from './def.ts';
 
 export const BUILTINS: Record<string, BuiltinDef> = {
@@ -16,4 +17,5 @@ export const BUILTINS: Record<string, BuiltinDef> = {
   'http-fetch': httpFetch,
   'mqtt-publish': mqttPublish,
   'mqtt-read': mqttRead,
+  'a2a-send': a2aSend,
 };

@@ -1,0 +1,28 @@
+// Why talking to a remote A2A agent failed, as one typed error. Messages name the peer's URL and the
+// step, never a credential (the bearer token is only ever a header value).
+import { ClawError } from '../../protocol/errors.ts';
+
+export type A2aClientFailure =
+  /** The agent card could not be read or has no usable shape. */
+  | 'card'
+  /** The card names no JSON-RPC interface of a version this client speaks (1.0, 0.3). */
+  | 'no-interface'
+  /** The peer answered HTTP 401/403. */
+  | 'auth'
+  /** The peer answered something that is not an A2A JSON-RPC reply. */
+  | 'protocol'
+  /** The peer answered a JSON-RPC error (`rpcCode` holds its code). */
+  | 'rpc'
+  | 'timeout'
+  | 'aborted';
+
+export class A2aClientError extends ClawError {
+  readonly reason: A2aClientFailure;
+  readonly rpcCode?: number;
+  constructor(reason: A2aClientFailure, message: string, o: { rpcCode?: number; cause?: unknown } = {}) {
+    super('a2a-client', message, { cause: o.cause });
+    this.name = 'A2aClientError';
+    this.reason = reason;
+    if (o.rpcCode !== undefined) this.rpcCode = o.rpcCode;
+  }
+}
