@@ -1,4 +1,4 @@
-// Composite tools (spec §5.4 `composite` / `skill_ref`, §5.5 Skill; issue 6 "Skills"): a Tool with
+// Composite tools (spec §5.4 `composite` / `skill_ref`, §5.5 Skill; docs/agent.md): a Tool with
 // `composite: true` wraps a Skill and runs the skill's workflow as one tool call. The workflow is a
 // bounded sub-turn of the agent loop (runTurn): the skill's instruction and ONLY its tools_required
 // tools in the system prompt, the arguments as the task, the session's provider chain, and every

@@ -1,4 +1,4 @@
-// Binding the manifest's Tools to implementations at STARTING (issue 3 "Where tools come from"):
+// Binding the manifest's Tools to implementations at STARTING (docs/tools.md):
 // mcp_source → MCP server; a `tools:` entry in claw.runtime.yaml → builtin or exec; otherwise a
 // builtin of the same name. A tool with none of these is refused with a message saying how to bind it.
 import { BUILTINS } from './builtins/index.ts';
