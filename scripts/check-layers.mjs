@@ -4,7 +4,9 @@
 // and fails when
 //   - a file imports a layer its own layer may not import (ALLOWED), unless EXCEPTIONS names the edge, or
 //   - static value imports form a cycle between files (evaluation order would then depend on which file
-//     is imported first; type-only imports and import() are erased or deferred, so they do not count).
+//     is imported first; type-only imports and import() are erased or deferred, so they do not count), or
+//   - code outside the host (ENV_READERS) reads `process.env`: the host passes the environment on, so a
+//     secret never comes from a variable the runtime configuration turned off (runtime profile §7).
 // Usage: node scripts/check-layers.mjs   (prints one line per violation, exits 1 if there is any)
 //
 // A scanner rather than a parser: an import statement starts a line (`import` / `export`, then only
@@ -111,6 +113,20 @@ export const EXCEPTIONS = [
   { from: 'src/agent/composite.ts', to: 'src/config/runtime-config.ts', why: 'type-only (under concurrent edit: src/agent)' },
   { from: 'src/a2a/', to: 'src/config/runtime-config.ts', why: 'the a2a block and the HTTP transport entries it serves on (move with the composition root)' },
 ];
+
+/** Where `process.env` may be read: the host and the entry points that build it (src/runtime/host.ts). */
+export const ENV_READERS = ['src/node/', 'src/runtime/host.ts', 'targets/'];
+
+/** Files outside the host that read `process.env`, each with the reason. */
+export const ENV_EXCEPTIONS = [
+  {
+    from: 'src/tools/builtins/shell-interpreter.ts',
+    why: 'the shell builtin looks a program up on the PATH of the process it runs in: the sandboxed worker, whose environment the sandbox set',
+  },
+];
+
+/** Whether code (not a comment line) in `text` reads process.env. */
+export const readsProcessEnv = (text) => /^(?![ \t]*(?:\/\/|\*|\/\*)).*\bprocess\.env\b/m.test(text);
 
 /** Every relative specifier of one file: { spec, typeOnly, dynamic }. */
 export function scanImports(text) {
@@ -222,6 +238,7 @@ export function checkLayers({
   layers = LAYERS,
   allowed = ALLOWED,
   exceptions = EXCEPTIONS,
+  envExceptions = ENV_EXCEPTIONS,
   files = [...walk(join(root, 'src'), true), ...walk(join(root, 'targets'), false)].map((f) => relative(root, f).split(sep).join('/')),
   read = (file) => readFileSync(join(root, file), 'utf8'),
 }) {
@@ -236,7 +253,13 @@ export function checkLayers({
       continue;
     }
     const deps = new Set();
-    for (const imp of scanImports(read(file))) {
+    const text = read(file);
+    if (!ENV_READERS.some((p) => file.startsWith(p)) && readsProcessEnv(text)) {
+      const ex = envExceptions.find((e) => file.startsWith(e.from));
+      if (ex) used.add(ex);
+      else problems.push(`${file}: reads process.env (only the host does: take the environment from it)`);
+    }
+    for (const imp of scanImports(text)) {
       const target = relative(root, resolve(root, dirname(file), imp.spec)).split(sep).join('/');
       if (!imp.typeOnly && !imp.dynamic) deps.add(target);
       const to = layerOf(target, layers);
@@ -258,17 +281,17 @@ export function checkLayers({
   for (const set of stronglyConnected(values)) {
     problems.push(`cycle of value imports: ${cycleThrough(set[0], new Set(set), values).join(' → ')}`);
   }
-  return { problems, unused: exceptions.filter((e) => !used.has(e)), files: files.length };
+  return { problems, unused: [...exceptions, ...envExceptions].filter((e) => !used.has(e)), files: files.length };
 }
 
 function main() {
   const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
   const { problems, unused, files } = checkLayers({ root });
   // A warning, not a failure: branches merge in any order, and an edge one of them removes may still be in another.
-  for (const e of unused) console.error(`check-layers: warning: no import uses the exception ${e.from} → ${e.to}; remove it`);
+  for (const e of unused) console.error(`check-layers: warning: nothing uses the exception ${e.from}${e.to ? ` → ${e.to}` : ''}; remove it`);
   for (const p of problems) console.error(p);
   if (problems.length > 0) {
-    console.error(`check-layers: ${problems.length} import(s) against the layering (README "Layout", docs/testing.md "Layers")`);
+    console.error(`check-layers: ${problems.length} problem(s) against the layering (README "Layout", docs/testing.md "Layers")`);
     process.exit(1);
   }
   console.log(`check-layers: ${files} files, imports follow the layers`);
