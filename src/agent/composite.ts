@@ -13,6 +13,7 @@ import type { Logger, ProviderClient, TelemetrySink } from '../kernel/ports.ts';
 import { resolveRef } from '../manifest/refs.ts';
 import { compileArgumentSchema, schemaProblem, type ArgumentCheck } from '../tools/json-schema.ts';
 import { textResult, type ToolImpl, type ToolResult, type ToolRunContext } from '../tools/types.ts';
+import type { CompositeTools } from '../tools/registry.ts';
 import { narrowSandbox } from '../gates/narrow-sandbox.ts';
 import { turnSetup, type TurnSetup } from './turn-setup.ts';
 import { skillSandbox, type SkillPermissions } from './skills.ts';
@@ -53,10 +54,7 @@ export interface CompositeSession {
 }
 
 /** Used by src/tools/registry.ts to bind `composite: true` tools, and by the tools module to attach the gate path. */
-export interface CompositeBinder {
-  impl(tool: ResolvedPrimitive): ToolImpl;
-  /** The tool's own argument check, then the wrapped skill's `input_schema` when it declares one. */
-  check(tool: ResolvedPrimitive, own: ArgumentCheck): ArgumentCheck;
+export interface CompositeBinder extends CompositeTools {
   attach(s: CompositeSession): void;
   detach(): void;
 }

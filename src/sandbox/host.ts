@@ -5,6 +5,7 @@
 // binaries and the kernel); `probeHost` without `cacheDir` gives an uncached answer (doctor, tests).
 import { childProcess } from '../node/lazy.ts';
 import { cacheDir } from '../node/code-cache.ts';
+import { HARMLESS_ENV } from '../node/scrub-env.ts';
 import { cachedProbe, probeFingerprint } from './probe-cache.ts';
 import { accessSync, constants } from 'node:fs';
 import { arch, availableParallelism, cpus, release } from 'node:os';
@@ -66,8 +67,6 @@ async function probeEnviron(): Promise<HostCapabilities['environ']> {
   }
 }
 
-/** Environment variables whose values say nothing secret; every other one is wiped from /proc/<pid>/environ (src/node/scrub-env.ts). */
-export const HARMLESS_ENV = /^(PATH|HOME|USER|LOGNAME|SHELL|PWD|OLDPWD|SHLVL|TERM|COLORTERM|LANG|LANGUAGE|LC_[A-Z_]+|TZ|TMPDIR|_)$/;
 
 const STD_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
 
