@@ -1,4 +1,4 @@
-// Composite tools (spec §5.4 `composite` / `skill_ref`, §5.5 Skill; issue 6 "Skills"): a Tool with
+// Composite tools (spec §5.4 `composite` / `skill_ref`, §5.5 Skill; docs/agent.md): a Tool with
 // `composite: true` wraps a Skill and runs the skill's workflow as one tool call. The workflow is a
 // bounded sub-turn of the agent loop (runTurn): the skill's instruction and ONLY its tools_required
 // tools in the system prompt, the arguments as the task, the session's provider chain, and every
@@ -13,6 +13,7 @@ import type { Logger, ProviderClient, TelemetrySink } from '../kernel/ports.ts';
 import { resolveRef } from '../manifest/refs.ts';
 import { compileArgumentSchema, schemaProblem, type ArgumentCheck } from '../tools/json-schema.ts';
 import { textResult, type ToolImpl, type ToolResult, type ToolRunContext } from '../tools/types.ts';
+import type { CompositeTools } from '../tools/registry.ts';
 import { narrowSandbox } from '../gates/narrow-sandbox.ts';
 import { turnSetup, type TurnSetup } from './turn-setup.ts';
 import { skillSandbox, type SkillPermissions } from './skills.ts';
@@ -53,10 +54,7 @@ export interface CompositeSession {
 }
 
 /** Used by src/tools/registry.ts to bind `composite: true` tools, and by the tools module to attach the gate path. */
-export interface CompositeBinder {
-  impl(tool: ResolvedPrimitive): ToolImpl;
-  /** The tool's own argument check, then the wrapped skill's `input_schema` when it declares one. */
-  check(tool: ResolvedPrimitive, own: ArgumentCheck): ArgumentCheck;
+export interface CompositeBinder extends CompositeTools {
   attach(s: CompositeSession): void;
   detach(): void;
 }

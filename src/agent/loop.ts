@@ -1,4 +1,4 @@
-// One turn of the agent (issue 6; FemtoClaw §10–§12, §16–17): ask the model, validate its output with
+// One turn of the agent (docs/agent.md; FemtoClaw §10–§12, §16–17): ask the model, validate its output with
 // the pure validator, and only then act. A `message` is recorded and returned, never executed or scanned
 // for commands. A `tool_call` goes through the same gates as claw.tool.call (schema, autonomy, policy,
 // approval, quota, sandbox): one code path, injected as `callTool`. A rejected output executes nothing,

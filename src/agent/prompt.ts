@@ -1,4 +1,4 @@
-// The system prompt (issue 6; FemtoClaw §4–§6): who the agent is (Identity: personality, locale,
+// The system prompt (docs/agent.md; FemtoClaw §4–§6): who the agent is (Identity: personality, locale,
 // context files), what it can do (skills' instructions, tools with descriptions and argument
 // schemas), and the one output contract — exactly one FemtoClaw JSON object, nothing else.
 import type { OutputMode } from '../provider/output-mode.ts';

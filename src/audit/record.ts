@@ -1,4 +1,4 @@
-// One audit record and its place in the hash chain (issue 6; FemtoClaw §2.5, §12, §16–17).
+// One audit record and its place in the hash chain (docs/audit.md; FemtoClaw §2.5, §12, §16–17).
 // A record is one JSON line: {"data":…,"hash":…,"kind":…,"prev":…,"seq":…,"ts":…,"v":1}.
 // Canonical serialization (src/protocol/canonical-json.ts): object keys sorted by UTF-16 code
 // units, no whitespace, strings and numbers as JSON.stringify writes them, undefined members

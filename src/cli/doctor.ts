@@ -24,7 +24,7 @@ export async function doctorCommand(env: CliEnv, argv: string[]): Promise<number
     return 0;
   }
   scrubInitialEnvironment(); // as a session with tools does, so the report shows what its tools would see
-  const host = await probeHost();
+  const host = await probeHost({ path: env.env.PATH });
   // Provider checks (src/provider/doctor.ts) when a manifest is named.
   const providers = args.positionals.length > 0 ? await (await import('./doctor-providers.ts')).providerReports(env, args) : undefined;
   if (typeof providers === 'number') return providers;

@@ -2,11 +2,10 @@
 // of this manifest — its providers, output modes, validator and gates, exactly as `claw chat` would — and
 // reports per scenario and in total: success, model calls, corrections, tokens and latency, as a table
 // or JSON (docs/agent.md "Measuring a model"). The scoring is src/agent/eval.ts.
-import { startRuntime } from '../runtime/start.ts';
-import { dirnameOf, joinPath } from '../manifest/reader.ts';
+import type { Runtime } from '../runtime/start.ts';
+import { joinPath } from '../manifest/reader.ts';
 import { openSession } from '../kernel/methods/initialize.ts';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../kernel/version.ts';
-import { createFileLedgerStore } from '../node/ledger-file.ts';
 import { ClawError, ProtocolError } from '../protocol/errors.ts';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.ts';
 import type { Transport } from '../kernel/ports.ts';
@@ -46,6 +45,7 @@ export async function evalCommand(env: CliEnv, argv: string[]): Promise<number> 
   const { log, launchManifest } = setup;
   const m = launchManifest!;
   // Overrides for trying another model or server without editing the manifest: the primary provider only.
+  // setup.start reads this manifest and configuration when it starts, so the overrides are set first.
   const primary = m.providers[0];
   if (!primary) throw new ClawError('usage', 'the manifest declares no Provider');
   const model = args.values.get('model')?.[0];
@@ -56,7 +56,7 @@ export async function evalCommand(env: CliEnv, argv: string[]): Promise<number> 
   if (mode !== undefined) setup.config.providers = { ...setup.config.providers, [primary.name]: { output: mode as 'auto' } };
 
   let current: Scenario | undefined;
-  let runtime!: ReturnType<typeof startRuntime>;
+  let runtime!: Runtime;
   // No person is here: an approval is answered by the scenario (`approve: true`), else denied.
   const channel: Transport = {
     name: 'eval',
@@ -72,26 +72,7 @@ export async function evalCommand(env: CliEnv, argv: string[]): Promise<number> 
     closed: new Promise(() => {}),
     close: async () => {},
   };
-  runtime = startRuntime({
-    redactor: setup.redactor,
-    ledgerStore: createFileLedgerStore(setup.dataDir),
-    dataDir: setup.dataDir,
-    env: env.env,
-    version: env.version,
-    worker: setup.worker,
-    writeStderr: (text) => env.stderr.write(text),
-    config: setup.config,
-    log,
-    clock: env.clock,
-    reader: env.reader,
-    cwd: env.cwd,
-    configDir: setup.configFile ? dirnameOf(setup.configFile) : undefined,
-    secrets: setup.secrets,
-    launchManifest: m,
-    transports: [channel],
-    agentLoop: true,
-    historyTags: { channel: 'eval' },
-  });
+  runtime = setup.start({ transports: [channel], agentLoop: true, historyTags: { channel: 'eval' } });
   const stop = new AbortController();
   env.onSignal('SIGINT', () => stop.abort(new Error('interrupted')));
   env.onSignal('SIGTERM', () => stop.abort(new Error('terminated')));

@@ -9,8 +9,7 @@ import { runCommand } from './run.ts';
 type Command = (env: CliEnv, argv: string[]) => Promise<number>;
 
 // `run` and `validate` are imported eagerly (the start-up path); every other command with import(), so its
-// code is a chunk of its own, read and compiled only when that command runs (docs/startup.md; BENCH.md "Round 4:
-// lazy modules").
+// code is a chunk of its own, read and compiled only when that command runs (docs/startup.md).
 const COMMANDS: Record<string, () => Command | Promise<Command>> = {
   run: () => runCommand,
   validate: () => validateCommand,

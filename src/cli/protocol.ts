@@ -1,5 +1,5 @@
 // `claw protocol check --manifest m.yaml`: a candidate model output on stdin → the FemtoClaw
-// verdict as JSON on stdout (issue 6: "so users can debug prompts"). Exit 0 valid, 1 rejected,
+// verdict as JSON on stdout, so users can debug prompts (docs/femtoclaw.md). Exit 0 valid, 1 rejected,
 // 2 usage (including a manifest that does not load: 1 means "the output was rejected", only).
 import { loadManifestFile } from '../manifest/loader.ts';
 import { formatIssue } from '../manifest/issues.ts';

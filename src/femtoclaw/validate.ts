@@ -86,7 +86,7 @@ export function validateOutput(raw: string | Uint8Array, registry: CapabilityReg
   const tool = t.tool;
   // Decision: `args` is required (§6.2 shows it; §8 "MUST be valid JSON object"); `{}` for none.
   if (!hasOwn.call(t, 'args')) return reject('form', 'missing_field', '"tool_call" needs "args" (an object; {} when there are none)', { form: 'tool_call', tool, field: '/tool_call/args' });
-  // A string holding JSON is a string: never re-parsed (issue 6).
+  // A string holding JSON is a string: never re-parsed (§8: `args` is a JSON object, not text that holds one).
   if (!isObject(t.args)) return reject('form', 'wrong_type', '"args" must be a JSON object', { form: 'tool_call', tool, field: '/tool_call/args' });
   const args = t.args;
 

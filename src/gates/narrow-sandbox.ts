@@ -1,5 +1,5 @@
 // A `context.sandbox` override in claw.tool.call "can only narrow what the manifest allows, never
-// widen it" (issue 3; spec §9.3.2 context.sandbox). narrowSandbox(a, b) is the intersection: both
+// widen it" (spec §9.3.2 context.sandbox). narrowSandbox(a, b) is the intersection: both
 // sides are first read the way every consumer reads them (src/sandbox/spec-view.ts: an absent network
 // mode is `allow-all` with the SSRF guard on, an absent shell mode `restricted`, an absent filesystem
 // `full`, absent injection `host-boundary`, a limit of 0 "not set"), then each capability takes what both allow: modes the

@@ -19,7 +19,7 @@ export interface PipelineDeps extends GateDeps {
   redactValue(v: unknown): unknown;
   redactText(s: string): string;
   /**
-   * Optional observer (the audit log, issue 6; src/audit/gate-audit.ts): told when a call has
+   * Optional observer (the audit log, src/audit/gate-audit.ts): told when a call has
    * passed autonomy and policy (`authorized`; `state.approval` says one is required) and when it is
    * about to execute (every gate passed). Refusals and results it sees from runGates' own outcome.
    */

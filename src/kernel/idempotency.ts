@@ -1,7 +1,7 @@
 // request_id deduplication (runtime profile §5 "Idempotency Contract"): the same request_id within
 // the window returns the first result without re-executing; concurrent duplicates wait for the
 // first. A request_id reused for a different call is refused instead of answered with another
-// call's result. When the agent has a memory database (issue 4), settled outcomes are also written
+// call's result. When the agent has a memory database (docs/memory.md), settled outcomes are also written
 // through a DedupStore, so a retry after a restart still gets the first answer.
 import { ProtocolError, isNotExecuted } from '../protocol/errors.ts';
 import type { Clock } from './ports.ts';
@@ -62,7 +62,7 @@ export class DedupCache<S = string | (() => string)> {
   /** Calls whose outcome is still a promise: never evicted (a retry must wait for them); usually empty. */
   private readonly running = new Map<string, Running<S>>();
   // The settled outcomes in the order they settled, as a ring of parallel arrays: no object per call
-  // is kept for the window, which is what a pipelined burst paid for in GC (BENCH.md "Tool calls").
+  // is kept for the window, which is what a pipelined burst would pay for in GC.
   private ids: (string | undefined)[] = [];
   private sources: (S | undefined)[] = [];
   private values: unknown[] = [];

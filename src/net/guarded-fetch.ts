@@ -98,13 +98,34 @@ export async function guardedFetch(
   network: NetworkCaps | undefined,
   deps: GuardedFetchDeps = {},
 ): Promise<GuardedFetchResult> {
-  const policy = netPolicy(network);
-  const lookup = deps.lookup ?? systemLookup;
-  const check = deps.checkAddress ?? defaultAddressCheck(policy);
   const maxBytes = Math.max(0, init.maxBytes ?? DEFAULT_MAX_BYTES);
-  const maxRedirects = init.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  const x = exchange(init.signal, init.timeoutMs, 'fetch');
+  try {
+    // The deadline covers the body too: it is read here, under the cap.
+    const { res, address, target } = await finalHop(url, init, network, deps, x.signal);
+    const { bytes, truncated } = await readBody(res, maxBytes);
+    return {
+      status: res.statusCode ?? 0,
+      headers: flatHeaders(res.headers),
+      body: Buffer.from(bytes).toString('utf8'),
+      truncated,
+      finalUrl: target.url.href,
+      address,
+    };
+  } catch (e) {
+    throw failure(e, x.why(), { timeout: 'fetch timed out', aborted: 'fetch aborted', failed: 'fetch failed' });
+  } finally {
+    x.clearDeadline();
+    x.unlink();
+  }
+}
 
-  if (init.signal?.aborted) throw new FetchFailed('aborted', 'fetch aborted');
+/**
+ * The deadline and the caller's abort of one exchange: `signal` aborts on either, and `why()` says which came first.
+ * A caller's signal already aborted is refused before anything is resolved or sent.
+ */
+function exchange(callerSignal: AbortSignal | undefined, timeoutMs: number | undefined, noun: string) {
+  if (callerSignal?.aborted) throw new FetchFailed('aborted', `${noun} aborted`);
   const ctl = new AbortController();
   let why: 'timeout' | 'aborted' | undefined;
   const stop = (w: 'timeout' | 'aborted') => {
@@ -112,50 +133,56 @@ export async function guardedFetch(
     ctl.abort();
   };
   const onAbort = () => stop('aborted');
-  init.signal?.addEventListener('abort', onAbort, { once: true });
-  const timer = setTimeout(() => stop('timeout'), timerDelay(init.timeoutMs ?? DEFAULT_TIMEOUT_MS));
+  callerSignal?.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(() => stop('timeout'), timerDelay(timeoutMs ?? DEFAULT_TIMEOUT_MS));
+  return {
+    signal: ctl.signal,
+    why: () => why,
+    clearDeadline: () => clearTimeout(timer),
+    unlink: () => callerSignal?.removeEventListener('abort', onAbort),
+  };
+}
 
-  try {
-    let target = checkTarget(url, policy);
-    let req: HopRequest = {
-      method: (init.method ?? 'GET').toUpperCase(),
-      headers: requestHeaders(init.headers, init.body),
-      body: init.body,
-    };
-    for (let hop = 0; ; hop++) {
-      const addresses = target.ip !== null ? [target.ip] : await resolve(lookup, target.host, ctl.signal);
-      if (policy.ssrf) checkAddresses(target, addresses, check);
-      const { res, address } = await connectAny(target, addresses, req, ctl.signal);
-      const location = res.headers.location;
-      if (isRedirect(res.statusCode ?? 0) && location) {
-        res.destroy();
-        if (hop >= maxRedirects) {
-          throw new NetworkDenied('too-many-redirects', `more than ${maxRedirects} redirects`, { url: target.url.href, host: target.host });
-        }
-        const next = redirectRequest(res.statusCode ?? 0, location, target.url, req);
-        target = checkTarget(next.url, policy);
-        req = next.req;
-        continue;
-      }
-      const { bytes, truncated } = await readBody(res, maxBytes);
-      return {
-        status: res.statusCode ?? 0,
-        headers: flatHeaders(res.headers),
-        body: Buffer.from(bytes).toString('utf8'),
-        truncated,
-        finalUrl: target.url.href,
-        address,
-      };
+/**
+ * Mode, allowlist and SSRF checks with the resolved addresses pinned, per hop, redirects followed (and re-checked)
+ * up to `maxRedirects`: the final hop's response, its body not read yet.
+ */
+async function finalHop(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string | Uint8Array; maxRedirects?: number; dropOnCrossOrigin?: string[] },
+  network: NetworkCaps | undefined,
+  deps: GuardedFetchDeps,
+  signal: AbortSignal,
+): Promise<{ res: http.IncomingMessage; address: string; target: Target }> {
+  const policy = netPolicy(network);
+  const lookup = deps.lookup ?? systemLookup;
+  const check = deps.checkAddress ?? defaultAddressCheck(policy);
+  const maxRedirects = init.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  let target = checkTarget(url, policy);
+  let req: HopRequest = { method: (init.method ?? 'GET').toUpperCase(), headers: requestHeaders(init.headers, init.body), body: init.body };
+  for (let hop = 0; ; hop++) {
+    const addresses = target.ip !== null ? [target.ip] : await resolve(lookup, target.host, signal);
+    if (policy.ssrf) checkAddresses(target, addresses, check);
+    const { res, address } = await connectAny(target, addresses, req, signal);
+    const location = res.headers.location;
+    if (!isRedirect(res.statusCode ?? 0) || !location) return { res, address, target };
+    res.destroy();
+    if (hop >= maxRedirects) {
+      throw new NetworkDenied('too-many-redirects', `more than ${maxRedirects} redirects`, { url: target.url.href, host: target.host });
     }
-  } catch (e) {
-    if (e instanceof NetworkDenied) throw e;
-    if (why) throw new FetchFailed(why, why === 'timeout' ? 'fetch timed out' : 'fetch aborted', { cause: e });
-    if (e instanceof FetchFailed) throw e;
-    throw new FetchFailed('network', `fetch failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
-  } finally {
-    clearTimeout(timer);
-    init.signal?.removeEventListener('abort', onAbort);
+    const next = redirectRequest(res.statusCode ?? 0, location, target.url, req);
+    if (init.dropOnCrossOrigin && new URL(next.url).origin !== target.url.origin) for (const h of init.dropOnCrossOrigin) delete next.req.headers[h.toLowerCase()];
+    target = checkTarget(next.url, policy);
+    req = next.req;
   }
+}
+
+/** What an exchange throws: a policy refusal as it is, else a FetchFailed that says timeout, abort or network. */
+function failure(e: unknown, why: 'timeout' | 'aborted' | undefined, words: { timeout: string; aborted: string; failed: string }): Error {
+  if (e instanceof NetworkDenied) return e;
+  if (why) return new FetchFailed(why, words[why], { cause: e });
+  if (e instanceof FetchFailed) return e;
+  return new FetchFailed('network', `${words.failed}: ${(e as Error)?.message ?? String(e)}`, { cause: e });
 }
 
 async function resolve(lookup: Lookup, host: string, signal: AbortSignal): Promise<string[]> {
@@ -317,54 +344,17 @@ export async function guardedRequest(
   network: NetworkCaps | undefined,
   deps: GuardedFetchDeps = {},
 ): Promise<GuardedResponse> {
-  const policy = netPolicy(network);
-  const lookup = deps.lookup ?? systemLookup;
-  const check = deps.checkAddress ?? defaultAddressCheck(policy);
-  const maxRedirects = init.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
-
-  if (init.signal?.aborted) throw new FetchFailed('aborted', 'request aborted');
-  const ctl = new AbortController();
-  let why: 'timeout' | 'aborted' | undefined;
-  const stop = (w: 'timeout' | 'aborted') => {
-    why ??= w;
-    ctl.abort();
-  };
-  const onAbort = () => stop('aborted');
-  init.signal?.addEventListener('abort', onAbort, { once: true });
-  const unlink = () => init.signal?.removeEventListener('abort', onAbort);
-  const timer = setTimeout(() => stop('timeout'), timerDelay(init.timeoutMs ?? DEFAULT_TIMEOUT_MS));
-
+  const x = exchange(init.signal, init.timeoutMs, 'request');
   try {
-    let target = checkTarget(url, policy);
-    let req: HopRequest = { method: (init.method ?? 'GET').toUpperCase(), headers: requestHeaders(init.headers, init.body), body: init.body };
-    for (let hop = 0; ; hop++) {
-      const addresses = target.ip !== null ? [target.ip] : await resolve(lookup, target.host, ctl.signal);
-      if (policy.ssrf) checkAddresses(target, addresses, check);
-      const { res, address } = await connectAny(target, addresses, req, ctl.signal);
-      const location = res.headers.location;
-      if (isRedirect(res.statusCode ?? 0) && location) {
-        res.destroy();
-        if (hop >= maxRedirects) {
-          throw new NetworkDenied('too-many-redirects', `more than ${maxRedirects} redirects`, { url: target.url.href, host: target.host });
-        }
-        const next = redirectRequest(res.statusCode ?? 0, location, target.url, req);
-        if (new URL(next.url).origin !== target.url.origin) for (const h of init.dropOnCrossOrigin ?? []) delete next.req.headers[h.toLowerCase()];
-        target = checkTarget(next.url, policy);
-        req = next.req;
-        continue;
-      }
-      clearTimeout(timer);
-      // The caller's signal keeps governing the body; the link goes when the body is done.
-      res.once('close', unlink);
-      res.on('error', () => {}); // an aborted stream is reported to whoever reads it
-      return { status: res.statusCode ?? 0, headers: flatHeaders(res.headers), body: res, finalUrl: target.url.href, address };
-    }
+    const { res, address, target } = await finalHop(url, init, network, deps, x.signal);
+    x.clearDeadline();
+    // The caller's signal keeps governing the body; the link goes when the body is done.
+    res.once('close', x.unlink);
+    res.on('error', () => {}); // an aborted stream is reported to whoever reads it
+    return { status: res.statusCode ?? 0, headers: flatHeaders(res.headers), body: res, finalUrl: target.url.href, address };
   } catch (e) {
-    clearTimeout(timer);
-    unlink();
-    if (e instanceof NetworkDenied) throw e;
-    if (why) throw new FetchFailed(why, why === 'timeout' ? 'no response in time' : 'request aborted', { cause: e });
-    if (e instanceof FetchFailed) throw e;
-    throw new FetchFailed('network', `request failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+    x.clearDeadline();
+    x.unlink();
+    throw failure(e, x.why(), { timeout: 'no response in time', aborted: 'request aborted', failed: 'request failed' });
   }
 }

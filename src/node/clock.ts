@@ -11,7 +11,7 @@ export const systemClock: Clock = {
   },
   // Armed from the next check phase (setImmediate), not now: a process's first timer costs ~0.3 ms of Node's
   // timer-list set-up, and the first interval armed is the heartbeat's, at READY, i.e. between a
-  // claw.initialize request and its reply (BENCH.md "Start-up: round 6"). The interval starts at most one turn
+  // claw.initialize request and its reply (docs/startup.md). The interval starts at most one turn
   // of the event loop later; cancel() before then leaves nothing armed. Unref'd, like the interval itself.
   setInterval(fn, ms) {
     let t: ReturnType<typeof setInterval> | undefined;

@@ -12,8 +12,9 @@
 //
 // Node only: Bun keeps its own copy of the environment and may point into the block, so it is left alone there.
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
-import { HARMLESS_ENV } from '../sandbox/host.ts';
 
+/** Environment variables whose values say nothing secret; every other one is wiped from /proc/<pid>/environ. */
+export const HARMLESS_ENV = /^(PATH|HOME|USER|LOGNAME|SHELL|PWD|OLDPWD|SHLVL|TERM|COLORTERM|LANG|LANGUAGE|LC_[A-Z_]+|TZ|TMPDIR|_)$/;
 
 export type ScrubResult = { scrubbed: string[] } | { skipped: string };
 

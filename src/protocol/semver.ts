@@ -1,8 +1,7 @@
 // Semantic versions as CKP writes them (spec §1.5): MAJOR.MINOR.PATCH, each one or more ASCII digits, then an
 // optional pre-release "-" + [0-9A-Za-z.-]+. One character loop for the manifest's `claw`, the schema's
 // version fields and initialize's protocolVersion, instead of four regular expressions: V8 compiles a regular
-// expression on its first use and again to machine code on its second, and these run on every start
-// (BENCH.md "Start-up: round 6").
+// expression on its first use and again to machine code on its second, and these run on every start.
 
 /** The parts of `s` as written (digit strings keep leading zeros), or undefined when it is not a version. */
 export interface VersionParts {

@@ -1,4 +1,4 @@
-// Embeddings client for a Provider (issue 4: hybrid search in `semantic` memory stores). OpenAI-compatible
+// Embeddings client for a Provider (hybrid search in `semantic` memory stores, docs/memory.md). OpenAI-compatible
 // `POST {endpoint}/embeddings` (OpenAI, Ollama, llama.cpp server, vLLM all speak it): body `{ model, input }`,
 // reply `{ data: [{ index, embedding }], usage? }`. The HTTP attempt, timeout, error classification, the attempt
 // loop (retries, requests_per_minute window shared with chat, ledger charge) and auth are the chat client's

@@ -1,4 +1,4 @@
-// The FemtoClaw agent of a session (issue 6) as a kernel module: at STARTING, after tools and memory,
+// The FemtoClaw agent of a session (docs/agent.md) as a kernel module: at STARTING, after tools and memory,
 // it assembles the agent service (system prompt, provider chain, capability registry, gate path,
 // conversation history, audit); channels reach it through `agent()`. It adds no JSON-RPC methods —
 // CKP has none for "talk to the agent"; channels do (the CLI channel of `claw chat`, queue channels).

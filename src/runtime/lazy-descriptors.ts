@@ -1,4 +1,4 @@
-// The static faces of the capability modules (BENCH.md "Round 4: lazy modules"): each module's method
+// The static faces of the capability modules (docs/startup.md): each module's method
 // table and the accessors the rest of the runtime uses, with the implementation (tools-module.ts,
 // memory-module.ts, swarm-module.ts, agent-module.ts, channels-module.ts) loaded by import() at STARTING
 // only for a session that needs it. The `needed` predicates are conservative: whenever the kernel could

@@ -1,9 +1,9 @@
 // A kernel module whose implementation loads with import() at STARTING, only for a session that needs it
-// (BENCH.md "Round 4: lazy modules"): code reachable only through import() is a chunk of its own in the
+// (docs/startup.md): code reachable only through import() is a chunk of its own in the
 // build, read and compiled only when first needed (docs/startup.md). The method table (names,
 // level, states) is static, so the Agent's method map, runtimeLevel() and supportedGroups() (§11, §9.3.1)
 // see the same groups as before; each handler is replaced in place by the implementation's once it is
-// loaded, so a call costs no extra promise or indirection after that (BENCH.md "Tool calls").
+// loaded, so a call costs no extra promise or indirection after that.
 import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import type { AgentCore, KernelModule, Session } from '../kernel/agent.ts';
 import type { MethodSpec } from '../kernel/methods/index.ts';

@@ -141,7 +141,7 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
         const scope = partitionOf(s.spec, context);
         const r = await serial(store, () => s.store.query(query, { scope }));
         const out: Record<string, unknown> = { entries: r.entries.map(wireEntry) };
-        // A store that declares an embedding provider says which search ran, and why full text alone (issue 4).
+        // A store that declares an embedding provider says which search ran, and why full text alone (docs/memory.md).
         if (s.spec.embedding && query.type === 'semantic' && s.spec.search?.strategy !== 'fts-only') {
           out.metadata =
             r.search === 'fts'
@@ -167,7 +167,7 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
         const scope = context ? partitionOf(s.spec, context) : undefined;
         const r = await serial(store, () => s.store.compact({}, { scope }));
         const out: Record<string, unknown> = { entries_before: r.entries_before, entries_after: r.entries_after };
-        // summarize says who wrote the digests: the provider chain, or the deterministic fallback and why (issue 4).
+        // summarize says who wrote the digests: the provider chain, or the deterministic fallback and why (docs/memory.md).
         if (r.strategy === 'summarize' && r.entries_after < r.entries_before) {
           out.metadata = {
             strategy: 'summarize',

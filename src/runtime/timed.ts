@@ -1,6 +1,6 @@
 // Runs work that may answer synchronously or with a promise, and reports its duration and outcome
 // once it is known, without turning a synchronous answer into a promise (the tool-call and memory
-// fast paths stay synchronous; BENCH.md "Tool calls"). Used by the §5.11 telemetry wrappers.
+// fast paths stay synchronous). Used by the §5.11 telemetry wrappers.
 import type { Clock } from '../kernel/ports.ts';
 
 /**

@@ -94,7 +94,7 @@ export async function createToolEnvironment(d: ToolEnvironmentDeps, manifest: Re
     const swept = await sweepOrphansOnce(records.root);
     if (swept.runtimes > 0) d.log.warn('sandbox: swept tool processes of a runtime that died', { ...swept });
   }
-  const host = { ...(await detectHost()), private: privatePaths(d) };
+  const host = { ...(await detectHost(d.env)), private: privatePaths(d) };
   const allowDowngrade = d.config.sandbox?.allow_downgrade;
   const graceMs = d.config.sandbox?.kill_grace_ms;
   const run: ProcessRunner = (req) =>

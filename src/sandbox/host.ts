@@ -5,6 +5,7 @@
 // binaries and the kernel); `probeHost` without `cacheDir` gives an uncached answer (doctor, tests).
 import { childProcess } from '../node/lazy.ts';
 import { cacheDir } from '../node/code-cache.ts';
+import { HARMLESS_ENV } from '../node/scrub-env.ts';
 import { cachedProbe, probeFingerprint } from './probe-cache.ts';
 import { accessSync, constants } from 'node:fs';
 import { arch, availableParallelism, cpus, release } from 'node:os';
@@ -66,13 +67,14 @@ async function probeEnviron(): Promise<HostCapabilities['environ']> {
   }
 }
 
-/** Environment variables whose values say nothing secret; every other one is wiped from /proc/<pid>/environ (src/node/scrub-env.ts). */
-export const HARMLESS_ENV = /^(PATH|HOME|USER|LOGNAME|SHELL|PWD|OLDPWD|SHLVL|TERM|COLORTERM|LANG|LANGUAGE|LC_[A-Z_]+|TZ|TMPDIR|_)$/;
 
 const STD_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
 
-/** `which(1)`, with access(2) called directly: a PATH walk is a few syscalls, cheaper than thread-pool round trips. */
-export function whichSync(name: string, pathVar = process.env.PATH ?? ''): string | undefined {
+/**
+ * `which(1)`, with access(2) called directly: a PATH walk is a few syscalls, cheaper than thread-pool round trips.
+ * `pathVar` is the caller's PATH (the host's environment); the standard directories are searched after it.
+ */
+export function whichSync(name: string, pathVar = ''): string | undefined {
   for (const dir of [...pathVar.split(delimiter).filter(Boolean), ...STD_DIRS]) {
     const p = join(dir, name);
     try {
@@ -134,16 +136,16 @@ async function probeTools(root: boolean, paths: { bwrap?: string; prlimit?: stri
 
 /**
  * `cacheDir`: keep the spawned probes' answer there between starts (probe-cache.ts); without it every layer is
- * probed now.
+ * probed now. `path`: the host's PATH, where the isolation binaries are looked for before the standard directories.
  */
-export async function probeHost(opts: { cgroupParent?: string; cacheDir?: string; now?: number } = {}): Promise<HostCapabilities> {
+export async function probeHost(opts: { cgroupParent?: string; cacheDir?: string; now?: number; path?: string } = {}): Promise<HostCapabilities> {
   const uid = typeof process.getuid === 'function' ? process.getuid() : -1;
   const root = uid === 0;
   const linux = process.platform === 'linux';
   const none = (n: string): Tool => ({ works: false, error: `${n}: not Linux` });
   const tools = async (): Promise<ToolProbes> => {
     if (!linux) return { bwrap: none('bwrap'), bwrapUserns: none('bwrap'), prlimit: none('prlimit'), unshare: none('unshare'), timedOut: false };
-    const paths = { bwrap: whichSync('bwrap'), prlimit: whichSync('prlimit'), unshare: whichSync('unshare') };
+    const paths = { bwrap: whichSync('bwrap', opts.path), prlimit: whichSync('prlimit', opts.path), unshare: whichSync('unshare', opts.path) };
     const fingerprint = probeFingerprint({ binaries: paths, kernel: release(), uid });
     return cachedProbe({ dir: opts.cacheDir, fingerprint, now: opts.now ?? Date.now(), storable: (t) => !t.timedOut }, () => probeTools(root, paths));
   };
@@ -174,9 +176,10 @@ let cached: Promise<HostCapabilities> | undefined;
 
 /**
  * Probed once per process; the spawned probes (six processes, ~40-400 ms on a loaded board) are kept in the cache
- * directory between starts (probe-cache.ts); the cgroup probe (< 1 ms, no process) runs every time.
+ * directory between starts (probe-cache.ts); the cgroup probe (< 1 ms, no process) runs every time. `env` is the
+ * host's environment (its PATH and cache directory); the first call's answer is the process's.
  */
-export function detectHost(): Promise<HostCapabilities> {
-  cached ??= probeHost({ cacheDir: cacheDir(process.env) });
+export function detectHost(env: Record<string, string | undefined> = {}): Promise<HostCapabilities> {
+  cached ??= probeHost({ cacheDir: cacheDir(env), path: env.PATH });
   return cached;
 }

@@ -75,7 +75,7 @@ const ENTER_CGROUP = 'while [ "$#" -gt 0 ] && [ "$1" != -- ]; do echo $$ > "$1" 
 const AWAIT_RECORD = 'read -r _go <&3 || exit 125; exec 3<&-; exec "$@"';
 
 // The binary lookup is synchronous: a few access(2) calls (microseconds), while fs/promises sends every
-// one through the libuv thread pool and back (BENCH.md "Tool calls"). Run directories: run-dirs.ts.
+// one through the libuv thread pool and back. Run directories: run-dirs.ts.
 function resolveBin(bin: string, pathVar: string): string | undefined {
   if (!bin.includes('/')) return whichSync(bin, pathVar);
   const abs = resolve(bin);

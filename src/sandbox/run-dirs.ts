@@ -2,7 +2,7 @@
 // says so). A directory the tool left empty is kept and handed to the next run instead of being
 // removed and created again: on ext4 here a mkdir + rmdir pair costs 0.7-2 ms per call (a journal
 // commit each; on an SD card, two metadata writes of flash wear per tool call), while checking that a
-// directory is empty is a read (BENCH.md "Tool calls"). A directory that is not empty, or whose mode or
+// directory is empty is a read. A directory that is not empty, or whose mode or
 // owner changed, is removed as before and never reused. Idle directories go when the session ends
 // (drainRunDirs) or the process exits; a runtime killed mid-call leaves them to the next start's sweep
 // (launch.ts removeStaleRunDirs: the pid in their name is gone).

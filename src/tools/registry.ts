@@ -1,4 +1,4 @@
-// Binding the manifest's Tools to implementations at STARTING (issue 3 "Where tools come from"):
+// Binding the manifest's Tools to implementations at STARTING (docs/tools.md):
 // mcp_source → MCP server; a `tools:` entry in claw.runtime.yaml → builtin or exec; otherwise a
 // builtin of the same name. A tool with none of these is refused with a message saying how to bind it.
 import { BUILTINS } from './builtins/index.ts';
@@ -9,7 +9,6 @@ import type { BoundTool, ToolImpl } from './types.ts';
 import type { ResolvedManifest, ResolvedPrimitive } from '../manifest/resolved.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { ProcessRunner } from './runner-port.ts';
-import type { CompositeBinder } from '../agent/composite.ts';
 
 export interface RegisteredTool {
   bound: BoundTool;
@@ -28,7 +27,14 @@ export interface RegistryDeps {
   resolveSecrets(refs: string[]): Promise<Record<string, string>>;
   mcp?: McpBinder;
   /** `composite: true` tools (spec §5.4): run their skill as a sub-turn (src/agent/composite.ts). */
-  composite?: Pick<CompositeBinder, 'impl' | 'check'>;
+  composite?: CompositeTools;
+}
+
+/** How the registry binds a `composite: true` tool; the agent layer implements it (src/agent/composite.ts). */
+export interface CompositeTools {
+  impl(tool: ResolvedPrimitive): ToolImpl;
+  /** The tool's own argument check, then the wrapped skill's `input_schema` when it declares one. */
+  check(tool: ResolvedPrimitive, own: ArgumentCheck): ArgumentCheck;
 }
 
 export class ToolBindingError extends Error {}

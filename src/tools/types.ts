@@ -39,7 +39,7 @@ export interface ToolRunContext {
 
 export interface ToolImpl {
   kind: 'builtin' | 'exec' | 'mcp';
-  /** Builtins that touch the OS run in a child process under `level: process` (issue 3). */
+  /** Builtins that touch the OS run in a child process under `level: process` (docs/tools.md). */
   touchesOs: boolean;
   run(args: Record<string, unknown>, ctx: ToolRunContext): Promise<ToolResult>;
   /**

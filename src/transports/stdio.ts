@@ -53,7 +53,7 @@ export function createStdioTransport(opts: StdioOptions): Transport {
   // reach the OS in one write: they are joined into one string, written from the nextTick queue,
   // which runs as soon as the code producing them yields, before any I/O or timer. Order is
   // unchanged and no reply waits for I/O. One string costs less than corking and a writev of one
-  // buffer per reply (BENCH.md "Tool calls", round 5).
+  // buffer per reply.
   let pending = '';
   const flush = () => {
     const s = pending;

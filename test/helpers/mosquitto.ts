@@ -3,7 +3,7 @@
 // Persistence is on (in a temp directory) so a broker restart keeps sessions and queued QoS 1 messages, as a
 // production broker is configured to. Callers skip (with the printed reason) when mosquitto is missing.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,24 @@ export interface Mosquitto {
   /** Start again on the same port with the same state. */
   start(): Promise<void>;
   log(): string;
+}
+
+/**
+ * Every broker this process started: at exit, one listener for all of them kills those still running and removes
+ * their directories (a test may stop and start a broker again, so neither can go at stop()).
+ */
+const brokers = new Set<{ child(): ChildProcess | undefined; dir: string }>();
+let exitHooked = false;
+function cleanUpAtExit(b: { child(): ChildProcess | undefined; dir: string }): void {
+  brokers.add(b);
+  if (exitHooked) return;
+  exitHooked = true;
+  process.once('exit', () => {
+    for (const { child, dir } of brokers) {
+      child()?.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 }
 
 export function findMosquitto(): string | undefined {
@@ -76,8 +94,8 @@ export async function startMosquitto(opts: { extraConfig?: string[]; anonymous?:
       c.kill('SIGTERM');
     });
   };
+  cleanUpAtExit({ child: () => child, dir });
   await start();
-  process.once('exit', () => child?.kill('SIGKILL'));
   return { port, dir, url: (path = '') => `mqtt://127.0.0.1:${port}${path}`, stop, start, log: () => log };
 }
 

@@ -11,7 +11,7 @@ const open: McpClient[] = [];
 function fake(mode = 'normal', extra: Partial<McpClientOptions> = {}) {
   const logger = captureLogger();
   const rec = recordingSpawn();
-  const client = new McpClient({ command: NODE, args: [FAKE_SERVER, mode], env: minimalMcpEnv(), spawn: rec.spawn, clientVersion: '9.9.9', logger, label: `fake:${mode}`, ...extra });
+  const client = new McpClient({ command: NODE, args: [FAKE_SERVER, mode], env: minimalMcpEnv(process.env), spawn: rec.spawn, clientVersion: '9.9.9', logger, label: `fake:${mode}`, ...extra });
   open.push(client);
   return { client, logger, rec };
 }

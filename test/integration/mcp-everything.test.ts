@@ -10,7 +10,7 @@ import { EVERYTHING_SERVER, NODE, captureLogger, liveInGroup, recordingSpawn, re
 const test = suite('mcp client (server-everything)');
 const rec = recordingSpawn();
 const logger = captureLogger();
-const client = new McpClient({ command: NODE, args: [EVERYTHING_SERVER, 'stdio'], env: minimalMcpEnv(), spawn: rec.spawn, clientVersion: '0.1.0', logger, label: 'everything' });
+const client = new McpClient({ command: NODE, args: [EVERYTHING_SERVER, 'stdio'], env: minimalMcpEnv(process.env), spawn: rec.spawn, clientVersion: '0.1.0', logger, label: 'everything' });
 test.after(async () => {
   await client.close();
 });

@@ -18,6 +18,7 @@ interface Checker {
     layers?: Record<string, string[]>;
     allowed?: Record<string, string[]>;
     exceptions?: Exception[];
+    envExceptions?: { from: string; why: string }[];
     files?: string[];
     read?: (file: string) => string;
   }): { problems: string[]; unused: Exception[]; files: number };
@@ -29,8 +30,8 @@ const load = async (): Promise<Checker> => (await import(pathToFileURL(join(ROOT
 const LAYERS = { protocol: ['src/protocol/'], manifest: ['src/manifest/'], kernel: ['src/kernel/'], sandbox: ['src/sandbox/'], tools: ['src/tools/'] };
 const ALLOWED = { protocol: [], manifest: ['protocol'], kernel: ['protocol', 'manifest'], sandbox: ['protocol', 'manifest', 'kernel'], tools: ['protocol', 'manifest', 'kernel'] };
 
-function tree(files: Record<string, string>, exceptions: Exception[] = []) {
-  return { root: '/fixture', layers: LAYERS, allowed: ALLOWED, exceptions, files: Object.keys(files), read: (f: string) => files[f] };
+function tree(files: Record<string, string>, exceptions: Exception[] = [], envExceptions: { from: string; why: string }[] = []) {
+  return { root: '/fixture', layers: LAYERS, allowed: ALLOWED, exceptions, envExceptions, files: Object.keys(files), read: (f: string) => files[f] };
 }
 
 test('the scanner reads import, export-from, type-only and import(); not comments, strings or packages', async () => {
@@ -101,6 +102,20 @@ test('an exception allows exactly its edge, and one that nothing uses is reporte
   );
   assert.equal(r.problems, ['src/tools/run.ts → ../sandbox/other.ts (tools → sandbox)']);
   assert.equal(r.unused, [stale]);
+});
+
+test('only the host reads process.env: an adapter that does is a problem, unless an exception names the file', async () => {
+  const { checkLayers } = await load();
+  const LAYERS_ENV = { ...LAYERS, host: ['src/node/'] };
+  const files: Record<string, string> = {
+    'src/node/env.ts': 'export const env = process.env;',
+    'src/tools/token.ts': "// process.env is not read here, only mentioned\nexport const token = (e: Record<string, string>) => e.TOKEN ?? process.env.TOKEN;",
+    'src/tools/shell.ts': 'export const path = () => process.env.PATH;',
+    'src/sandbox/doc.ts': ' * never process.env: the host passes it\nexport const x = 1;',
+  };
+  const r = checkLayers({ ...tree(files, [], [{ from: 'src/tools/shell.ts', why: 'the worker process' }]), layers: LAYERS_ENV, allowed: { ...ALLOWED, host: ['protocol'] } });
+  assert.equal(r.problems, ['src/tools/token.ts: reads process.env (only the host does: take the environment from it)']);
+  assert.equal(r.unused, []);
 });
 
 test('a cycle of value imports is refused; type-only and import() edges do not make one', async () => {

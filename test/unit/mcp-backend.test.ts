@@ -10,7 +10,7 @@ import { EVERYTHING_SERVER, FAKE_SERVER, NODE, captureLogger, liveInGroup, recor
 
 const test = suite('mcp backend');
 const rec = recordingSpawn();
-const pool = new McpPool({ spawn: rec.spawn, env: minimalMcpEnv(), clientVersion: '0.1.0', logger: captureLogger() });
+const pool = new McpPool({ spawn: rec.spawn, env: minimalMcpEnv(process.env), clientVersion: '0.1.0', logger: captureLogger() });
 const EVERYTHING = formatStdioUri(NODE, [EVERYTHING_SERVER, 'stdio']);
 const FAKE = formatStdioUri(NODE, [FAKE_SERVER, 'normal']);
 const ctx = (signal: AbortSignal = new AbortController().signal): ToolRunContext => ({ signal, requestId: 'r-1' }) as ToolRunContext;
@@ -129,7 +129,7 @@ test('abort during run: throws McpError aborted after the server is gone; next r
 
 test('partitions (sandbox_ref) keep servers apart; spawnFor picks the spawner per partition', async () => {
   const seen: string[] = [];
-  const p2 = new McpPool({ spawn: rec.spawn, spawnFor: (part) => (seen.push(part), rec.spawn), env: minimalMcpEnv(), clientVersion: '0.1.0' });
+  const p2 = new McpPool({ spawn: rec.spawn, spawnFor: (part) => (seen.push(part), rec.spawn), env: minimalMcpEnv(process.env), clientVersion: '0.1.0' });
   const binder = createMcpBinder(p2);
   const a = await binder.bind({ name: 'a', spec: { mcp_source: { uri: FAKE, tool_name: 'echo' }, sandbox_ref: 'strict' } } as any);
   const b = await binder.bind({ name: 'b', spec: { mcp_source: { uri: FAKE, tool_name: 'echo' }, sandbox_ref: 'loose' } } as any);

@@ -23,7 +23,7 @@ const logger = captureLogger();
 
 async function stdioHarness(): Promise<Harness> {
   const rec = recordingSpawn();
-  const client = new McpClient({ command: NODE, args: [EVERYTHING_SERVER, 'stdio'], env: minimalMcpEnv(), spawn: rec.spawn, clientVersion: '0.1.0', logger, label: 'everything' });
+  const client = new McpClient({ command: NODE, args: [EVERYTHING_SERVER, 'stdio'], env: minimalMcpEnv(process.env), spawn: rec.spawn, clientVersion: '0.1.0', logger, label: 'everything' });
   return { client, sent: () => rec.written as any[], close: () => client.close() };
 }
 

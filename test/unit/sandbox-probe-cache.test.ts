@@ -14,16 +14,15 @@ const bin = join(dir, 'bin');
 const cache = join(dir, 'cache');
 const counter = join(dir, 'runs');
 const fake = join(bin, 'prlimit');
-const savedPath = process.env.PATH;
+// The host's PATH as probeHost takes it, with the fake prlimit first.
+const path = `${bin}:${process.env.PATH ?? ''}`;
 
 test.before(() => {
   mkdirSync(bin, { recursive: true });
   writeFileSync(fake, `#!/bin/sh\necho "$*" >> ${counter}\nexit 0\n`);
   chmodSync(fake, 0o755);
-  process.env.PATH = `${bin}:${savedPath}`;
 });
 test.after(() => {
-  process.env.PATH = savedPath;
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -31,12 +30,12 @@ const runs = () => (existsSync(counter) ? readFileSync(counter, 'utf8').trim().s
 
 if (process.platform === 'linux') {
   test('a second probe with the cache spawns nothing; the answer is the same', async () => {
-    const first = await probeHost({ cacheDir: cache });
+    const first = await probeHost({ cacheDir: cache, path });
     assert.is(first.prlimit.path, fake);
     assert.is(first.prlimit.works, true);
     assert.is(runs(), 2, 'the probe and --version');
     assert.ok(existsSync(join(cache, PROBE_CACHE_FILE)));
-    const second = await probeHost({ cacheDir: cache });
+    const second = await probeHost({ cacheDir: cache, path });
     assert.is(runs(), 2, 'answered from the cache');
     assert.equal({ ...second, environ: undefined, cgroup: undefined }, { ...first, environ: undefined, cgroup: undefined });
   });
@@ -44,17 +43,17 @@ if (process.platform === 'linux') {
   test('a changed binary (size, mtime) is probed again', async () => {
     const before = runs();
     appendFileSync(fake, '# changed\n');
-    await probeHost({ cacheDir: cache });
+    await probeHost({ cacheDir: cache, path });
     assert.is(runs(), before + 2);
-    await probeHost({ cacheDir: cache });
+    await probeHost({ cacheDir: cache, path });
     assert.is(runs(), before + 2, 'and the new answer is kept');
   });
 
   test('an entry older than a day is probed again; no cache dir probes every time', async () => {
     const before = runs();
-    await probeHost({ cacheDir: cache, now: Date.now() + PROBE_CACHE_MAX_AGE_MS + 1 });
+    await probeHost({ cacheDir: cache, path, now: Date.now() + PROBE_CACHE_MAX_AGE_MS + 1 });
     assert.is(runs(), before + 2);
-    await probeHost();
+    await probeHost({ path });
     assert.is(runs(), before + 4);
   });
 }

@@ -436,4 +436,24 @@ test('http: an event stream outlives the request and idle timeouts (it is a resp
   });
 });
 
+test('http client: a token_ref resolves through the runtime\'s resolver only, never from process.env behind its back', async () => {
+  process.env.CLAW_TEST_CLIENT_TOKEN = 'tok-from-process-env';
+  try {
+    const err = await connectHttpClient('http://127.0.0.1:9/ckp?token_ref=CLAW_TEST_CLIENT_TOKEN', { baseDir: '/' }).then(
+      () => undefined,
+      (e) => e,
+    );
+    assert.is(err?.code, 'secret-unresolved');
+    // A resolver without the environment (`secrets.env: false`) does not see the variable either.
+    const none = new SecretResolver({}, new Redactor());
+    const refused = await connectHttpClient('http://127.0.0.1:9/ckp?token_ref=CLAW_TEST_CLIENT_TOKEN', { baseDir: '/', secrets: none }).then(
+      () => undefined,
+      (e) => e,
+    );
+    assert.ok(refused, 'no token from process.env');
+  } finally {
+    delete process.env.CLAW_TEST_CLIENT_TOKEN;
+  }
+});
+
 test.run();

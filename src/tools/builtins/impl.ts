@@ -1,6 +1,6 @@
 // A builtin as a ToolImpl. Builtins that touch the OS run in a child process — our own bundle in
-// worker mode (`claw __builtin <name>`) — when the sandbox level is `process` (issue 3: "runs every
-// non-builtin tool — and builtins that touch the OS — in a child process group"); under `none` they
+// worker mode (`claw __builtin <name>`) — when the sandbox level is `process` (docs/tools.md: every
+// non-builtin tool, and builtins that touch the OS, run in a child process group); under `none` they
 // run in-process. `shell` is in-process either way: the program it starts is the child.
 import { SandboxViolation, type ToolImpl, type ToolResult, type ToolRunContext } from '../types.ts';
 import type { SandboxSpec } from '../../manifest/schema/index.ts';

@@ -31,7 +31,7 @@ import { ErrorCode, ProtocolError } from '../../protocol/errors.ts';
 import { NetworkDenied } from '../../net/guarded-fetch.ts';
 import { checkTarget, netPolicy } from '../../net/net-policy.ts';
 import { netMode } from '../../sandbox/spec-view.ts';
-import { McpClient, type McpCallResult, type McpSpawn, type McpTool } from './client.ts';
+import { McpClient, type McpCallResult, type McpCommonOptions, type McpSpawn, type McpStdioClientOptions, type McpTool } from './client.ts';
 import { McpError } from './errors.ts';
 import { httpTransport, type McpHttpRequest } from './http-channel.ts';
 import { parseMcpUri, type McpHttpTarget, type McpTarget } from './uri.ts';
@@ -54,18 +54,9 @@ export interface McpHttpAccess {
 }
 
 /** Client options shared by every server of the pool (spawn, env, cwd, logger, limits). */
-export interface McpPoolOptions {
-  clientVersion: string;
-  logger?: Logger;
-  maxFrameBytes?: number;
-  startTimeoutMs?: number;
-  requestTimeoutMs?: number;
-  closeGraceMs?: number;
+export interface McpPoolOptions extends McpCommonOptions, Pick<McpStdioClientOptions, 'env' | 'cwd' | 'stderrTailBytes'> {
   /** stdio servers: the spawner (for every partition unless spawnFor is given), env, cwd. */
   spawn?: McpSpawn;
-  env?: Record<string, string>;
-  cwd?: string;
-  stderrTailBytes?: number;
   /**
    * The spawner for a partition (see acquire); when absent, `spawn` serves every partition.
    * Lets the runtime start each server inside the sandbox its tools declare.

@@ -43,7 +43,8 @@ export type { McpProcess, McpSpawn } from './stdio-channel.ts';
 /** MCP protocol revisions we speak, newest first. We send the first one in `initialize`. */
 export const MCP_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
 
-interface CommonOptions {
+/** What every client takes, whatever its transport (the pool passes these on to each client it makes). */
+export interface McpCommonOptions {
   /** Our version for clientInfo {name: 'claw-edge', version}. */
   clientVersion: string;
   logger?: Logger;
@@ -58,7 +59,7 @@ interface CommonOptions {
 }
 
 /** A server over stdio: the client spawns it. */
-export interface McpStdioClientOptions extends CommonOptions {
+export interface McpStdioClientOptions extends McpCommonOptions {
   command: string;
   args?: string[];
   env?: Record<string, string>;
@@ -71,7 +72,7 @@ export interface McpStdioClientOptions extends CommonOptions {
 }
 
 /** A server over another transport (Streamable HTTP: http-channel.ts). */
-export interface McpTransportClientOptions extends CommonOptions {
+export interface McpTransportClientOptions extends McpCommonOptions {
   transport: McpTransport;
   label: string;
 }

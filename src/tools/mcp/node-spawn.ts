@@ -89,8 +89,8 @@ function groupMayRun(pgid: number): boolean {
 /** Variables a server usually needs to run at all (the MCP SDK passes the same set by default). */
 const INHERITED = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'LANG', 'TMPDIR'];
 
-/** A minimal environment for MCP servers: the few basics above, nothing else (no secrets). */
-export function minimalMcpEnv(from: Record<string, string | undefined> = process.env): Record<string, string> {
+/** A minimal environment for MCP servers from the host's (`from`): the few basics above, nothing else (no secrets). */
+export function minimalMcpEnv(from: Record<string, string | undefined>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const k of INHERITED) {
     const v = from[k];

@@ -7,9 +7,6 @@ import type { ClientOptions, RequestOptions, TransportClient } from '../client.t
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts';
 import { ClawError } from '../../protocol/errors.ts';
 import { httpModule, httpsModule } from '../../node/lazy.ts';
-import { SecretResolver } from '../../kernel/secrets.ts';
-import { Redactor } from '../../log/redactor.ts';
-import { readBoundedText } from '../../node/fs-reader.ts';
 import { parseHttpUrl } from './settings.ts';
 import { timerDelay } from '../../protocol/delay.ts';
 
@@ -19,10 +16,10 @@ export async function connectHttpClient(uri: string, opts: ClientOptions): Promi
   const ep = parseHttpUrl(uri);
   const known = new Set(['token_ref', 'ca', 'cert', 'key']);
   for (const k of Object.keys(ep.query)) if (!known.has(k)) throw new ClawError('usage', `unknown http URL parameter "${k}" (known: ${[...known].join(', ')})`);
-  const secrets =
-    opts.secrets ??
-    new SecretResolver({ env: process.env, dir: process.env.CLAW_SECRETS_DIR, readFile: async (p, o) => readBoundedText(p, o) }, new Redactor());
-  const token = ep.query.token_ref ? await secrets.resolve(ep.query.token_ref) : undefined;
+  // Only the runtime's resolver (runtime profile §7): it honours `secrets.env: false` and registers the value
+  // with the log redactor; the host, not this adapter, decides where secrets come from.
+  if (ep.query.token_ref && !opts.secrets) throw new ClawError('secret-unresolved', `token_ref "${ep.query.token_ref}" needs the runtime's secret resolver`);
+  const token = ep.query.token_ref ? await opts.secrets!.resolve(ep.query.token_ref) : undefined;
   const file = async (name: string) => {
     const p = ep.query[name];
     if (p === undefined) return undefined;
