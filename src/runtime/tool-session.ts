@@ -1,6 +1,7 @@
 // One session's tools (spec §11): what STARTING bound and decided once per tool, the gates' dependencies,
 // the idempotency window, the audit log and telemetry. Created by the tools module at start() and closed
 // at stop(); every call of that session goes through it, by one async gate path (src/gates/pipeline.ts).
+import { setMaxListeners } from 'node:events';
 import * as v from 'valibot';
 import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import { issuesData } from '../protocol/wire.ts';
@@ -114,7 +115,7 @@ export async function openToolSession(shared: ToolsShared, s: Session, telemetry
             // §5.5 permissions.approval_required: a stricter-only override, like context.policy.
             overridePolicy: o.requireApproval ? skillApprovalPolicy(o.skill) : undefined,
             sandbox: o.narrow ? narrowSandbox(t.sandbox, o.narrow) : t.sandbox,
-            signal: AbortSignal.any ? AbortSignal.any([s.abort.signal, o.signal]) : s.abort.signal,
+            signal: AbortSignal.any ? AbortSignal.any([sessionSignal(s), o.signal]) : sessionSignal(s),
           },
           t.reg.check,
           'agent',
@@ -160,7 +161,7 @@ export async function openToolSession(shared: ToolsShared, s: Session, telemetry
             policies,
             overridePolicy: override ? { name: override.name, spec: override.spec as any } : undefined,
             sandbox,
-            signal: s.abort.signal,
+            signal: sessionSignal(s),
           },
           t.reg.check,
           'operator',
@@ -304,4 +305,15 @@ function lookup(m: ResolvedManifest, kind: 'Sandbox' | 'Policy', ref: string): R
   const r = resolveRef(m, kind, ref);
   if (r.ok) return r.primitive;
   throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: context.${kind.toLowerCase()} "${ref}": ${r.reason}`, { [kind.toLowerCase()]: ref });
+}
+
+/**
+ * The session's abort signal for a tool call. Each call in flight holds one abort listener on it (the execute gate
+ * removes it when the call ends), so a dozen concurrent calls are normal use, not a leak: Node's warning at 11
+ * listeners would only be noise on the operator's stderr.
+ */
+function sessionSignal(s: Session): AbortSignal {
+  const signal = s.abort.signal;
+  setMaxListeners(0, signal);
+  return signal;
 }
