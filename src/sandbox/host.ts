@@ -41,7 +41,7 @@ export interface HostCapabilities {
   root: boolean;
   /** POSIX shell used to enter a cgroup before exec (the only place we need one). */
   sh?: string;
-  /** `bwrap --unshare-all --die-with-parent --ro-bind / / true` ran; `userns`: `--unshare-user` too. */
+  /** `bwrap --unshare-all --die-with-parent --ro-bind / / --dev /dev --proc /proc true` ran; `userns`: `--unshare-user` too. */
   bwrap: Tool & { userns: boolean };
   prlimit: Tool;
   /** Reported only: the runner uses bubblewrap for namespaces. */
@@ -118,10 +118,14 @@ interface ToolProbes {
   timedOut: boolean;
 }
 
+const BWRAP_MOUNTS = ['--dev', '/dev', '--proc', '/proc'];
+
 async function probeTools(root: boolean, paths: { bwrap?: string; prlimit?: string; unshare?: string }): Promise<ToolProbes> {
   const [bwrap, bwrapUserns, prlimit, unshare] = await Promise.all([
-    probeTool('bwrap', paths.bwrap, ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', 'true'], ['--version']),
-    probeTool('bwrap', paths.bwrap, ['--unshare-user', '--unshare-pid', '--die-with-parent', '--ro-bind', '/', '/', 'true']),
+    // `--proc`/`--dev` as a tool run mounts them (bwrap-args.ts): where /proc cannot be mounted (systemd's
+    // ProtectKernelTunables, some containers) bubblewrap starts but every tool run would fail.
+    probeTool('bwrap', paths.bwrap, ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', ...BWRAP_MOUNTS, 'true'], ['--version']),
+    probeTool('bwrap', paths.bwrap, ['--unshare-user', '--unshare-pid', '--die-with-parent', '--ro-bind', '/', '/', ...BWRAP_MOUNTS, 'true']),
     probeTool('prlimit', paths.prlimit, ['--nofile=64:64', '--', 'true'], ['--version']),
     probeTool('unshare', paths.unshare, root ? ['--net', '--pid', '--fork', 'true'] : ['--user', '--map-root-user', '--net', 'true']),
   ]);

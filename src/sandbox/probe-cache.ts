@@ -11,7 +11,7 @@ import { readCache, writeCache } from '../node/code-cache.ts';
 
 export const PROBE_CACHE_FILE = 'sandbox-probes.json';
 export const PROBE_CACHE_MAX_AGE_MS = 24 * 60 * 60 * 1000;
-const FORMAT = 1;
+const FORMAT = 2; // changes whenever what a probe checks changes: an answer to another question is not reused
 
 /** Kernel settings that decide whether an unprivileged user namespace (bwrap --unshare-user) is allowed. */
 const USERNS_SETTINGS = ['/proc/sys/kernel/unprivileged_userns_clone', '/proc/sys/user/max_user_namespaces', '/proc/sys/kernel/apparmor_restrict_unprivileged_userns'];
