@@ -3,6 +3,7 @@
 // JSON; absent or empty means 0.3 (A2A 1.0 §3.6: a request without the header is 0.3) with message/send,
 // tasks/get, tasks/cancel. Only these names exist here: an A2A caller never reaches a claw.* method.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { illFormedPath } from '../protocol/well-formed.ts';
 import { readBody } from '../transports/http/body.ts';
 import { sendJson } from '../transports/http/reply.ts';
 import type { Route } from '../transports/http/server.ts';
@@ -131,6 +132,9 @@ async function answer(d: RpcRouteDeps, req: IncomingMessage, res: ServerResponse
     }
     const params = m.params === undefined ? {} : m.params;
     if (!params || typeof params !== 'object' || Array.isArray(params)) throw new A2aError(A2aErrorCode.InvalidParams, 'params must be an object');
+    // A lone surrogate cannot be stored or sent on as UTF-8 (protocol/well-formed.ts): refused, as on the CKP wire.
+    const bad = illFormedPath(params, 'params');
+    if (bad !== undefined) throw new A2aError(A2aErrorCode.InvalidParams, `${bad}: a string holds a lone UTF-16 surrogate (not well-formed Unicode)`);
     const tasks = d.tasks();
     if (!tasks) throw new A2aError(A2aErrorCode.InternalError, 'the agent is not running (no session started)');
     const result = await handler(params as Record<string, unknown>, tasks, version);
