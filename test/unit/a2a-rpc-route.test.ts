@@ -26,7 +26,7 @@ async function serve(): Promise<{ url: string; turns: string[]; close(): Promise
 
 // JSON text with a "\ud800" escape: JSON.parse turns it into a lone surrogate.
 const post = (url: string, bodyText: string, version = '1.0') =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': version }, body: bodyText }).then(async (r) => ({ status: r.status, json: await r.json() }));
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': version }, body: bodyText }).then(async (r) => ({ status: r.status, json: (await r.json()) as any }));
 
 test('a lone surrogate anywhere in params is invalid params, and no turn runs', async () => {
   const s = await serve();
