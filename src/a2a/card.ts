@@ -56,7 +56,7 @@ export function buildAgentCard(m: ResolvedManifest, o: CardOptions): Record<stri
       { url: o.endpointUrl, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
     ],
     provider: { organization: 'claw-edge runtime', url: 'https://github.com/clawkernel' },
-    capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['text/plain'],
     skills: m.skills.map((s) => agentSkill(s)),

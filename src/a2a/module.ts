@@ -11,6 +11,7 @@ import { taskMethods } from './task-methods.ts';
 import { buildAgentCard } from './card.ts';
 import { AGENT_CARD_PATH, agentCardRoute } from './card-route.ts';
 import { a2aRpcRoute } from './rpc-route.ts';
+import { StreamSlots } from './stream.ts';
 import { TaskService } from './tasks.ts';
 import type { TaskStore } from './task-store.ts';
 
@@ -37,7 +38,9 @@ export function a2aModule(d: A2aModuleDeps): KernelModule {
     // The card names the endpoint on the listener it was fetched from (or public_url, behind a proxy).
     const base = c.public_url?.replace(/\/$/, '') ?? new URL(l.url).origin;
     l.addRoute(AGENT_CARD_PATH, agentCardRoute(() => (session ? buildAgentCard(session.manifest, { endpointUrl: `${base}${path}`, runtimeVersion: d.runtimeVersion, security: l.security }) : undefined)));
-    l.addRoute(path, a2aRpcRoute({ tasks: () => service, ...l.limits }));
+    // One count of open streams per listener, whichever binding opened them.
+    const slots = new StreamSlots();
+    l.addRoute(path, a2aRpcRoute({ tasks: () => service, slots, ...l.limits }));
   }
   if (d.listeners.length === 0) d.log.warn('a2a is enabled but no http listener is configured: nothing serves it');
   return {
