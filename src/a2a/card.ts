@@ -35,7 +35,10 @@ function clip(s: string): string {
   return s.length <= MAX_DESCRIPTION_CHARS ? s : `${s.slice(0, MAX_DESCRIPTION_CHARS - 1).trimEnd()}…`;
 }
 
-/** A2A 1.0 AgentCard JSON. `supportedInterfaces` lists the JSON-RPC binding twice: 1.0 first, then 0.3. */
+/**
+ * A2A 1.0 AgentCard JSON. `supportedInterfaces`, one URL: JSON-RPC 1.0 first (preferred), HTTP+JSON 1.0 (its paths
+ * below the URL), JSON-RPC 0.3. The 0.3 HTTP+JSON binding is not served, so it is not listed.
+ */
 export function buildAgentCard(m: ResolvedManifest, o: CardOptions): Record<string, unknown> {
   const schemes: Record<string, unknown> = {};
   const required: Record<string, { list: string[] }> = {};
@@ -53,6 +56,7 @@ export function buildAgentCard(m: ResolvedManifest, o: CardOptions): Record<stri
     version: m.identity.version ?? m.version ?? o.runtimeVersion,
     supportedInterfaces: [
       { url: o.endpointUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: o.endpointUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
       { url: o.endpointUrl, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
     ],
     provider: { organization: 'claw-edge runtime', url: 'https://github.com/clawkernel' },

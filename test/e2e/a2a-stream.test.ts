@@ -69,7 +69,10 @@ a2a: { enabled: true, tools: true }
   };
 }
 
+/** Every URL the SDK fetched: which binding it spoke. */
+const seen: string[] = [];
 const withToken: typeof fetch = (input, init) => {
+  seen.push(`${init?.method ?? 'GET'} ${String(input)}`);
   const headers = new Headers(init?.headers);
   headers.set('authorization', `Bearer ${TOKEN}`);
   return fetch(input, { ...init, headers });
@@ -78,7 +81,13 @@ const withToken: typeof fetch = (input, init) => {
 async function client(base: string, o: { legacy?: boolean; rest?: boolean } = {}): Promise<Client> {
   const compat = o.legacy ? { legacyCompat: { enabled: true } } : {};
   const transport = o.rest ? new RestTransportFactory({ fetchImpl: withToken, ...compat }) : new JsonRpcTransportFactory({ fetchImpl: withToken, ...compat });
-  const f = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [transport], cardResolver: new DefaultAgentCardResolver({ fetchImpl: withToken, ...compat }) }));
+  const f = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [transport],
+      ...(o.rest ? { preferredTransports: ['HTTP+JSON'] } : {}),
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl: withToken, ...compat }),
+    }),
+  );
   if (!o.legacy) return f.createFromUrl(base);
   // The card's 0.3 interfaces only: what a 0.3 client would pick.
   const card: any = await (await f.createFromUrl(base)).getAgentCard();
@@ -154,6 +163,39 @@ test('A2A 0.3 (the SDK compatibility transport): message/stream, tasks/resubscri
     const c = await client(s.base, { legacy: true });
     assert.is(c.protocolVersion, '0.3');
     await slowToolAndResubscribe(c, s.release);
+  } finally {
+    await s.close();
+  }
+});
+
+test('A2A 1.0 over HTTP+JSON (the SDK REST transport): streamed send, resubscribe, get, list, cancel; credentials', async () => {
+  const s = await start();
+  try {
+    const c = await client(s.base, { rest: true });
+    seen.length = 0;
+    await slowToolAndResubscribe(c, s.release);
+    const paths = seen.map((u) => u.replace(s.base, '').replace(/\/tasks\/[^/:?]+/, '/tasks/ID'));
+    assert.ok(paths.includes('POST /a2a/message:stream') && paths.includes('POST /a2a/tasks/ID:subscribe'), paths.join('\n'));
+    assert.not.ok(paths.includes('POST /a2a'), 'the JSON-RPC endpoint is not used');
+    const sent: any = await c.sendMessage(text('hello'));
+    assert.is(sent.status.state, COMPLETED);
+    const got: any = await c.getTask({ id: sent.id, historyLength: 1, tenant: '' });
+    assert.is(got.id, sent.id);
+    assert.is(got.history.length, 1);
+    const listed: any = await c.listTasks({ tenant: '', contextId: sent.contextId, status: 0, pageSize: 10, pageToken: '', historyLength: 0, statusTimestampAfter: undefined, includeArtifacts: false } as any);
+    assert.equal(listed.tasks.map((t: any) => t.id), [sent.id]);
+    let notCancelable: any;
+    await c.cancelTask({ id: sent.id, tenant: '', metadata: undefined } as any).catch((e) => (notCancelable = e));
+    assert.is(notCancelable?.name, 'TaskNotCancelableError', String(notCancelable));
+    let notFound: any;
+    await c.getTask({ id: 'no-such-task', tenant: '' } as any).catch((e) => (notFound = e));
+    assert.is(notFound?.name, 'TaskNotFoundError', String(notFound));
+    // Same credentials as the JSON-RPC route: none or a wrong one → 401, nothing runs.
+    for (const headers of [{}, { authorization: 'Bearer wrong' }] as Record<string, string>[]) {
+      const r = await fetch(`${s.base}/a2a/message:send`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hello' }] } }) });
+      assert.is(r.status, 401);
+      assert.is((await fetch(`${s.base}/a2a/tasks/${sent.id}`, { headers })).status, 401);
+    }
   } finally {
     await s.close();
   }
