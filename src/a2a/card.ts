@@ -84,3 +84,40 @@ function humanize(name: string): string {
   const words = name.replace(/[-_]+/g, ' ').trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
+
+/**
+ * The same card for an A2A 0.3 client (the 0.3 AgentCard: `url` + `preferredTransport` name the first 0.3
+ * interface, `additionalInterfaces` all of them, `type`-tagged security schemes, `security`). The 1.0
+ * `supportedInterfaces` stay in it, as the official SDK's server does: a 1.0 client that fetched the card without
+ * `A2A-Version` still finds its interfaces.
+ */
+export function legacyAgentCard(card: Record<string, unknown>): Record<string, unknown> {
+  const all = card.supportedInterfaces as { url: string; protocolBinding: string; protocolVersion: string }[];
+  const old = all.filter((i) => i.protocolVersion === '0.3');
+  const caps = card.capabilities as { streaming: boolean; pushNotifications: boolean };
+  const schemes: Record<string, unknown> = {};
+  const required: Record<string, string[]> = {};
+  for (const [name, s] of Object.entries((card.securitySchemes ?? {}) as Record<string, Record<string, { scheme?: string; description?: string }>>)) {
+    if (s.httpAuthSecurityScheme) schemes[name] = { type: 'http', ...s.httpAuthSecurityScheme };
+    else if (s.mtlsSecurityScheme) schemes[name] = { type: 'mutualTLS', ...s.mtlsSecurityScheme };
+    required[name] = [];
+  }
+  const { name, description, version, provider, defaultInputModes, defaultOutputModes, skills } = card;
+  return {
+    protocolVersion: '0.3.0',
+    name,
+    description,
+    version,
+    provider,
+    url: old[0].url,
+    preferredTransport: old[0].protocolBinding,
+    additionalInterfaces: old.map((i) => ({ url: i.url, transport: i.protocolBinding })),
+    capabilities: { streaming: caps.streaming, pushNotifications: caps.pushNotifications },
+    defaultInputModes,
+    defaultOutputModes,
+    skills,
+    supportsAuthenticatedExtendedCard: false,
+    ...(Object.keys(schemes).length > 0 ? { securitySchemes: schemes, security: [required] } : {}),
+    supportedInterfaces: all,
+  };
+}

@@ -5,6 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { request, startHttpClaw, type HttpClaw } from './helpers/http-claw.ts';
+import { cardErrors } from './helpers/a2a-schema.ts';
 import { sleep } from './helpers/e2e-util.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -148,9 +149,17 @@ async function slowToolAndResubscribe(c: Client, release: () => void): Promise<v
 test('A2A 1.0 over JSON-RPC: streamed send, a slow tool, a dropped stream resubscribed', async () => {
   const s = await start();
   try {
+    // The card served, in each version's shape, is valid under that version's A2A JSON Schema.
+    const url = `${s.base}/.well-known/agent-card.json`;
+    const v10 = await request(url, { method: 'GET', headers: { 'a2a-version': '1.0' } });
+    assert.equal(cardErrors(v10.json, '1.0'), []);
+    assert.is(v10.json.capabilities.streaming, true);
+    assert.equal(v10.json.supportedInterfaces.map((i: any) => `${i.protocolBinding} ${i.protocolVersion} ${i.url}`), [`JSONRPC 1.0 ${s.base}/a2a`, `HTTP+JSON 1.0 ${s.base}/a2a`, `JSONRPC 0.3 ${s.base}/a2a`]);
+    const v03 = await request(url, { method: 'GET' });
+    assert.equal(cardErrors(v03.json, '0.3'), []);
+    assert.equal([v03.json.protocolVersion, v03.json.url, v03.json.preferredTransport], ['0.3.0', `${s.base}/a2a`, 'JSONRPC']);
+    assert.is(v03.headers['vary'], 'A2A-Version');
     const c = await client(s.base);
-    const card: any = await c.getAgentCard();
-    assert.is(card.capabilities.streaming, true);
     await slowToolAndResubscribe(c, s.release);
   } finally {
     await s.close();
