@@ -35,7 +35,10 @@ function clip(s: string): string {
   return s.length <= MAX_DESCRIPTION_CHARS ? s : `${s.slice(0, MAX_DESCRIPTION_CHARS - 1).trimEnd()}…`;
 }
 
-/** A2A 1.0 AgentCard JSON. `supportedInterfaces` lists the JSON-RPC binding twice: 1.0 first, then 0.3. */
+/**
+ * A2A 1.0 AgentCard JSON. `supportedInterfaces`, one URL: JSON-RPC 1.0 first (preferred), HTTP+JSON 1.0 (its paths
+ * below the URL), JSON-RPC 0.3. The 0.3 HTTP+JSON binding is not served, so it is not listed.
+ */
 export function buildAgentCard(m: ResolvedManifest, o: CardOptions): Record<string, unknown> {
   const schemes: Record<string, unknown> = {};
   const required: Record<string, { list: string[] }> = {};
@@ -53,10 +56,11 @@ export function buildAgentCard(m: ResolvedManifest, o: CardOptions): Record<stri
     version: m.identity.version ?? m.version ?? o.runtimeVersion,
     supportedInterfaces: [
       { url: o.endpointUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: o.endpointUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
       { url: o.endpointUrl, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
     ],
     provider: { organization: 'claw-edge runtime', url: 'https://github.com/clawkernel' },
-    capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['text/plain'],
     skills: m.skills.map((s) => agentSkill(s)),
@@ -79,4 +83,41 @@ function agentSkill(s: ResolvedManifest['skills'][number]): Record<string, unkno
 function humanize(name: string): string {
   const words = name.replace(/[-_]+/g, ' ').trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/**
+ * The same card for an A2A 0.3 client (the 0.3 AgentCard: `url` + `preferredTransport` name the first 0.3
+ * interface, `additionalInterfaces` all of them, `type`-tagged security schemes, `security`). The 1.0
+ * `supportedInterfaces` stay in it, as the official SDK's server does: a 1.0 client that fetched the card without
+ * `A2A-Version` still finds its interfaces.
+ */
+export function legacyAgentCard(card: Record<string, unknown>): Record<string, unknown> {
+  const all = card.supportedInterfaces as { url: string; protocolBinding: string; protocolVersion: string }[];
+  const old = all.filter((i) => i.protocolVersion === '0.3');
+  const caps = card.capabilities as { streaming: boolean; pushNotifications: boolean };
+  const schemes: Record<string, unknown> = {};
+  const required: Record<string, string[]> = {};
+  for (const [name, s] of Object.entries((card.securitySchemes ?? {}) as Record<string, Record<string, { scheme?: string; description?: string }>>)) {
+    if (s.httpAuthSecurityScheme) schemes[name] = { type: 'http', ...s.httpAuthSecurityScheme };
+    else if (s.mtlsSecurityScheme) schemes[name] = { type: 'mutualTLS', ...s.mtlsSecurityScheme };
+    required[name] = [];
+  }
+  const { name, description, version, provider, defaultInputModes, defaultOutputModes, skills } = card;
+  return {
+    protocolVersion: '0.3.0',
+    name,
+    description,
+    version,
+    provider,
+    url: old[0].url,
+    preferredTransport: old[0].protocolBinding,
+    additionalInterfaces: old.map((i) => ({ url: i.url, transport: i.protocolBinding })),
+    capabilities: { streaming: caps.streaming, pushNotifications: caps.pushNotifications },
+    defaultInputModes,
+    defaultOutputModes,
+    skills,
+    supportsAuthenticatedExtendedCard: false,
+    ...(Object.keys(schemes).length > 0 ? { securitySchemes: schemes, security: [required] } : {}),
+    supportedInterfaces: all,
+  };
 }

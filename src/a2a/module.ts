@@ -1,5 +1,5 @@
 // The CKP-A2A profile as a kernel module (docs/a2a.md): on each HTTP listener it serves the agent card
-// (public) and the A2A JSON-RPC endpoint (the listener's credentials); it adds claw.task.* to the CKP
+// (public), the A2A JSON-RPC endpoint and the HTTP+JSON binding below it (the listener's credentials); it adds claw.task.* to the CKP
 // methods. Routes are added once, when the runtime is built; they answer 503 / "not running" until a
 // session starts, and the card and tasks follow the session's manifest.
 import type { KernelModule, Session } from '../kernel/agent.ts';
@@ -10,7 +10,9 @@ import type { HttpTransport } from '../transports/http/transport.ts';
 import { taskMethods } from './task-methods.ts';
 import { buildAgentCard } from './card.ts';
 import { AGENT_CARD_PATH, agentCardRoute } from './card-route.ts';
+import { a2aRestRoute } from './rest-route.ts';
 import { a2aRpcRoute } from './rpc-route.ts';
+import { StreamSlots } from './stream.ts';
 import { TaskService } from './tasks.ts';
 import type { TaskStore } from './task-store.ts';
 
@@ -37,7 +39,11 @@ export function a2aModule(d: A2aModuleDeps): KernelModule {
     // The card names the endpoint on the listener it was fetched from (or public_url, behind a proxy).
     const base = c.public_url?.replace(/\/$/, '') ?? new URL(l.url).origin;
     l.addRoute(AGENT_CARD_PATH, agentCardRoute(() => (session ? buildAgentCard(session.manifest, { endpointUrl: `${base}${path}`, runtimeVersion: d.runtimeVersion, security: l.security }) : undefined)));
-    l.addRoute(path, a2aRpcRoute({ tasks: () => service, ...l.limits }));
+    // One count of open streams per listener, whichever binding opened them.
+    const slots = new StreamSlots();
+    l.addRoute(path, a2aRpcRoute({ tasks: () => service, slots, ...l.limits }));
+    const prefix = path.replace(/\/+$/, '');
+    l.addRoute(`${prefix}/`, a2aRestRoute({ tasks: () => service, slots, prefix, ...l.limits }));
   }
   if (d.listeners.length === 0) d.log.warn('a2a is enabled but no http listener is configured: nothing serves it');
   return {

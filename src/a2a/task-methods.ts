@@ -1,13 +1,14 @@
 // claw.task.create / get / list / cancel (CKP-A2A profile §6.1; docs/a2a.md "claw.task.*"): the operator's view
 // of the A2A task service, answered with CKP error codes (-32602 with data.reason) rather than A2A's, whose
-// numbers mean other things in CKP's catalog. claw.task.subscribe waits for streaming.
+// numbers mean other things in CKP's catalog. claw.task.subscribe is a long poll: a request/response transport
+// (stdio, fs, mqtt, a CKP POST) carries one answer per request, so it answers with the task once it changed.
 import * as v from 'valibot';
 import { ClawError, ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import { issuesData } from '../protocol/wire.ts';
 import type { MethodSpec } from '../kernel/methods/index.ts';
 import type { TaskService } from './tasks.ts';
 import type { A2aTask, TaskMessage } from './types.ts';
-import { TASK_STATES } from './wire.ts';
+import { streamEndsAt, TASK_STATES } from './wire.ts';
 
 const partSchema = v.union([
   v.strictObject({ type: v.literal('text'), text: v.string(), mediaType: v.optional(v.string()) }),
@@ -25,6 +26,15 @@ const createParams = v.strictObject({
   wait: v.optional(v.boolean()),
 });
 const idParams = v.strictObject({ task_id: v.pipe(v.string(), v.minLength(1)) });
+const subscribeParams = v.strictObject({
+  task_id: v.pipe(v.string(), v.minLength(1)),
+  /** The `updated_at` of the task the caller holds: a task changed since answers at once. */
+  since: v.optional(v.string()),
+  /** How long to wait for a change (default and most 25 s: under the HTTP listener's 30 s socket timeout). */
+  wait_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(25_000))),
+});
+/** Long polls waiting at once, all transports together: each holds a listener and a timer. */
+const MAX_WAITING = 32;
 const listParams = v.strictObject({
   context_id: v.optional(v.string()),
   state: v.optional(v.picklist(TASK_STATES)),
@@ -67,6 +77,7 @@ export function taskMethods(service: () => TaskService | undefined, newId: () =>
     if (!s) throw new ProtocolError(ErrorCode.InternalError, 'the task service is not running', { reason: 'unavailable' });
     return s;
   };
+  let waiting = 0;
   return {
     'claw.task.create': {
       level: 1,
@@ -109,6 +120,38 @@ export function taskMethods(service: () => TaskService | undefined, newId: () =>
         try {
           const page = svc().list({ contextId: p.context_id, state: p.state, pageSize: p.page_size, pageToken: p.page_token });
           return { tasks: page.tasks.map(ckpTask), next_page_token: page.nextPageToken, total: page.totalSize };
+        } catch (e) {
+          return ckpError(e);
+        }
+      },
+    },
+    // Profile §6.1: answers the task when it differs from `since` (or no `since`: when it next changes), when its
+    // state ends a stream (terminal, input_required, auth_required), or after wait_ms with the task as it is.
+    'claw.task.subscribe': {
+      level: 1,
+      states: ['READY'],
+      async handler(params) {
+        const p = parse(subscribeParams, 'claw.task.subscribe', params);
+        try {
+          const s = svc();
+          const t = s.get(p.task_id);
+          if (streamEndsAt(t.state) || (p.since !== undefined && p.since !== new Date(t.updatedAt).toISOString())) return ckpTask(t);
+          if (waiting >= MAX_WAITING) throw new ProtocolError(ErrorCode.InternalError, 'too many claw.task.subscribe calls waiting', { reason: 'busy' });
+          waiting++;
+          try {
+            await new Promise<void>((resolve) => {
+              const timer = setTimeout(done, p.wait_ms ?? 25_000);
+              const unsubscribe = s.subscribe(t.id, done);
+              function done() {
+                clearTimeout(timer);
+                unsubscribe();
+                resolve();
+              }
+            });
+          } finally {
+            waiting--;
+          }
+          return ckpTask(s.get(p.task_id));
         } catch (e) {
           return ckpError(e);
         }

@@ -6,7 +6,7 @@ import type { ChannelAgent } from '../channels/types.ts';
 import type { Logger } from '../kernel/ports.ts';
 import { ClawError } from '../protocol/errors.ts';
 import type { TaskStore } from './task-store.ts';
-import { TERMINAL_STATES, type A2aTask, type TaskMessage, type TaskState } from './types.ts';
+import { TERMINAL_STATES, type A2aTask, type TaskArtifact, type TaskMessage, type TaskState } from './types.ts';
 import { turnText } from './wire.ts';
 
 export interface TaskServiceDeps {
@@ -34,6 +34,12 @@ export interface TaskPage {
   totalSize: number;
 }
 
+/** A change to a task: `artifact` set when one was added, else its status changed (streams, rpc-route.ts). */
+export interface TaskEvent {
+  task: A2aTask;
+  artifact?: TaskArtifact;
+}
+
 export const RESTART_MESSAGE = 'the agent runtime stopped while this task was running';
 const DEFAULT_MAX_TASKS = 1000;
 const MAX_PAGE = 100;
@@ -41,6 +47,7 @@ const MAX_PAGE = 100;
 export class TaskService {
   private readonly tasks = new Map<string, A2aTask>();
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private readonly listeners = new Map<string, Set<(e: TaskEvent) => void>>();
   private saving: Promise<void> = Promise.resolve();
   private opened = false;
 
@@ -115,7 +122,9 @@ export class TaskService {
         return;
       }
       const parts = [{ type: 'text' as const, text: r.reply }];
-      task.artifacts.push({ artifactId: this.d.newId(), name: 'reply', parts });
+      const artifact = { artifactId: this.d.newId(), name: 'reply', parts };
+      task.artifacts.push(artifact);
+      this.emit({ task, artifact });
       task.history.push({ role: 'agent', messageId: this.d.newId(), contextId: task.contextId, parts });
       this.set(task, 'completed');
     } catch (e) {
@@ -153,6 +162,31 @@ export class TaskService {
     return t;
   }
 
+  /**
+   * Calls `listener` on every change of task `id` until the returned function is called. Called in the same tick
+   * as the change: a caller that reads the task and subscribes without awaiting in between misses nothing.
+   */
+  subscribe(id: string, listener: (e: TaskEvent) => void): () => void {
+    this.get(id);
+    let set = this.listeners.get(id);
+    if (!set) this.listeners.set(id, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.listeners.get(id) === set) this.listeners.delete(id);
+    };
+  }
+
+  private emit(e: TaskEvent): void {
+    for (const l of [...(this.listeners.get(e.task.id) ?? [])]) {
+      try {
+        l(e);
+      } catch (err) {
+        this.d.log.warn('a2a task listener failed', { task: e.task.id, error: (err as Error).message });
+      }
+    }
+  }
+
   /** Aborts running turns (their tasks fail: the runtime is stopping) and waits for the last write. */
   async close(): Promise<void> {
     for (const [id, r] of this.running) {
@@ -169,6 +203,7 @@ export class TaskService {
     t.statusMessage = statusMessage;
     t.updatedAt = this.d.now();
     void this.persist();
+    this.emit({ task: t });
   }
 
   /** Writes are chained: the file always ends up with the latest list. */

@@ -1,7 +1,7 @@
 // The A2A wire shapes this runtime speaks (docs/a2a.md): A2A 1.0 JSON (ProtoJSON names: `TASK_STATE_*`,
 // `ROLE_*`, parts without a `kind`) and A2A 0.3 JSON (`kind` discriminators, lower-case states), chosen per
 // request by the A2A-Version header. The task model inside is the CKP interop model (CKP-A2A profile §6.3, §7).
-import type { A2aTask, TaskState, TaskMessage, TaskPart } from './types.ts';
+import { TERMINAL_STATES, type A2aTask, type TaskArtifact, type TaskState, type TaskMessage, type TaskPart } from './types.ts';
 
 export type WireVersion = '1.0' | '0.3';
 
@@ -63,24 +63,45 @@ export function wireMessage(m: TaskMessage, v: WireVersion, taskId?: string): Re
   };
 }
 
+/** A task's TaskStatus: its state, the short status message if any, when it last changed. */
+export function wireStatus(t: A2aTask, v: WireVersion): Record<string, unknown> {
+  return {
+    state: wireState(t.state, v),
+    ...(t.statusMessage ? { message: wireMessage({ role: 'agent', messageId: `${t.id}-status`, parts: [{ type: 'text', text: t.statusMessage }] }, v, t.id) } : {}),
+    timestamp: new Date(t.updatedAt).toISOString(),
+  };
+}
+
+export function wireArtifact(a: TaskArtifact, v: WireVersion): Record<string, unknown> {
+  return { artifactId: a.artifactId, ...(a.name ? { name: a.name } : {}), parts: a.parts.map((p) => wirePart(p, v)) };
+}
+
 /** A task as an A2A client reads it; `historyLength` 0 leaves the history out (A2A 1.0 GetTask). */
 export function wireTask(t: A2aTask, v: WireVersion, o: { historyLength?: number; artifacts?: boolean } = {}): Record<string, unknown> {
   const history = o.historyLength === undefined ? t.history : o.historyLength <= 0 ? [] : t.history.slice(-o.historyLength);
-  const out: Record<string, unknown> = {
-    ...(v === '0.3' ? { kind: 'task' } : {}),
-    id: t.id,
-    contextId: t.contextId,
-    status: {
-      state: wireState(t.state, v),
-      ...(t.statusMessage ? { message: wireMessage({ role: 'agent', messageId: `${t.id}-status`, parts: [{ type: 'text', text: t.statusMessage }] }, v, t.id) } : {}),
-      timestamp: new Date(t.updatedAt).toISOString(),
-    },
-  };
-  if (o.artifacts !== false && t.artifacts.length > 0) {
-    out.artifacts = t.artifacts.map((a) => ({ artifactId: a.artifactId, ...(a.name ? { name: a.name } : {}), parts: a.parts.map((p) => wirePart(p, v)) }));
-  }
+  const out: Record<string, unknown> = { ...(v === '0.3' ? { kind: 'task' } : {}), id: t.id, contextId: t.contextId, status: wireStatus(t, v) };
+  if (o.artifacts !== false && t.artifacts.length > 0) out.artifacts = t.artifacts.map((a) => wireArtifact(a, v));
   if (history.length > 0) out.history = history.map((m) => wireMessage(m, v, t.id));
   return out;
+}
+
+/** Where a stream of a task's updates ends (A2A 1.0 §3.1.2, §11.7): a terminal or an interrupted state. */
+export const streamEndsAt = (s: TaskState): boolean => TERMINAL_STATES.has(s) || s === 'input_required' || s === 'auth_required';
+
+/**
+ * One stream event (A2A 1.0 StreamResponse: `{task}` / `{statusUpdate}` / `{artifactUpdate}`; 0.3: the object with
+ * its `kind`, and `final` on the status update that ends the stream). No `artifact` and no `status`: the snapshot
+ * every stream starts with (1.0 §3.1.6: the Task first).
+ */
+export function wireStreamEvent(t: A2aTask, v: WireVersion, e: { snapshot?: boolean; artifact?: TaskArtifact }): Record<string, unknown> {
+  if (e.snapshot) return v === '1.0' ? { task: wireTask(t, v) } : wireTask(t, v);
+  const ids = { taskId: t.id, contextId: t.contextId };
+  if (e.artifact) {
+    // The whole artifact in one event: this runtime does not produce partial artifacts.
+    const a = { ...ids, artifact: wireArtifact(e.artifact, v), lastChunk: true };
+    return v === '1.0' ? { artifactUpdate: a } : { kind: 'artifact-update', ...a };
+  }
+  return v === '1.0' ? { statusUpdate: { ...ids, status: wireStatus(t, v) } } : { kind: 'status-update', ...ids, status: wireStatus(t, v), final: streamEndsAt(t.state) };
 }
 
 /**

@@ -103,7 +103,7 @@ test('the official A2A client: card, blocking send, GetTask, ListTasks, a follow
   try {
     const base = new URL(h.url).origin;
     // The card is public and projects only public facts.
-    const raw = await request(`${base}/.well-known/agent-card.json`, { method: 'GET' });
+    const raw = await request(`${base}/.well-known/agent-card.json`, { method: 'GET', headers: { 'a2a-version': '1.0' } });
     assert.is(raw.status, 200);
     assert.is(raw.json.name, 'a2a-edge');
     assert.is(raw.json.version, '2.1.0');

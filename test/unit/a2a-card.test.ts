@@ -29,9 +29,9 @@ test('card: identity, interfaces, capabilities, bearer scheme, skills; no prompt
   const card = buildAgentCard(manifest('You watch the greenhouse. The door code is 4411.'), opts) as any;
   assert.is(card.name, 'edge');
   assert.is(card.version, '1.2.3');
-  assert.equal(card.supportedInterfaces.map((i: any) => i.protocolVersion), ['1.0', '0.3']);
+  assert.equal(card.supportedInterfaces.map((i: any) => `${i.protocolBinding} ${i.protocolVersion}`), ['JSONRPC 1.0', 'HTTP+JSON 1.0', 'JSONRPC 0.3']);
   assert.is(card.supportedInterfaces[0].url, 'http://127.0.0.1:8080/a2a');
-  assert.equal(card.capabilities, { streaming: false, pushNotifications: false, extendedAgentCard: false });
+  assert.equal(card.capabilities, { streaming: true, pushNotifications: false, extendedAgentCard: false });
   assert.is(card.securitySchemes.bearer.httpAuthSecurityScheme.scheme, 'Bearer');
   assert.equal(card.securityRequirements, [{ schemes: { bearer: { list: [] } } }]);
   assert.equal(card.skills, [{ id: 'daily-report', name: 'Daily report', description: 'Writes the daily report', tags: ['team:ops', 'tool:file-write'] }]);

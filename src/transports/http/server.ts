@@ -30,6 +30,7 @@ export interface Route {
 }
 
 export interface HttpServer {
+  /** `path` exactly; a path ending in `/` also every path below it (an exact route wins). */
   addRoute(path: string, route: Route): void;
   /** Bound address once listening (port 0 becomes the port the OS chose). */
   address(): { host: string; port: number };
@@ -105,7 +106,7 @@ export function createHttpServer(d: ServerDeps): HttpServer {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
-    const route = routes.get(path);
+    const route = routes.get(path) ?? subtreeRoute(path);
     if (!route) {
       refuse(res, 404, ErrorCode.InvalidRequest, 'no such endpoint');
       return;
@@ -138,6 +139,12 @@ export function createHttpServer(d: ServerDeps): HttpServer {
       }
     }
     route.handle(req, res, ctx);
+  }
+
+  /** A route added at a path ending in `/` serves every path below it (the A2A HTTP+JSON binding's /tasks/{id}). */
+  function subtreeRoute(path: string): Route | undefined {
+    for (const [p, r] of routes) if (p.endsWith('/') && path.startsWith(p)) return r;
+    return undefined;
   }
 
   let bound = { host: s.bindHost, port: s.endpoint.port };

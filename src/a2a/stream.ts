@@ -1,0 +1,91 @@
+// Server-sent streams of one task's updates (A2A 1.0 §3.1.2 SendStreamingMessage, §3.1.6 SubscribeToTask, JSON-RPC
+// §9.4, HTTP+JSON §11.7; 0.3 message/stream, tasks/resubscribe; docs/a2a.md "Streaming"): the Task first, then each
+// status or artifact change, closed at a terminal or interrupted state. Bounded: streams per client and per
+// listener, keep-alive comments, and a reader that stops reading is cut off (transports/http/sse.ts) instead of
+// being buffered without end; a client that goes away is unsubscribed at once.
+import type { ServerResponse } from 'node:http';
+import { SseStream } from '../transports/http/sse.ts';
+import { A2aError, A2aErrorCode } from './errors.ts';
+import type { TaskService } from './tasks.ts';
+import { streamEndsAt, wireStreamEvent, type WireVersion } from './wire.ts';
+
+export interface StreamLimits {
+  /** Streams one client address may hold open at once. */
+  perClient: number;
+  /** Streams open at once on one listener, all clients together. */
+  total: number;
+  /** A comment line this often keeps proxies and clients from timing an idle stream out. */
+  keepaliveMs: number;
+  /** Bytes written but not yet taken by the client before the stream is cut off. */
+  maxBufferedBytes: number;
+}
+
+export const STREAM_LIMITS: StreamLimits = { perClient: 4, total: 32, keepaliveMs: 15_000, maxBufferedBytes: 256 * 1024 };
+
+/** Too many streams open: HTTP 429 on both bindings (A2A has no code for it; JSON-RPC says internal error). */
+export class StreamLimitError extends A2aError {
+  constructor(message: string) {
+    super(A2aErrorCode.InternalError, message);
+  }
+}
+
+/** Open streams per client address, shared by a listener's JSON-RPC and REST routes. */
+export class StreamSlots {
+  private readonly byClient = new Map<string, number>();
+  private total = 0;
+  constructor(readonly limits: StreamLimits = STREAM_LIMITS) {}
+
+  /** A slot for `client` (call the result to give it back), or undefined when there are too many streams. */
+  take(client: string): (() => void) | undefined {
+    const n = this.byClient.get(client) ?? 0;
+    if (n >= this.limits.perClient || this.total >= this.limits.total) return undefined;
+    this.byClient.set(client, n + 1);
+    this.total++;
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      this.total--;
+      const left = (this.byClient.get(client) ?? 1) - 1;
+      if (left <= 0) this.byClient.delete(client);
+      else this.byClient.set(client, left);
+    };
+  }
+
+  open(client?: string): number {
+    return client === undefined ? this.total : (this.byClient.get(client) ?? 0);
+  }
+}
+
+/**
+ * Streams task `id` on `res` until its state ends the stream, the client goes or it stops reading. `frame` wraps
+ * each event: a JSON-RPC response (the request's id) or, on REST, the event itself. `release` gives the slot back.
+ */
+export function streamTask(o: { res: ServerResponse; tasks: TaskService; id: string; version: WireVersion; frame: (event: unknown) => unknown; limits: StreamLimits; release: () => void }): void {
+  const t = o.tasks.get(o.id);
+  if (o.res.destroyed || o.res.socket?.destroyed) {
+    o.release();
+    return;
+  }
+  let ended = false;
+  let unsubscribe: (() => void) | undefined;
+  const s = new SseStream(o.res, {
+    keepaliveMs: o.limits.keepaliveMs,
+    maxBufferedBytes: o.limits.maxBufferedBytes,
+    onEnd: () => {
+      ended = true;
+      unsubscribe?.();
+      o.release();
+    },
+  });
+  // JSON.stringify never writes a raw newline: one data line per event.
+  const event = (payload: unknown) => ({ seq: 0, wire: `data: ${JSON.stringify(o.frame(payload))}\n\n` });
+  // Read and subscribed in the same tick: nothing between the snapshot and the first update is lost.
+  s.open([event(wireStreamEvent(t, o.version, { snapshot: true }))]);
+  if (streamEndsAt(t.state)) s.end();
+  if (ended) return;
+  unsubscribe = o.tasks.subscribe(t.id, (e) => {
+    s.send(event(wireStreamEvent(e.task, o.version, e)));
+    if (!e.artifact && streamEndsAt(e.task.state)) s.end();
+  });
+}
