@@ -22,7 +22,8 @@ export interface A2aModuleDeps {
   /** The HTTP listeners: each serves the card and the endpoint. */
   listeners: readonly HttpTransport[];
   getAgent: () => ChannelAgent | undefined;
-  store: TaskStore;
+  /** Opened at each session start: the memory database's table when the session has one, else the data_dir file. */
+  openStore: () => Promise<TaskStore>;
   newId: () => string;
   now: () => number;
   runtimeVersion: string;
@@ -44,11 +45,12 @@ export function a2aModule(d: A2aModuleDeps): KernelModule {
     name: 'a2a',
     methods: taskMethods(() => service, d.newId),
     async start(s) {
-      const svc = new TaskService({ store: d.store, getAgent: d.getAgent, tools: c.tools === true, newId: d.newId, now: d.now, log: d.log, maxTasks: c.max_tasks });
+      const store = await d.openStore();
+      const svc = new TaskService({ store, getAgent: d.getAgent, tools: c.tools === true, newId: d.newId, now: d.now, log: d.log, maxTasks: c.max_tasks, maxAgeMs: c.max_task_age_ms });
       await svc.open();
       service = svc;
       session = s;
-      d.log.info('a2a serving', { path, card: AGENT_CARD_PATH, listeners: d.listeners.length, tools: c.tools === true });
+      d.log.info('a2a serving', { path, card: AGENT_CARD_PATH, listeners: d.listeners.length, tools: c.tools === true, tasks: store.kind });
     },
     async stop() {
       const svc = service;

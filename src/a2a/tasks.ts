@@ -19,6 +19,8 @@ export interface TaskServiceDeps {
   now: () => number;
   log: Logger;
   maxTasks?: number;
+  /** Finished tasks older than this (by their last change) are dropped; 0 = no age limit. */
+  maxAgeMs?: number;
 }
 
 export interface ListQuery {
@@ -36,6 +38,7 @@ export interface TaskPage {
 
 export const RESTART_MESSAGE = 'the agent runtime stopped while this task was running';
 const DEFAULT_MAX_TASKS = 1000;
+export const DEFAULT_MAX_TASK_AGE_MS = 30 * 24 * 3600_000;
 const MAX_PAGE = 100;
 
 export class TaskService {
@@ -58,18 +61,15 @@ export class TaskService {
     }
     let interrupted = 0;
     for (const t of loaded) {
+      this.tasks.set(t.id, t);
       if (!TERMINAL_STATES.has(t.state)) {
-        t.state = 'failed';
-        t.statusMessage = RESTART_MESSAGE;
-        t.updatedAt = this.d.now();
+        this.set(t, 'failed', RESTART_MESSAGE);
         interrupted++;
       }
-      this.tasks.set(t.id, t);
     }
-    if (interrupted > 0) {
-      this.d.log.warn('a2a tasks interrupted by a restart marked failed', { tasks: interrupted });
-      await this.persist();
-    }
+    if (interrupted > 0) this.d.log.warn('a2a tasks interrupted by a restart marked failed', { tasks: interrupted });
+    this.evict();
+    await this.saving;
   }
 
   /**
@@ -102,6 +102,8 @@ export class TaskService {
     const done = this.run(agent, task, message, abort.signal).finally(() => this.running.delete(task.id));
     this.running.set(task.id, { abort, done });
     if (o.wait) await done;
+    // The answer is given once what it says is stored (a restart then reports this task, not an older state).
+    await this.saving;
     return task;
   }
 
@@ -168,24 +170,29 @@ export class TaskService {
     t.state = state;
     t.statusMessage = statusMessage;
     t.updatedAt = this.d.now();
-    void this.persist();
+    this.write(() => this.d.store.put(t));
   }
 
-  /** Writes are chained: the file always ends up with the latest list. */
-  private persist(): Promise<void> {
-    const list = [...this.tasks.values()];
-    this.saving = this.saving.then(() => this.d.store.save(list)).catch((e) => this.d.log.warn('a2a task store write failed', { error: (e as Error).message }));
-    return this.saving;
+  /** Writes are chained in the order of the changes: the store ends up with each task's latest state. */
+  private write(op: () => Promise<void>): void {
+    this.saving = this.saving.then(op).catch((e) => this.d.log.warn('a2a task store write failed', { error: (e as Error).message }));
   }
 
-  /** Over max_tasks: the oldest finished tasks go first; running ones are never dropped. */
+  /**
+   * Retention (config a2a.max_tasks, a2a.max_task_age_ms): finished tasks past the age limit go, then the oldest
+   * finished ones while over the count; running ones are never dropped.
+   */
   private evict(): void {
     const max = this.d.maxTasks ?? DEFAULT_MAX_TASKS;
-    if (this.tasks.size <= max) return;
+    const maxAge = this.d.maxAgeMs ?? DEFAULT_MAX_TASK_AGE_MS;
+    const oldest = maxAge > 0 ? this.d.now() - maxAge : -Infinity;
     const done = [...this.tasks.values()].filter((t) => TERMINAL_STATES.has(t.state)).sort((a, b) => a.updatedAt - b.updatedAt);
+    const dropped: string[] = [];
     for (const t of done) {
-      if (this.tasks.size <= max) break;
+      if (this.tasks.size <= max && t.updatedAt >= oldest) break;
       this.tasks.delete(t.id);
+      dropped.push(t.id);
     }
+    if (dropped.length > 0) this.write(() => this.d.store.remove(dropped));
   }
 }

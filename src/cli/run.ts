@@ -27,7 +27,7 @@ export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
     maxFrameBytes: config.limits?.max_frame_bytes,
   });
   // The CKP-A2A profile (docs/a2a.md): its routes on the HTTP listeners, claw.task.*, and the agent loop it feeds.
-  const a2a = config.a2a?.enabled ? await (await import('../a2a/open.ts')).openA2a({ config, log, listeners: extra, dataDir: setup.dataDir, version: env.version, clock: env.clock, getAgent: () => runtime.agentLoop?.channelAgent() }) : undefined;
+  const a2a = config.a2a?.enabled ? await (await import('../a2a/open.ts')).openA2a({ config, log, listeners: extra, dataDir: setup.dataDir, version: env.version, clock: env.clock, getAgent: () => runtime.agentLoop?.channelAgent(), getDatabase: () => runtime.memoryDatabase() }) : undefined;
   const runtime = setup.start({ transports: [stdio, ...extra], ...(a2a ? { modules: [a2a], agentLoop: true } : {}) });
   // Handlers first: a supervisor may signal as soon as it sees the "runtime started" line.
   const stopped = new Promise<string>((resolve) => {

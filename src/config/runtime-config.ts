@@ -154,6 +154,8 @@ export const runtimeConfigSchema = lazySchema(() => {
         tools: v.optional(v.boolean()),
         /** Tasks kept (oldest finished ones dropped first; default 1000). */
         max_tasks: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100_000))),
+        /** Finished tasks are dropped this long after their last change (default 30 days; 0 = no age limit). */
+        max_task_age_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
       }),
     ),
     /** MCP servers over Streamable HTTP, by mcp_source.uri: credentials and loopback (docs/tools.md "MCP over HTTP"). */

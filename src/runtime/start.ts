@@ -18,6 +18,7 @@ import type { WorkerCommand } from '../tools/builtins/impl.ts';
 import { openSessionTelemetry } from './telemetry-open.ts';
 import { withMethodTelemetry } from './method-telemetry.ts';
 import type { AgentModule } from './agent-module.ts';
+import type { SqliteDatabase } from '../memory/sqlite/types.ts';
 import { sessionProviders } from './provider-chain.ts';
 
 export interface RuntimeDeps {
@@ -57,6 +58,8 @@ export interface Runtime {
   agent: Agent;
   /** The FemtoClaw agent module when the agent loop runs here (`agentLoop`). */
   agentLoop?: AgentModule;
+  /** The memory database while the session has one open. */
+  memoryDatabase(): SqliteDatabase | undefined;
   stop(reason: string): Promise<void>;
 }
 
@@ -125,6 +128,7 @@ export function startRuntime(d: RuntimeDeps): Runtime {
   return {
     agent,
     agentLoop: agentModuleOf,
+    memoryDatabase: () => memory.database?.(),
     async stop(reason) {
       await agent.shutdown(reason);
       await Promise.all(d.transports.map((t) => t.close()));
