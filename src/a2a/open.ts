@@ -8,7 +8,7 @@ import type { ChannelAgent } from '../channels/types.ts';
 import type { HttpTransport } from '../transports/http/transport.ts';
 import type { SqliteDatabase } from '../memory/sqlite/types.ts';
 import { nodeCrypto } from '../node/lazy.ts';
-import { a2aModule } from './module.ts';
+import { a2aModule, type A2aModuleDeps } from './module.ts';
 import { fileTaskStore } from './task-store.ts';
 
 export async function openA2a(o: {
@@ -21,7 +21,9 @@ export async function openA2a(o: {
   getAgent: () => ChannelAgent | undefined;
   /** The session's memory database, once memory has started (modules start in order; a2a comes after memory). */
   getDatabase?: () => SqliteDatabase | undefined;
-}): Promise<KernelModule> {
+  /** Tool approvals a task waits for (input_required): answering one, and learning that it was decided. */
+  approvals?: A2aModuleDeps['approvals'];
+}): Promise<KernelModule & { notifications: Transport }> {
   const http = o.listeners.filter((t): t is HttpTransport => t.name === 'http' && 'addRoute' in t);
   return a2aModule({
     config: o.config,
@@ -36,5 +38,6 @@ export async function openA2a(o: {
     newId: () => nodeCrypto().randomUUID(),
     now: () => o.clock.now(),
     runtimeVersion: o.version,
+    approvals: o.approvals,
   });
 }

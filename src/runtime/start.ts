@@ -60,6 +60,8 @@ export interface Runtime {
   agentLoop?: AgentModule;
   /** The memory database while the session has one open. */
   memoryDatabase(): SqliteDatabase | undefined;
+  /** Resolves when a pending tool approval is decided or expires (undefined: none pending). */
+  approvalSettled(requestId: string): Promise<unknown> | undefined;
   stop(reason: string): Promise<void>;
 }
 
@@ -129,6 +131,7 @@ export function startRuntime(d: RuntimeDeps): Runtime {
     agent,
     agentLoop: agentModuleOf,
     memoryDatabase: () => memory.database?.(),
+    approvalSettled: (id) => tools.approvalSettled?.(id),
     async stop(reason) {
       await agent.shutdown(reason);
       await Promise.all(d.transports.map((t) => t.close()));

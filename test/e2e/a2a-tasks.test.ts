@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
-import { request, startHttpClaw, type HttpClaw } from './helpers/http-claw.ts';
+import { request, rpc, startHttpClaw, type HttpClaw } from './helpers/http-claw.ts';
 import { sleep } from './helpers/e2e-util.ts';
 
 const TOKEN = 'a2a-tasks-e2e-token-51c0de';
@@ -146,6 +146,35 @@ test('tasks are in the memory database: after a SIGKILL mid-task GetTask and Lis
   } finally {
     await h?.stop();
     killOurs(d);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a supervised tool call: input_required, "approve" on the task, then completed; or the operator approves', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'claw-a2a-tasks-'));
+  let h: HttpClaw | undefined;
+  try {
+    h = await start(dataDir, '0.1', true);
+    const c = await client(h);
+    const held: any = await c.sendMessage(send('slow'));
+    assert.is(held.status.state, 6 /* TASK_STATE_INPUT_REQUIRED */, JSON.stringify(held.status));
+    assert.match(held.status.message.parts[0].content.value, 'run the tool "slow"');
+    const done: any = await c.sendMessage(send('approve', { taskId: held.id }));
+    assert.is(done.id, held.id);
+    assert.is(done.status.state, 3 /* COMPLETED */, JSON.stringify(done.status));
+    assert.is(done.artifacts[0].parts[0].content.value, 'JOB-DONE');
+
+    // The operator answers instead, with claw.tool.approve on the CKP endpoint (request_id from the log).
+    const second: any = await c.sendMessage(send('slow'));
+    assert.is(second.status.state, 6);
+    const logged = h.c.stderr().split('\n').filter((l) => l.includes('"approval requested"')).map((l) => JSON.parse(l).request_id);
+    const approved = await rpc(h.url, { jsonrpc: '2.0', id: 1, method: 'claw.tool.approve', params: { request_id: logged.at(-1) } }, { headers: { authorization: `Bearer ${TOKEN}` } });
+    assert.equal(approved.json.result, { acknowledged: true }, JSON.stringify(approved.json));
+    let got: any;
+    await until('the task completes', 10_000, async () => (got = await c.getTask({ id: second.id, historyLength: 0, tenant: '' })).status?.state === 3);
+    assert.is(got.artifacts[0].parts[0].content.value, 'JOB-DONE');
+  } finally {
+    await h?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
