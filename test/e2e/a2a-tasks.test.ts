@@ -3,8 +3,8 @@
 // `sleep <d>` with a duration no other test uses, so `ps` finds this test's processes and nothing else.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
@@ -52,20 +52,21 @@ after_tool:
   message: "JOB-DONE"
 `;
 
-async function start(dataDir: string, d: string, approval = false): Promise<HttpClaw> {
+/** `cmd`: the slow tool's shell command (default `sleep <d>`); `runtime`: a wrapper run in place of node. */
+async function start(dataDir: string, d: string, approval = false, o: { cmd?: string; runtime?: string } = {}): Promise<HttpClaw> {
   const h = await startHttpClaw(
     `data_dir: ${dataDir}
 sandbox:
   allow_downgrade: { bubblewrap: none }
 tools:
   slow:
-    exec: { bin: /bin/sh, argv: ["-c", "sleep ${d}"] }
+    exec: { bin: /bin/sh, argv: ["-c", "${o.cmd ?? `sleep ${d}`}"] }
 transports:
   - listen: http://127.0.0.1:0/ckp
     http: { auth: { bearer_token_refs: [A2A_TOKEN] } }
 a2a: { enabled: true, tools: true }
 `,
-    { args: ['claw.yaml', '--start'], env: { A2A_TOKEN: TOKEN }, files: { 'claw.yaml': manifest(approval), 'rules.yaml': RULES } },
+    { args: ['claw.yaml', '--start'], env: { A2A_TOKEN: TOKEN }, files: { 'claw.yaml': manifest(approval), 'rules.yaml': RULES }, runtime: o.runtime },
   );
   const card = h.url.replace(/\/ckp$/, '/.well-known/agent-card.json');
   const end = Date.now() + 15_000;
@@ -94,14 +95,16 @@ const send = (t: string, o: { taskId?: string; now?: boolean } = {}): any => ({
   message: { messageId: crypto.randomUUID(), contextId: '', taskId: o.taskId ?? '', role: 1, parts: [{ content: { $case: 'text' as const, value: t }, metadata: undefined, filename: '', mediaType: '' }], metadata: undefined, extensions: [], referenceTaskIds: [] },
 });
 
-/** Live (not zombie) processes whose command line runs `sleep <d>`. */
-function ours(d: string): number[] {
+/** Live (not zombie) processes whose command line runs `sleep <d>`: pids, or command lines with `args`. */
+function ours(d: string): number[];
+function ours(d: string, args: true): string[];
+function ours(d: string, args?: true): (number | string)[] {
   const out = execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' });
   return out
     .split('\n')
     .map((l) => /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(l))
     .filter((m): m is RegExpExecArray => !!m && !m[2].startsWith('Z') && m[3].includes(`sleep ${d}`) && !m[3].startsWith('ps '))
-    .map((m) => Number(m[1]));
+    .map((m) => (args ? m[3] : Number(m[1])));
 }
 const killOurs = (d: string) => ours(d).forEach((pid) => { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } });
 
@@ -178,5 +181,44 @@ test('a supervised tool call: input_required, "approve" on the task, then comple
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+// Without bubblewrap: node in a mount namespace where bwrap is /dev/null (needs root and unshare -m).
+const HIDE_BWRAP = 'for b in /usr/bin/bwrap /bin/bwrap; do [ -e "$b" ] && mount --bind /dev/null "$b"; done';
+const canHideBwrap = spawnSync('unshare', ['-m', 'sh', '-c', HIDE_BWRAP]).status === 0;
+
+for (const variant of ['as this machine runs tools', 'without bubblewrap'] as const) {
+test(`CancelTask during a slow exec tool (${variant}): the task is canceled and no process of the tool remains`, async () => {
+  if (variant === 'without bubblewrap' && !canHideBwrap) {
+    console.log('  skipped: needs root and unshare -m to hide bubblewrap');
+    return;
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'claw-a2a-tasks-'));
+  const d = uniqueSleep();
+  let h: HttpClaw | undefined;
+  try {
+    let runtime: string | undefined;
+    if (variant === 'without bubblewrap') {
+      runtime = join(dataDir, 'node-without-bwrap.sh');
+      writeFileSync(runtime, `#!/bin/sh\nexec unshare -m sh -c '${HIDE_BWRAP}; exec "$0" "$@"' ${process.execPath} "$@"\n`, { mode: 0o755 });
+    }
+    // A detached grandchild (setsid) besides the tool's own sleep: it is not in the tool's process group.
+    h = await start(dataDir, d, false, { cmd: `setsid sleep ${d} & sleep ${d}`, runtime });
+    const c = await client(h);
+    const running: any = await c.sendMessage(send('slow', { now: true }));
+    await until('the tool runs', 10_000, () => ours(d).length >= 2);
+    if (variant === 'without bubblewrap') assert.not.ok(ours(d, true).some((a) => a.includes('bwrap')), ours(d, true).join('\n'));
+    const canceled: any = await c.cancelTask({ id: running.id, tenant: '', metadata: undefined } as any);
+    assert.is(canceled.status.state, 5 /* CANCELED */);
+    await until('no process of the tool remains', 5_000, () => ours(d).length === 0);
+    const got: any = await c.getTask({ id: running.id, historyLength: 0, tenant: '' });
+    assert.is(got.status.state, 5, 'a late end of the turn does not change it');
+    assert.ok(h.c.child.exitCode === null, 'the runtime is still up');
+  } finally {
+    await h?.stop();
+    killOurs(d);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+}
 
 test.run();
