@@ -6,7 +6,7 @@ import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { KernelModule } from '../kernel/agent.ts';
 import type { ChannelAgent } from '../channels/types.ts';
 import type { HttpTransport } from '../transports/http/transport.ts';
-import type { SqliteDatabase } from '../memory/sqlite/types.ts';
+import type { TaskDatabase } from './task-store-sqlite.ts';
 import { nodeCrypto } from '../node/lazy.ts';
 import { a2aModule, type A2aModuleDeps } from './module.ts';
 import { fileTaskStore } from './task-store.ts';
@@ -20,7 +20,7 @@ export async function openA2a(o: {
   clock: Clock;
   getAgent: () => ChannelAgent | undefined;
   /** The session's memory database, once memory has started (modules start in order; a2a comes after memory). */
-  getDatabase?: () => SqliteDatabase | undefined;
+  getDatabase?: () => TaskDatabase | undefined;
   /** Tool approvals a task waits for (input_required): answering one, and learning that it was decided. */
   approvals?: A2aModuleDeps['approvals'];
 }): Promise<KernelModule & { notifications: Transport }> {

@@ -157,7 +157,7 @@ export class TaskService {
     const t = this.tasks.get(id);
     if (!t) throw new ClawError('task.not_found', `no task ${id}`);
     const pending = this.pendingApproval.get(id);
-    if (t.state !== 'input_required' || !pending) throw new ClawError('task.unsupported', `task ${id} is ${t.state} and takes no message: send a new message with its contextId`);
+    if (t.state !== 'input_required' || !pending || !this.d.decide) throw new ClawError('task.unsupported', `task ${id} is ${t.state} and takes no message: send a new message with its contextId`);
     const a = approvalAnswer(message);
     if (!a) throw new ClawError('task.invalid_input', `task ${id} waits for an approval: send "approve" or "deny", or a data part {"approve": true|false}`);
     t.history.push({ ...message, contextId: t.contextId });
