@@ -38,7 +38,7 @@ export function a2aErrorOf(e: unknown): A2aError {
           ? A2aErrorCode.TaskNotCancelable
           : e.code === 'task.unsupported'
             ? A2aErrorCode.UnsupportedOperation
-            : e.code === 'task.bad_page_token'
+            : e.code === 'task.bad_page_token' || e.code === 'task.invalid_input'
               ? A2aErrorCode.InvalidParams
               : A2aErrorCode.InternalError;
     return new A2aError(code, e.message);

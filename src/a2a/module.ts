@@ -3,7 +3,7 @@
 // methods. Routes are added once, when the runtime is built; they answer 503 / "not running" until a
 // session starts, and the card and tasks follow the session's manifest.
 import type { KernelModule, Session } from '../kernel/agent.ts';
-import type { Logger } from '../kernel/ports.ts';
+import type { Logger, Transport } from '../kernel/ports.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { ChannelAgent } from '../channels/types.ts';
 import type { HttpTransport } from '../transports/http/transport.ts';
@@ -24,13 +24,22 @@ export interface A2aModuleDeps {
   /** The HTTP listeners: each serves the card and the endpoint. */
   listeners: readonly HttpTransport[];
   getAgent: () => ChannelAgent | undefined;
-  store: TaskStore;
+  /** Opened at each session start: the memory database's table when the session has one, else the data_dir file. */
+  openStore: () => Promise<TaskStore>;
   newId: () => string;
   now: () => number;
   runtimeVersion: string;
+  approvals?: {
+    decide(requestId: string, decision: 'approved' | 'denied', reason?: string): Promise<unknown> | unknown;
+    settled(requestId: string): Promise<unknown> | undefined;
+  };
 }
 
-export function a2aModule(d: A2aModuleDeps): KernelModule {
+/**
+ * `notifications`: a transport that only listens, added to the runtime's transports: claw.tool.approval_requested
+ * announced inside an A2A turn puts its task in input_required (tasks.ts onNotification).
+ */
+export function a2aModule(d: A2aModuleDeps): KernelModule & { notifications: Transport } {
   const c = d.config.a2a ?? {};
   const path = c.path ?? DEFAULT_A2A_PATH;
   let session: Session | undefined;
@@ -46,15 +55,27 @@ export function a2aModule(d: A2aModuleDeps): KernelModule {
     l.addRoute(`${prefix}/`, a2aRestRoute({ tasks: () => service, slots, prefix, ...l.limits }));
   }
   if (d.listeners.length === 0) d.log.warn('a2a is enabled but no http listener is configured: nothing serves it');
+  const ap = d.approvals;
   return {
+    notifications: {
+      name: 'a2a-tasks',
+      start() {},
+      notify(n) {
+        if ('method' in n) service?.onNotification(n);
+      },
+      closed: new Promise(() => {}),
+      close: async () => {},
+    },
     name: 'a2a',
     methods: taskMethods(() => service, d.newId),
     async start(s) {
-      const svc = new TaskService({ store: d.store, getAgent: d.getAgent, tools: c.tools === true, newId: d.newId, now: d.now, log: d.log, maxTasks: c.max_tasks });
+      const store = await d.openStore();
+      const svc = new TaskService({ store, getAgent: d.getAgent, tools: c.tools === true, newId: d.newId, now: d.now, log: d.log, maxTasks: c.max_tasks, maxAgeMs: c.max_task_age_ms,
+        ...(ap ? { decide: async (id, decision, reason) => void (await ap.decide(id, decision, reason)), approvalSettled: ap.settled } : {}) });
       await svc.open();
       service = svc;
       session = s;
-      d.log.info('a2a serving', { path, card: AGENT_CARD_PATH, listeners: d.listeners.length, tools: c.tools === true });
+      d.log.info('a2a serving', { path, card: AGENT_CARD_PATH, listeners: d.listeners.length, tools: c.tools === true, tasks: store.kind });
     },
     async stop() {
       const svc = service;

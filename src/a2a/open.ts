@@ -1,12 +1,14 @@
 // Builds the A2A module for `claw run` when claw.runtime.yaml says `a2a: { enabled: true }` (docs/a2a.md):
-// the HTTP listeners among the opened transports, and the task file in data_dir/a2a.
+// the HTTP listeners among the opened transports, and where tasks are kept: the memory database while the session
+// has one (docs/a2a.md "Tasks"), else the task file in data_dir/a2a.
 import type { Clock, Logger, Transport } from '../kernel/ports.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { KernelModule } from '../kernel/agent.ts';
 import type { ChannelAgent } from '../channels/types.ts';
 import type { HttpTransport } from '../transports/http/transport.ts';
+import type { TaskDatabase } from './task-store-sqlite.ts';
 import { nodeCrypto } from '../node/lazy.ts';
-import { a2aModule } from './module.ts';
+import { a2aModule, type A2aModuleDeps } from './module.ts';
 import { fileTaskStore } from './task-store.ts';
 
 export async function openA2a(o: {
@@ -17,16 +19,25 @@ export async function openA2a(o: {
   version: string;
   clock: Clock;
   getAgent: () => ChannelAgent | undefined;
-}): Promise<KernelModule> {
+  /** The session's memory database, once memory has started (modules start in order; a2a comes after memory). */
+  getDatabase?: () => TaskDatabase | undefined;
+  /** Tool approvals a task waits for (input_required): answering one, and learning that it was decided. */
+  approvals?: A2aModuleDeps['approvals'];
+}): Promise<KernelModule & { notifications: Transport }> {
   const http = o.listeners.filter((t): t is HttpTransport => t.name === 'http' && 'addRoute' in t);
   return a2aModule({
     config: o.config,
     log: o.log,
     listeners: http,
     getAgent: o.getAgent,
-    store: fileTaskStore(`${o.dataDir}/a2a`),
+    openStore: async () => {
+      const db = o.getDatabase?.();
+      const dir = `${o.dataDir}/a2a`;
+      return db ? (await import('./task-store-sqlite.ts')).sqliteTaskStore(db, `${dir}/tasks.json`) : fileTaskStore(dir);
+    },
     newId: () => nodeCrypto().randomUUID(),
     now: () => o.clock.now(),
     runtimeVersion: o.version,
+    approvals: o.approvals,
   });
 }

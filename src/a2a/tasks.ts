@@ -2,9 +2,10 @@
 // in the conversation its contextId names. claw.task.* (a2a/task-methods.ts) and the A2A JSON-RPC
 // binding (rpc-route.ts) are two views of it. A task still `submitted` or `working` when the process died is
 // `failed` at the next open: nothing resumes a turn half done (its tool calls may have run).
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ChannelAgent } from '../channels/types.ts';
 import type { Logger } from '../kernel/ports.ts';
-import { ClawError } from '../protocol/errors.ts';
+import { ClawError, ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import type { TaskStore } from './task-store.ts';
 import { TERMINAL_STATES, type A2aTask, type TaskArtifact, type TaskMessage, type TaskState } from './types.ts';
 import { turnText } from './wire.ts';
@@ -19,6 +20,18 @@ export interface TaskServiceDeps {
   now: () => number;
   log: Logger;
   maxTasks?: number;
+  /** Finished tasks older than this (by their last change) are dropped; 0 = no age limit. */
+  maxAgeMs?: number;
+  /** claw.tool.approve / claw.tool.deny for a pending approval (the A2A caller's answer). */
+  decide?: (requestId: string, decision: 'approved' | 'denied', reason?: string) => Promise<unknown>;
+  /** Resolves when the pending approval `requestId` is decided by anyone (operator, caller, timeout). */
+  approvalSettled?: (requestId: string) => Promise<unknown> | undefined;
+}
+
+/** claw.tool.approval_requested params (docs/tools.md "Approval"). */
+export interface ApprovalRequest {
+  request_id: string;
+  tool: string;
 }
 
 export interface ListQuery {
@@ -42,11 +55,32 @@ export interface TaskEvent {
 
 export const RESTART_MESSAGE = 'the agent runtime stopped while this task was running';
 const DEFAULT_MAX_TASKS = 1000;
+export const DEFAULT_MAX_TASK_AGE_MS = 30 * 24 * 3600_000;
 const MAX_PAGE = 100;
+/** Refusals before the task produced anything (CKP-A2A profile §6.3 `rejected`): policy, sandbox, quota. */
+const REFUSALS = new Set<number>([ErrorCode.PolicyDenied, ErrorCode.SandboxDenied, ErrorCode.ProviderQuotaExceeded]);
 
+/** The A2A caller's answer to input_required (docs/a2a.md "Approvals"): a data part, else one word. */
+export function approvalAnswer(m: TaskMessage): { approve: boolean; reason?: string } | undefined {
+  for (const p of m.parts) {
+    if (p.type === 'data' && p.data !== null && typeof p.data === 'object' && typeof (p.data as { approve?: unknown }).approve === 'boolean') {
+      const d = p.data as { approve: boolean; reason?: unknown };
+      return { approve: d.approve, ...(typeof d.reason === 'string' ? { reason: d.reason.slice(0, 200) } : {}) };
+    }
+  }
+  const words = m.parts.flatMap((p) => (p.type === 'text' ? [p.text.trim().toLowerCase().replace(/[.!]$/, '')] : []));
+  if (words.length !== 1) return undefined;
+  if (['approve', 'approved', 'yes'].includes(words[0])) return { approve: true };
+  if (['deny', 'denied', 'no'].includes(words[0])) return { approve: false };
+  return undefined;
+}
 export class TaskService {
   private readonly tasks = new Map<string, A2aTask>();
-  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private readonly running = new Map<string, { abort: AbortController; done: Promise<void>; interrupted: Set<() => void> }>();
+  /** Which task a turn belongs to, seen from inside it: an approval request announced by its tool gate. */
+  private readonly turnOf = new AsyncLocalStorage<string>();
+  /** The pending approval of a task in input_required. */
+  private readonly pendingApproval = new Map<string, ApprovalRequest>();
   private readonly listeners = new Map<string, Set<(e: TaskEvent) => void>>();
   private saving: Promise<void> = Promise.resolve();
   private opened = false;
@@ -65,18 +99,15 @@ export class TaskService {
     }
     let interrupted = 0;
     for (const t of loaded) {
+      this.tasks.set(t.id, t);
       if (!TERMINAL_STATES.has(t.state)) {
-        t.state = 'failed';
-        t.statusMessage = RESTART_MESSAGE;
-        t.updatedAt = this.d.now();
+        this.set(t, 'failed', RESTART_MESSAGE);
         interrupted++;
       }
-      this.tasks.set(t.id, t);
     }
-    if (interrupted > 0) {
-      this.d.log.warn('a2a tasks interrupted by a restart marked failed', { tasks: interrupted });
-      await this.persist();
-    }
+    if (interrupted > 0) this.d.log.warn('a2a tasks interrupted by a restart marked failed', { tasks: interrupted });
+    this.evict();
+    await this.saving;
   }
 
   /**
@@ -85,10 +116,7 @@ export class TaskService {
    * input_required yet): the client sends a new message in the same contextId.
    */
   async create(message: TaskMessage, o: { wait: boolean }): Promise<A2aTask> {
-    if (message.taskId !== undefined) {
-      if (!this.tasks.has(message.taskId)) throw new ClawError('task.not_found', `no task ${message.taskId}`);
-      throw new ClawError('task.unsupported', `task ${message.taskId} cannot take another message: send a new message with its contextId`);
-    }
+    if (message.taskId !== undefined) return this.answer(message.taskId, message, o);
     const agent = this.d.getAgent();
     if (!agent) throw new ClawError('task.unavailable', 'the agent is not running (no session started)');
     const now = this.d.now();
@@ -106,10 +134,67 @@ export class TaskService {
     this.evict();
     const abort = new AbortController();
     this.set(task, 'working');
-    const done = this.run(agent, task, message, abort.signal).finally(() => this.running.delete(task.id));
-    this.running.set(task.id, { abort, done });
-    if (o.wait) await done;
+    const done = this.turnOf.run(task.id, () => this.run(agent, task, message, abort.signal)).finally(() => {
+      this.running.delete(task.id);
+      this.pendingApproval.delete(task.id);
+    });
+    this.running.set(task.id, { abort, done, interrupted: new Set() });
+    if (o.wait) await this.untilSettled(task.id, done);
+    // The answer is given once what it says is stored (a restart then reports this task, not an older state).
+    await this.saving;
     return task;
+  }
+
+  /** A blocking send returns at a terminal state or an interruption (input_required), as A2A 1.0 asks. */
+  private async untilSettled(id: string, done: Promise<void>): Promise<void> {
+    const r = this.running.get(id);
+    if (!r) return done;
+    let wake!: () => void;
+    const interrupted = new Promise<void>((res) => (wake = res));
+    r.interrupted.add(wake);
+    await Promise.race([done, interrupted]);
+    r.interrupted.delete(wake);
+  }
+
+  /**
+   * A message on an existing task: only a task in input_required takes one, and it must be the approval's
+   * answer (approvalAnswer). It is given through claw.tool.approve / claw.tool.deny, as an operator's would be.
+   */
+  private async answer(id: string, message: TaskMessage, o: { wait: boolean }): Promise<A2aTask> {
+    const t = this.tasks.get(id);
+    if (!t) throw new ClawError('task.not_found', `no task ${id}`);
+    const pending = this.pendingApproval.get(id);
+    if (t.state !== 'input_required' || !pending || !this.d.decide) throw new ClawError('task.unsupported', `task ${id} is ${t.state} and takes no message: send a new message with its contextId`);
+    const a = approvalAnswer(message);
+    if (!a) throw new ClawError('task.invalid_input', `task ${id} waits for an approval: send "approve" or "deny", or a data part {"approve": true|false}`);
+    t.history.push({ ...message, contextId: t.contextId });
+    this.pendingApproval.delete(id);
+    this.set(t, 'working');
+    const r = this.running.get(id);
+    await this.d.decide?.(pending.request_id, a.approve ? 'approved' : 'denied', a.reason ?? (a.approve ? undefined : 'denied by the A2A caller'));
+    if (o.wait && r) await this.untilSettled(id, r.done);
+    await this.saving;
+    return t;
+  }
+
+  /**
+   * claw.tool.approval_requested (every notification reaches the service): when announced from inside one of its
+   * turns, that task is input_required until the approval is decided — by the caller, the operator or the timeout.
+   */
+  onNotification(n: { method: string; params?: unknown }): void {
+    if (n.method !== 'claw.tool.approval_requested') return;
+    const id = this.turnOf.getStore();
+    const t = id === undefined ? undefined : this.tasks.get(id);
+    if (!t || TERMINAL_STATES.has(t.state)) return;
+    const req = n.params as ApprovalRequest;
+    this.pendingApproval.set(t.id, req);
+    this.set(t, 'input_required', `approval needed: the agent asks to run the tool "${req.tool}". Answer on this task with "approve" or "deny" (or a data part {"approve": true|false})`);
+    for (const wake of this.running.get(t.id)?.interrupted ?? []) wake();
+    void this.d.approvalSettled?.(req.request_id)?.then(() => {
+      if (this.pendingApproval.get(t.id)?.request_id !== req.request_id) return;
+      this.pendingApproval.delete(t.id);
+      if (t.state === 'input_required') this.set(t, 'working');
+    });
   }
 
   private async run(agent: ChannelAgent, task: A2aTask, message: TaskMessage, signal: AbortSignal): Promise<void> {
@@ -129,6 +214,11 @@ export class TaskService {
       this.set(task, 'completed');
     } catch (e) {
       if (task.state === 'canceled') return;
+      // A policy / sandbox / quota refusal before any answer: the task was refused, not failed (profile §6.3).
+      if (e instanceof ProtocolError && REFUSALS.has(e.code) && task.artifacts.length === 0) {
+        this.set(task, 'rejected', `refused (${e.code})`);
+        return;
+      }
       // The reason's code only: an error's message may carry a provider's URL or a path (profile §8).
       const code = e instanceof ClawError ? e.code : (e as { code?: unknown })?.code;
       this.d.log.warn('a2a task failed', { task: task.id, error: (e as Error)?.message });
@@ -202,25 +292,30 @@ export class TaskService {
     t.state = state;
     t.statusMessage = statusMessage;
     t.updatedAt = this.d.now();
-    void this.persist();
+    this.write(() => this.d.store.put(t));
     this.emit({ task: t });
   }
 
-  /** Writes are chained: the file always ends up with the latest list. */
-  private persist(): Promise<void> {
-    const list = [...this.tasks.values()];
-    this.saving = this.saving.then(() => this.d.store.save(list)).catch((e) => this.d.log.warn('a2a task store write failed', { error: (e as Error).message }));
-    return this.saving;
+  /** Writes are chained in the order of the changes: the store ends up with each task's latest state. */
+  private write(op: () => Promise<void>): void {
+    this.saving = this.saving.then(op).catch((e) => this.d.log.warn('a2a task store write failed', { error: (e as Error).message }));
   }
 
-  /** Over max_tasks: the oldest finished tasks go first; running ones are never dropped. */
+  /**
+   * Retention (config a2a.max_tasks, a2a.max_task_age_ms): finished tasks past the age limit go, then the oldest
+   * finished ones while over the count; running ones are never dropped.
+   */
   private evict(): void {
     const max = this.d.maxTasks ?? DEFAULT_MAX_TASKS;
-    if (this.tasks.size <= max) return;
+    const maxAge = this.d.maxAgeMs ?? DEFAULT_MAX_TASK_AGE_MS;
+    const oldest = maxAge > 0 ? this.d.now() - maxAge : -Infinity;
     const done = [...this.tasks.values()].filter((t) => TERMINAL_STATES.has(t.state)).sort((a, b) => a.updatedAt - b.updatedAt);
+    const dropped: string[] = [];
     for (const t of done) {
-      if (this.tasks.size <= max) break;
+      if (this.tasks.size <= max && t.updatedAt >= oldest) break;
       this.tasks.delete(t.id);
+      dropped.push(t.id);
     }
+    if (dropped.length > 0) this.write(() => this.d.store.remove(dropped));
   }
 }

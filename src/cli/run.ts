@@ -27,8 +27,9 @@ export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
     maxFrameBytes: config.limits?.max_frame_bytes,
   });
   // The CKP-A2A profile (docs/a2a.md): its routes on the HTTP listeners, claw.task.*, and the agent loop it feeds.
-  const a2a = config.a2a?.enabled ? await (await import('../a2a/open.ts')).openA2a({ config, log, listeners: extra, dataDir: setup.dataDir, version: env.version, clock: env.clock, getAgent: () => runtime.agentLoop?.channelAgent() }) : undefined;
-  const runtime = setup.start({ transports: [stdio, ...extra], ...(a2a ? { modules: [a2a], agentLoop: true } : {}) });
+  const a2a = config.a2a?.enabled ? await (await import('../a2a/open.ts')).openA2a({ config, log, listeners: extra, dataDir: setup.dataDir, version: env.version, clock: env.clock, getAgent: () => runtime.agentLoop?.channelAgent(), getDatabase: () => runtime.memoryDatabase(),
+    approvals: { decide: (request_id, decision, reason) => runtime.agent.dispatch(decision === 'approved' ? 'claw.tool.approve' : 'claw.tool.deny', { request_id, ...(reason === undefined ? {} : { reason }) }, { transport: 'a2a' }), settled: (id) => runtime.approvalSettled(id) } }) : undefined;
+  const runtime = setup.start({ transports: [stdio, ...extra, ...(a2a ? [a2a.notifications] : [])], ...(a2a ? { modules: [a2a], agentLoop: true } : {}) });
   // Handlers first: a supervisor may signal as soon as it sees the "runtime started" line.
   const stopped = new Promise<string>((resolve) => {
     env.onSignal('SIGTERM', () => resolve('SIGTERM'));

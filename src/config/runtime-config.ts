@@ -157,6 +157,8 @@ export const runtimeConfigSchema = lazySchema(() => {
         max_tasks: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100_000))),
         /** Remote A2A agents the a2a-send builtin may talk to, by agent card URL (docs/a2a.md "Client"). */
         peers: v.optional(a2aPeersSchema),
+        /** Finished tasks are dropped this long after their last change (default 30 days; 0 = no age limit). */
+        max_task_age_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
       }),
     ),
     /** MCP servers over Streamable HTTP, by mcp_source.uri: credentials and loopback (docs/tools.md "MCP over HTTP"). */

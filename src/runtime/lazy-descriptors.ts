@@ -30,7 +30,7 @@ export function lazyTools(agentLoop: boolean, load: () => Promise<ToolsModule>):
     needed: (s) => agentLoop || s.level >= 2 || s.manifest.tools.length > 0 || s.manifest.policies.length > 0,
     load,
   });
-  return Object.assign(base, { agentTools: () => base.impl()?.agentTools(), audit: () => base.impl()?.audit() });
+  return Object.assign(base, { agentTools: () => base.impl()?.agentTools(), audit: () => base.impl()?.audit(), approvalSettled: (id: string) => base.impl()?.approvalSettled?.(id) });
 }
 
 /** Memory (Level 3): a manifest with a Memory primitive (the agent loop records turns there), or level 3. */
@@ -62,6 +62,7 @@ export function lazyMemory(load: () => Promise<MemoryModule>): MemoryModule & La
     },
     dedupStore: () => base.impl()?.dedupStore(),
     conversationStore: () => base.impl()?.conversationStore(),
+    database: () => base.impl()?.database?.(),
   });
 }
 

@@ -13,6 +13,7 @@ import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { LedgerStore } from '../kernel/ledger.ts';
 import type { DedupStore } from '../kernel/idempotency.ts';
 import type { MemoryService } from '../memory/service.ts';
+import type { SqliteDatabase } from '../memory/sqlite/types.ts';
 import type { ClawMemoryStore, EntryOut, StoreSpec } from '../memory/stores/types.ts';
 import type { ProviderClient, TelemetrySink } from '../kernel/ports.ts';
 import type { ResolvedManifest } from '../manifest/resolved.ts';
@@ -42,6 +43,8 @@ export interface MemoryModule extends KernelModule {
   dedupStore(): DedupStore | undefined;
   /** The first `conversation` store while memory is open: where the agent loop records turns (FemtoClaw §5.4). */
   conversationStore(): ClawMemoryStore | undefined;
+  /** The memory database while it is open: other kernel state kept beside memory (A2A tasks, docs/a2a.md). */
+  database?(): SqliteDatabase | undefined;
 }
 
 type Partition = { identity?: string; channel?: string } | undefined;
@@ -259,6 +262,7 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
       };
     },
     dedupStore: () => dedup,
+    database: () => service?.db,
     conversationStore() {
       for (const st of service?.stores.values() ?? []) if (st.kind === 'conversation') return st;
       return undefined;

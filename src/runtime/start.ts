@@ -18,6 +18,7 @@ import type { WorkerCommand } from '../tools/builtins/impl.ts';
 import { openSessionTelemetry } from './telemetry-open.ts';
 import { withMethodTelemetry } from './method-telemetry.ts';
 import type { AgentModule } from './agent-module.ts';
+import type { SqliteDatabase } from '../memory/sqlite/types.ts';
 import { sessionProviders } from './provider-chain.ts';
 
 export interface RuntimeDeps {
@@ -57,6 +58,10 @@ export interface Runtime {
   agent: Agent;
   /** The FemtoClaw agent module when the agent loop runs here (`agentLoop`). */
   agentLoop?: AgentModule;
+  /** The memory database while the session has one open. */
+  memoryDatabase(): SqliteDatabase | undefined;
+  /** Resolves when a pending tool approval is decided or expires (undefined: none pending). */
+  approvalSettled(requestId: string): Promise<unknown> | undefined;
   stop(reason: string): Promise<void>;
 }
 
@@ -125,6 +130,8 @@ export function startRuntime(d: RuntimeDeps): Runtime {
   return {
     agent,
     agentLoop: agentModuleOf,
+    memoryDatabase: () => memory.database?.(),
+    approvalSettled: (id) => tools.approvalSettled?.(id),
     async stop(reason) {
       await agent.shutdown(reason);
       await Promise.all(d.transports.map((t) => t.close()));

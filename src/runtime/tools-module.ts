@@ -48,6 +48,8 @@ export interface ToolsModule extends KernelModule {
   agentTools(): AgentTools | undefined;
   /** This session's audit log, when audit is on. */
   audit(): AuditSession | undefined;
+  /** Resolves when the pending approval `requestId` is decided or expires; undefined when none is pending. */
+  approvalSettled?(requestId: string): Promise<unknown> | undefined;
 }
 
 export function toolsModule(d: ToolsModuleDeps): ToolsModule {
@@ -76,6 +78,8 @@ export function toolsModule(d: ToolsModuleDeps): ToolsModule {
     },
     agentTools: () => current?.agentTools,
     audit: () => current?.audit,
+    // A second wait on a pending request_id shares the first one's outcome (kernel/approvals.ts).
+    approvalSettled: (id) => (shared.approvals.has(id) ? shared.approvals.wait(id, 0) : undefined),
     async start(s, core) {
       current = await openToolSession(shared, s, core.telemetry);
     },

@@ -1,0 +1,109 @@
+// Tasks kept in the memory database (docs/a2a.md "Tasks"): a task left working by a process that stopped without
+// closing anything is read back from the journal by the next one and failed; retention by count and by age; the
+// data_dir file of an agent without memory is taken into the table once.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../../src/memory/sqlite/open.ts';
+import { sqliteTaskStore } from '../../src/a2a/task-store-sqlite.ts';
+import { memoryTaskStore, type TaskStore } from '../../src/a2a/task-store.ts';
+import { TaskService, RESTART_MESSAGE } from '../../src/a2a/tasks.ts';
+import type { ChannelAgent } from '../../src/channels/types.ts';
+import type { A2aTask } from '../../src/a2a/types.ts';
+import { captureLogger, deferred } from './helpers/fakes.ts';
+
+let n = 0;
+const newId = () => `id-${++n}`;
+const msg = (text: string) => ({ role: 'user' as const, messageId: newId(), parts: [{ type: 'text' as const, text }] });
+const agentOf = (answer: () => Promise<string> | string): ChannelAgent => ({
+  channelTurns: true,
+  turn: async () => ({ reply: await answer(), outcome: 'message', toolCalls: [], rejections: 0 }),
+});
+
+const svc = (store: TaskStore, agent: ChannelAgent | undefined, o: { now?: () => number; maxTasks?: number; maxAgeMs?: number } = {}) =>
+  new TaskService({ store, getAgent: () => agent, tools: false, newId, now: o.now ?? (() => Date.now()), log: captureLogger(), maxTasks: o.maxTasks, maxAgeMs: o.maxAgeMs });
+
+test('sql.js memory database: a working task survives a crash as failed, a finished one as it was', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'claw-a2a-store-'));
+  try {
+    const path = join(dir, 'm.db');
+    const db = await openDatabase({ path, adapter: 'sqljs' });
+    const gate = deferred<string>();
+    let calls = 0;
+    const s = svc(sqliteTaskStore(db), agentOf(() => (++calls === 1 ? 'done \uD800 here' : gate.promise)));
+    await s.open();
+    const finished = await s.create(msg('one'), { wait: true });
+    const running = await s.create(msg('two'), { wait: false });
+    await new Promise((r) => setTimeout(r, 10));
+    // No close(): the process is gone. A second open of the same file replays the journal.
+    const db2 = await openDatabase({ path, adapter: 'sqljs' });
+    const s2 = svc(sqliteTaskStore(db2), undefined);
+    await s2.open();
+    assert.is(s2.get(finished.id).state, 'completed');
+    // A lone surrogate in a reply is kept as a JSON escape in the row: the replayed task is the live one.
+    assert.equal(s2.get(finished.id).artifacts[0].parts[0], { type: 'text', text: 'done \uD800 here' });
+    assert.equal(s2.get(finished.id), JSON.parse(JSON.stringify(finished)));
+    assert.is(s2.get(running.id).state, 'failed');
+    assert.is(s2.get(running.id).statusMessage, RESTART_MESSAGE);
+    assert.is(s2.list({ state: 'working' }).totalSize, 0);
+    // The verdict is stored too: a third process reads it as failed with the same reason.
+    await s2.close();
+    const db3 = await openDatabase({ path, adapter: 'sqljs' });
+    const rows = db3.prepare('SELECT task FROM claw_a2a_tasks').all().map((r) => JSON.parse(String(r.task)) as A2aTask);
+    assert.is(rows.find((t) => t.id === running.id)!.state, 'failed');
+    gate.resolve('late');
+    db.close();
+    db2.close();
+    db3.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('retention: finished tasks past max_tasks or max age are dropped from the store, running ones kept', async () => {
+  let clock = 1_000;
+  const store = memoryTaskStore();
+  const gate = deferred<string>();
+  let i = 0;
+  const s = svc(store, agentOf(() => (++i === 1 ? gate.promise : 'ok')), { now: () => clock, maxTasks: 3, maxAgeMs: 10_000 });
+  await s.open();
+  const slow = await s.create(msg('slow'), { wait: false });
+  const ids: string[] = [];
+  for (let k = 0; k < 4; k++) {
+    clock += 10;
+    ids.push((await s.create(msg(`m${k}`), { wait: true })).id);
+  }
+  // 5 created, max 3: the two oldest finished ones went; the running one stays.
+  assert.equal(s.list().tasks.map((t) => t.id).sort(), [slow.id, ids[2], ids[3]].sort());
+  assert.equal((await store.load()).map((t) => t.id).sort(), [slow.id, ids[2], ids[3]].sort());
+  // Age: past 10 s after their last change, finished tasks go at the next create (or open).
+  clock += 20_000;
+  const fresh = await s.create(msg('late'), { wait: true });
+  assert.equal(s.list().tasks.map((t) => t.id).sort(), [slow.id, fresh.id].sort());
+  gate.resolve('x');
+  await s.close();
+  const reopened = svc(store, undefined, { now: () => clock + 20_000, maxAgeMs: 10_000 });
+  await reopened.open();
+  assert.is(reopened.list().totalSize, 0, 'at open too: the age limit applies to what was kept');
+});
+
+test('the data_dir task file of an agent without memory is taken into an empty table once', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'claw-a2a-store-'));
+  try {
+    mkdirSync(join(dir, 'a2a'));
+    const file = join(dir, 'a2a/tasks.json');
+    const old: A2aTask = { id: 'old-1', contextId: 'c', state: 'completed', history: [], artifacts: [], createdAt: 1, updatedAt: 1 };
+    writeFileSync(file, JSON.stringify({ version: 1, tasks: [old] }));
+    const db = await openDatabase({ path: join(dir, 'm.db'), adapter: 'sqljs' });
+    assert.equal((await sqliteTaskStore(db, file).load()).map((t) => t.id), ['old-1']);
+    assert.not.ok(existsSync(file));
+    assert.equal((await sqliteTaskStore(db, file).load()).map((t) => t.id), ['old-1']);
+    db.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
