@@ -8,7 +8,9 @@
 //                        `claw.tool.call` of the in-process `echo` builtin (unique request_ids, identity
 //                        autonomous, one allow-all policy, sandbox level process) in one write → req/s
 //                        until the N-th reply, against scripts/bench/bare.mjs fed the same lines
-//                        (target claw/bare ≥ 0.90×), and claw's own `claw.status` rate on the same agent
+//                        and the claw process's CPU per echo call (bound ≤ 20 µs: the gates and the tool are
+//                        one async path; req/s against bare is reported, no longer a goal), and claw's own
+//                        `claw.status` rate on the same agent
 //   2. exec latency      sequential `claw.tool.call` of an exec tool bound to /bin/true, per sandbox
 //                        variant (each its own agent), against scripts/bench-tools/bare-spawn.mjs
 //                        (one line → spawn('/bin/true') → exit → one line), calls interleaved
@@ -46,7 +48,7 @@ import { ROOT, DEFAULT_CLAW, BARE, parseArgs, guardChildren, runMain, killAll, e
 const BARE_SPAWN = join(ROOT, 'scripts', 'bench-tools', 'bare-spawn.mjs');
 const BARE_MCP = join(ROOT, 'scripts', 'bench-tools', 'bare-mcp.mjs');
 const MCP_SERVER = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
-const TARGETS = { echoThroughput: 0.9, execDeltaMs: 2 };
+const TARGETS = { echoCpuUsPerCall: 20, execDeltaMs: 2 };
 const AGENT = 'bench-agent';
 const ECHO_TEXT = 'bench-tools echo payload';
 
@@ -562,8 +564,8 @@ async function main() {
         ratio: r3(echoRatio),
         echoVsStatus: r3(t.echo.median / t.status.median),
         gatesUsPerCall: r2(gatesUs),
-        target: TARGETS.echoThroughput,
-        ok: echoRatio >= TARGETS.echoThroughput,
+        cpuBoundUs: TARGETS.echoCpuUsPerCall,
+        ok: cpuUs.echo.median <= TARGETS.echoCpuUsPerCall,
       },
       exec: exec.map((e) => ({
         variant: e.key,
@@ -601,12 +603,12 @@ async function main() {
           int(t.echo.median),
           int(t.bare.median),
           `${f3(echoRatio)}x`,
-          `>= ${TARGETS.echoThroughput.toFixed(2)}x`,
-          ok(echoRatio >= TARGETS.echoThroughput),
+          '',
+          '',
           int(t.status.median),
         ],
         ['req/s p90', int(t.echo.p90), int(t.bare.p90), '', '', '', int(t.status.p90)],
-        ['CPU us/request (child, median)', f2(cpuUs.echo.median), f2(cpuUs.bare.median), `${f2(cpuUs.echo.median / cpuUs.bare.median)}x`, '', '', f2(cpuUs.status.median)],
+        ['CPU us/request (child, median)', f2(cpuUs.echo.median), f2(cpuUs.bare.median), `${f2(cpuUs.echo.median / cpuUs.bare.median)}x`, `echo <= ${TARGETS.echoCpuUsPerCall} us`, ok(cpuUs.echo.median <= TARGETS.echoCpuUsPerCall), f2(cpuUs.status.median)],
         ['reply bytes', tput['claw-echo'][0].replyBytes, tput.bare[0].replyBytes, '', '', '', tput['claw-status'][0].replyBytes],
       ];
       const rows2 = [['variant', 'claw med', 'p90', 'bare med', 'p90', 'delta med', 'target', '', 'replay med', 'wrappers', 'claw own']];
