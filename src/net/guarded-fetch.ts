@@ -39,7 +39,7 @@ import {
   requestHeaders,
   utf8Prefix,
 } from './net-policy.ts';
-import { timerDelay } from '../protocol/delay.ts';
+import { deadline, type Deadline } from '../protocol/deadline.ts';
 
 export { FetchFailed, NetworkDenied, type NetworkCaps } from './net-policy.ts';
 
@@ -120,27 +120,10 @@ export async function guardedFetch(
   }
 }
 
-/**
- * The deadline and the caller's abort of one exchange: `signal` aborts on either, and `why()` says which came first.
- * A caller's signal already aborted is refused before anything is resolved or sent.
- */
-function exchange(callerSignal: AbortSignal | undefined, timeoutMs: number | undefined, noun: string) {
+/** A caller's signal already aborted is refused before anything is resolved or sent. */
+function exchange(callerSignal: AbortSignal | undefined, timeoutMs: number | undefined, noun: string): Deadline {
   if (callerSignal?.aborted) throw new FetchFailed('aborted', `${noun} aborted`);
-  const ctl = new AbortController();
-  let why: 'timeout' | 'aborted' | undefined;
-  const stop = (w: 'timeout' | 'aborted') => {
-    why ??= w;
-    ctl.abort();
-  };
-  const onAbort = () => stop('aborted');
-  callerSignal?.addEventListener('abort', onAbort, { once: true });
-  const timer = setTimeout(() => stop('timeout'), timerDelay(timeoutMs ?? DEFAULT_TIMEOUT_MS));
-  return {
-    signal: ctl.signal,
-    why: () => why,
-    clearDeadline: () => clearTimeout(timer),
-    unlink: () => callerSignal?.removeEventListener('abort', onAbort),
-  };
+  return deadline(callerSignal, timeoutMs ?? DEFAULT_TIMEOUT_MS);
 }
 
 /**

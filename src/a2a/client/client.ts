@@ -4,6 +4,7 @@
 // GetTask / tasks/get with backoff. Aborting (the caller's signal or the deadline) sends CancelTask /
 // tasks/cancel for a task still running. Every byte goes through the network guard (net.ts).
 import { timerDelay } from '../../protocol/delay.ts';
+import { deadline } from '../../protocol/deadline.ts';
 import { nodeCrypto } from '../../node/lazy.ts';
 import { A2aClientError } from './errors.ts';
 import { parseCard, pickEndpoint, type ClientVersion, type Endpoint, type RemoteCard } from './card.ts';
@@ -115,28 +116,21 @@ export class A2aClient {
 
   async send(text: string, o: SendOptions = {}): Promise<A2aReply> {
     const timeoutMs = o.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
-    const deadline = Date.now() + timeoutMs;
-    const ctl = new AbortController();
-    let why: 'timeout' | 'aborted' | undefined;
-    const stop = (w: 'timeout' | 'aborted') => {
-      why ??= w;
-      ctl.abort();
-    };
-    const onAbort = () => stop('aborted');
+    const endsAt = Date.now() + timeoutMs;
     if (o.signal?.aborted) throw new A2aClientError('aborted', `the message to ${this.card.name} was canceled before it was sent`);
-    o.signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => stop('timeout'), timerDelay(timeoutMs));
+    const x = deadline(o.signal, timeoutMs);
     // The task being followed: what CancelTask names when the caller gives up.
     const live: { taskId?: string; ended: boolean } = { ended: false };
-    const call = (method: string, params: unknown) => this.call(method, params, ctl.signal, Math.max(1, deadline - Date.now()));
+    const call = (method: string, params: unknown) => this.call(method, params, x.signal, Math.max(1, endsAt - Date.now()));
     try {
       const message = userMessage(this.v, text, nodeCrypto().randomUUID(), o.contextId);
       let out: RemoteOutcome | undefined;
-      if (o.stream ?? this.card.streaming) out = await this.streamed(message, ctl.signal, deadline, live);
-      if (!out || !STOP_STATES.has(out.state)) out = await this.polled(message, out, ctl.signal, live, call, o);
+      if (o.stream ?? this.card.streaming) out = await this.streamed(message, x.signal, endsAt, live);
+      if (!out || !STOP_STATES.has(out.state)) out = await this.polled(message, out, x.signal, live, call, o);
       live.ended = true;
       return { ...out, text: outcomeText(out), agent: this.card.name, endpoint: this.endpoint };
     } catch (e) {
+      const why = x.why();
       if (!why) throw e;
       const running = live.taskId !== undefined && !live.ended;
       if (running) await this.cancel(live.taskId!).catch(() => {});
@@ -145,8 +139,8 @@ export class A2aClient {
         ? new A2aClientError('timeout', `no final answer from ${this.card.name} within ${timeoutMs} ms${task}`)
         : new A2aClientError('aborted', `the message to ${this.card.name} was canceled${task}`);
     } finally {
-      clearTimeout(timer);
-      o.signal?.removeEventListener('abort', onAbort);
+      x.clearDeadline();
+      x.unlink();
     }
   }
 
