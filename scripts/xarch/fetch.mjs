@@ -69,7 +69,7 @@ function npmPackage(spec) {
   const tmp = `${dir}.partial`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
-  const tgz = run('npm', ['pack', spec, '--silent', '--pack-destination', tmp]).trim().split('\n').pop();
+  const tgz = run('npm', ['pack', spec, '--loglevel=error', '--pack-destination', tmp]).trim().split('\n').pop();
   run('tar', ['xzf', join(tmp, tgz), '-C', tmp]);
   rmSync(join(tmp, tgz));
   // Node's packages carry C headers and docs (~60 MB) that running the binary never reads.
@@ -79,6 +79,17 @@ function npmPackage(spec) {
   renameSync(tmp, dir);
 }
 
+/** Directories of runtimes no longer in the matrix (an older pinned version) are removed. */
+function prune() {
+  const keep = new Set(matrix.runtimes.filter((r) => r.npm).map((r) => L.npm(r.npm)));
+  const keepRoots = new Set(Object.keys(matrix.sysroots).map((a) => L.sysroot(a)));
+  for (const [parent, wanted] of [[join(L.base, 'npm'), keep], [join(L.base, 'sysroot'), keepRoots]]) {
+    if (!existsSync(parent)) continue;
+    for (const d of readdirSync(parent)) if (!wanted.has(join(parent, d))) rmSync(join(parent, d), { recursive: true, force: true });
+  }
+}
+
+prune();
 mkdirSync(L.errors, { recursive: true });
 let failures = 0;
 for (const r of matrix.runtimes) {

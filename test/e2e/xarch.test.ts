@@ -195,6 +195,9 @@ async function serve(argv: string[], name: string): Promise<void> {
       ids.add(r.result.ids[0]);
     }
     assert.is(ids.size, STORES, 'every store got its own entry id');
+    // The exec tool ran inside bubblewrap, launched by the emulated runtime (bwrap itself is the host's).
+    const sandbox = err.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((l) => l.msg === 'sandbox' && l.tool === 'hello');
+    assert.match(sandbox?.note ?? '', /^bubblewrap: /, JSON.stringify(sandbox));
     const found = replies.get(4)?.result?.entries;
     assert.is(found?.[0]?.content, 'Project deadline is March 15', JSON.stringify(replies.get(4)));
     assert.is(found[0].id, replies.get(142).result.ids[0]);
