@@ -154,13 +154,19 @@ async function serve(argv: string[], name: string): Promise<void> {
   let err = '';
   child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
   const replies = new Map<unknown, any>();
+  const garbage: string[] = [];
   let buf = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => {
     buf += c;
     for (let nl = buf.indexOf('\n'); nl !== -1; nl = buf.indexOf('\n')) {
-      const m = JSON.parse(buf.slice(0, nl));
+      const line = buf.slice(0, nl);
       buf = buf.slice(nl + 1);
-      replies.set(m.id, m);
+      try {
+        const m = JSON.parse(line);
+        replies.set(m.id, m);
+      } catch {
+        garbage.push(line);
+      }
     }
   });
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
@@ -174,6 +180,16 @@ async function serve(argv: string[], name: string): Promise<void> {
   const send = (line: object) => child.stdin.write(`${JSON.stringify(line)}\n`);
   try {
     send(rpc(1, 'claw.initialize', initParams()));
+    await until('initialize reply', () => replies.has(1));
+    assert.is(replies.get(1)?.result?.conformanceLevel, 'level-3', JSON.stringify(replies.get(1)));
+    // The other transports reach the same session, while stdio is busy with the stores; the sender is
+    // the runtime under test too.
+    await until('fs inbox', () => existsSync(join(ipc, 'inbox')));
+    await until('MQTT connection', () => err.includes('"mqtt connected"'));
+    const sends = Promise.all([
+      claw(argv, ['send', `fs:${ipc}`, 'claw.tool.call', JSON.stringify(toolCall('hello', { who: 'fs' }, uuid(5))), '--timeout', String(DEADLINE_MS)]),
+      claw(argv, ['send', mqtt, 'claw.tool.call', JSON.stringify(toolCall('hello', { who: 'mqtt' }, uuid(6))), '--timeout', String(DEADLINE_MS)]),
+    ]);
     send(rpc(2, 'claw.tool.call', toolCall('echo', { text: 'same everywhere' }, uuid(2))));
     send(rpc(3, 'claw.tool.call', toolCall('hello', { who: 'board' }, uuid(3))));
     for (let i = 0; i < STORES; i++) {
@@ -181,11 +197,10 @@ async function serve(argv: string[], name: string): Promise<void> {
       send(rpc(100 + i, 'claw.memory.store', { store: 'context', entries: [{ content }], context: { request_id: uuid(100 + i) } }));
     }
     // Replies come in completion order: the exec tool may answer after the stores.
-    const sent = [1, 2, 3, ...Array.from({ length: STORES }, (_, i) => 100 + i)];
-    await until('replies to initialize, the tools and the stores', () => sent.every((id) => replies.has(id)));
+    const sent = [2, 3, ...Array.from({ length: STORES }, (_, i) => 100 + i)];
+    await until('replies to the tools and the stores', () => sent.every((id) => replies.has(id)));
     send(rpc(4, 'claw.memory.query', { store: 'context', query: { type: 'semantic', text: 'deadline' } }));
     await until('query reply', () => replies.has(4));
-    assert.is(replies.get(1)?.result?.conformanceLevel, 'level-3', JSON.stringify(replies.get(1)));
     assert.equal(replies.get(2)?.result, { content: [{ type: 'text', text: 'same everywhere' }] }, JSON.stringify(replies.get(2)));
     assert.equal(replies.get(3)?.result, { content: [{ type: 'text', text: 'hi board\n' }] }, JSON.stringify(replies.get(3)));
     const ids = new Set<string>();
@@ -202,13 +217,7 @@ async function serve(argv: string[], name: string): Promise<void> {
     assert.is(found?.[0]?.content, 'Project deadline is March 15', JSON.stringify(replies.get(4)));
     assert.is(found[0].id, replies.get(142).result.ids[0]);
 
-    // The other transports reach the same session; the sender is the runtime under test too.
-    await until('fs inbox', () => existsSync(join(ipc, 'inbox')));
-    await until('MQTT connection', () => err.includes('"mqtt connected"'));
-    const [viaFs, viaMqtt] = await Promise.all([
-      claw(argv, ['send', `fs:${ipc}`, 'claw.tool.call', JSON.stringify(toolCall('hello', { who: 'fs' }, uuid(5))), '--timeout', String(DEADLINE_MS)]),
-      claw(argv, ['send', mqtt, 'claw.tool.call', JSON.stringify(toolCall('hello', { who: 'mqtt' }, uuid(6))), '--timeout', String(DEADLINE_MS)]),
-    ]);
+    const [viaFs, viaMqtt] = await sends;
     assert.is(viaFs.code, 0, `fs send: ${viaFs.stderr.slice(-1500)}`);
     assert.equal(lastJson(viaFs.stdout)?.result, { content: [{ type: 'text', text: 'hi fs\n' }] }, viaFs.stdout);
     assert.is(viaMqtt.code, 0, `mqtt send: ${viaMqtt.stderr.slice(-1500)}`);
@@ -216,6 +225,7 @@ async function serve(argv: string[], name: string): Promise<void> {
 
     child.kill('SIGTERM');
     assert.is(await exited, 0, err.slice(-2000));
+    assert.equal(garbage, [], 'stdout carries protocol messages only');
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
   }
