@@ -62,6 +62,7 @@ export function lazyMemory(load: () => Promise<MemoryModule>): MemoryModule & La
     },
     dedupStore: () => base.impl()?.dedupStore(),
     conversationStore: () => base.impl()?.conversationStore(),
+    whenOpen: () => base.impl()?.whenOpen?.(),
   });
 }
 

@@ -81,7 +81,7 @@ export function startRuntime(d: RuntimeDeps): Runtime {
   const providerFor = providers.client;
   const providerDepsFor = providers.deps;
   const tools = lazyTools(agentLoop, async () =>
-    (await import('./tools-wiring.ts')).wiredToolsModule(d, { notify, ledgerStore, dedupStore: memory.dedupStore, dataDir, agentLoop, providers }),
+    (await import('./tools-wiring.ts')).wiredToolsModule(d, { notify, ledgerStore, dedupStore: memory.dedupStore, dedupReady: memory.whenOpen, dataDir, agentLoop, providers }),
   );
   const agentModuleOf = agentLoop
     ? lazyAgent(async () =>
