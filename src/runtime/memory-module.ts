@@ -105,6 +105,8 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
           monotonic: () => deps.clock.monotonic(),
         });
       }
+      // Before sql.js compiles its WebAssembly (docs/memory.md "Memory budget"); the native engines have none.
+      const wasm = c?.adapter === 'native' ? undefined : (await import('../node/wasm-tier.ts')).applyWasmTierForThisProcess(c?.budget_mb);
       const { openMemoryService } = await import('../memory/service.ts');
       opened = await openMemoryService({
         memoryName: m.memory.name,
@@ -134,7 +136,8 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
         dedup = sqliteDedupStore(opened.db);
       }
       service = opened;
-      d.log.info('memory open', { stores: [...opened.stores.values()].map((x) => `${x.name}:${x.kind}`), database: opened.dbPath, adapter: opened.db?.adapter });
+      d.log.info('memory open', { stores: [...opened.stores.values()].map((x) => `${x.name}:${x.kind}`), database: opened.dbPath, adapter: opened.db?.adapter,
+        ...(opened.db?.adapter === 'sqljs' && wasm ? { wasm: wasm.tier, budget_mb: wasm.budgetMb ?? null, budget_from: wasm.source } : {}) });
     } catch (e) {
       if (session !== s) return;
       // Memory calls answer -32030 with this reason; everything else works.

@@ -1,0 +1,110 @@
+// Which V8 compiler runs sql.js's WebAssembly (docs/memory.md "Memory budget"). V8 compiles every wasm function
+// with Liftoff (baseline) on first call, then recompiles hot ones with TurboFan (optimizing) in the background.
+// For sql.js that tier-up costs ~200 ms of CPU in the first memory operations and 20–35 MB of peak RSS at 10k
+// entries; it makes full-text queries about 2× faster (BENCH.md "Level 3 agent"). An agent's memory answers a
+// few queries per turn, next to a model that takes seconds, so on a board the memory matters more: the runtime
+// keeps sql.js on Liftoff unless it is told, or can see, that memory is plentiful.
+import { readFileSync } from 'node:fs';
+import { totalmem } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
+
+export type WasmTier = 'baseline' | 'optimizing';
+
+/** A budget at or above this many MB (configured, or a cgroup limit) lets V8 tier sql.js up. */
+export const OPTIMIZING_MIN_BUDGET_MB = 1024;
+
+export interface BudgetFacts {
+  /** `memory.budget_mb` of claw.runtime.yaml. */
+  configuredMb?: number;
+  /** The process's cgroup memory limit in bytes (undefined: none, or unreadable). */
+  cgroupLimitBytes?: number;
+  /** Physical memory in bytes (os.totalmem()). */
+  physicalBytes?: number;
+}
+
+export interface TierChoice {
+  tier: WasmTier;
+  /** The budget the choice was made from, in MB (undefined when none was given). */
+  budgetMb?: number;
+  /** Where the budget came from, for the log line. */
+  source: 'config' | 'cgroup' | 'none';
+}
+
+/**
+ * The tier for a memory budget. A budget is given by the runtime config or by a cgroup limit (systemd
+ * `MemoryMax=`, a container's memory limit), capped by physical memory. With none, the machine's RAM is not the
+ * agent's to take (a board runs other things; a server user can say so): baseline.
+ */
+export function chooseWasmTier(f: BudgetFacts): TierChoice {
+  const physicalMb = f.physicalBytes ? Math.floor(f.physicalBytes / 1048576) : Infinity;
+  const given: [number, TierChoice['source']] | undefined =
+    f.configuredMb !== undefined ? [f.configuredMb, 'config'] : f.cgroupLimitBytes !== undefined ? [Math.floor(f.cgroupLimitBytes / 1048576), 'cgroup'] : undefined;
+  if (!given) return { tier: 'baseline', source: 'none' };
+  const budgetMb = Math.min(given[0], physicalMb);
+  return { tier: budgetMb >= OPTIMIZING_MIN_BUDGET_MB ? 'optimizing' : 'baseline', budgetMb, source: given[1] };
+}
+
+/** Limits larger than this mean "no limit" (cgroup v1 writes 2^63 rounded down to a page). */
+const NO_LIMIT = 2 ** 60;
+
+/**
+ * The memory limit of this process's cgroup: v2 `memory.max` of its own group, else v1 `memory.limit_in_bytes`.
+ * `read` returns a file's text or undefined (injectable for tests); `/proc/self/cgroup` says where the group is.
+ */
+export function cgroupMemoryLimit(read: (path: string) => string | undefined): number | undefined {
+  const candidates: string[] = [];
+  for (const line of (read('/proc/self/cgroup') ?? '').split('\n')) {
+    // "<id>:<controllers>:<path>"; the path may itself contain ':'. v2 is the line with no controllers.
+    const first = line.indexOf(':');
+    const second = line.indexOf(':', first + 1);
+    if (first < 0 || second < 0) continue;
+    const controllers = line.slice(first + 1, second);
+    const path = line.slice(second + 1).replace(/\/$/, '');
+    if (controllers === '') candidates.push(`/sys/fs/cgroup${path}/memory.max`);
+    else if (controllers.split(',').includes('memory')) candidates.push(`/sys/fs/cgroup/memory${path}/memory.limit_in_bytes`);
+  }
+  for (const file of candidates) {
+    const text = read(file)?.trim();
+    if (text === undefined || text === '' || text === 'max') continue;
+    const n = Number(text);
+    if (Number.isFinite(n) && n > 0 && n < NO_LIMIT) return n;
+  }
+  return undefined;
+}
+
+let applied: WasmTier | undefined;
+
+/**
+ * Applies the tier before the first wasm compile: `--liftoff-only` for baseline. V8 reads the flag when it
+ * compiles, so it must be set before sql.js loads; it then holds for the whole process (the first session
+ * decides). No-op where there is no V8 (Bun: its JavaScriptCore has its own tiers) or no `setFlags`.
+ */
+export function applyWasmTier(tier: WasmTier, setFlags: ((flags: string) => void) | undefined): WasmTier {
+  if (applied) return applied;
+  applied = tier;
+  if (tier === 'baseline' && setFlags) setFlags('--liftoff-only');
+  return tier;
+}
+
+/** For tests: forget what was applied (the V8 flag itself stays). */
+export function resetAppliedWasmTier(): void {
+  applied = undefined;
+}
+
+/**
+ * Decides from this machine (cgroup limit, physical memory) and `memory.budget_mb`, and applies it, once per
+ * process; { tier, budgetMb, source } for the log. Bun runs JavaScriptCore, which has no such flag: undefined.
+ */
+export function applyWasmTierForThisProcess(configuredMb: number | undefined): TierChoice | undefined {
+  if ((process.versions as { bun?: string }).bun) return undefined;
+  const choice = chooseWasmTier({ configuredMb, cgroupLimitBytes: cgroupMemoryLimit(readText), physicalBytes: totalmem() });
+  return { ...choice, tier: applyWasmTier(choice.tier, setFlagsFromString) };
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
