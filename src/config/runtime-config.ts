@@ -82,8 +82,6 @@ export const runtimeConfigSchema = lazySchema(() => {
       v.strictObject({
         /** auto: node:sqlite / bun:sqlite when the runtime has one, else sql.js (WASM). */
         adapter: v.optional(v.picklist(['auto', 'native', 'sqljs'])),
-        /** MB this agent may use; below 1024 (or none given, nor a cgroup limit) sql.js stays on V8's baseline compiler (docs/memory.md "Memory budget"). */
-        budget_mb: v.optional(v.pipe(v.number(), v.integer(), v.minValue(16))),
         /** node:sqlite / bun:sqlite: page size of a new database file (power of two, 512–65536; default 4096). */
         page_size: v.optional(v.pipe(v.number(), v.integer(), v.check((n) => n >= 512 && n <= 65536 && (n & (n - 1)) === 0, 'must be a power of two from 512 to 65536'))),
         snapshot: v.optional(

@@ -4,17 +4,16 @@
 // entries; it makes full-text queries about 2× faster (BENCH.md "Level 3 agent"). An agent's memory answers a
 // few queries per turn, next to a model that takes seconds, so on a board the memory matters more: the runtime
 // keeps sql.js on Liftoff unless it is told, or can see, that memory is plentiful.
-import { readFileSync } from 'node:fs';
-import { totalmem } from 'node:os';
-import { setFlagsFromString } from 'node:v8';
-
+// The flag is set by the boot loader (targets/boot.ts) before any code is compiled, never later: V8 stamps its
+// flags into every code cache, so a flag set after start-up would make the next start reject the whole code
+// cache and write it again (measured with scripts/bench-flash.mjs: ~1 MB rewritten per start).
 export type WasmTier = 'baseline' | 'optimizing';
 
 /** A budget at or above this many MB (configured, or a cgroup limit) lets V8 tier sql.js up. */
 export const OPTIMIZING_MIN_BUDGET_MB = 1024;
 
 export interface BudgetFacts {
-  /** `memory.budget_mb` of claw.runtime.yaml. */
+  /** `CLAW_MEMORY_BUDGET_MB` (read at boot, before the runtime config is). */
   configuredMb?: number;
   /** The process's cgroup memory limit in bytes (undefined: none, or unreadable). */
   cgroupLimitBytes?: number;
@@ -27,18 +26,18 @@ export interface TierChoice {
   /** The budget the choice was made from, in MB (undefined when none was given). */
   budgetMb?: number;
   /** Where the budget came from, for the log line. */
-  source: 'config' | 'cgroup' | 'none';
+  source: 'env' | 'cgroup' | 'none';
 }
 
 /**
- * The tier for a memory budget. A budget is given by the runtime config or by a cgroup limit (systemd
+ * The tier for a memory budget. A budget is given by `CLAW_MEMORY_BUDGET_MB` or by a cgroup limit (systemd
  * `MemoryMax=`, a container's memory limit), capped by physical memory. With none, the machine's RAM is not the
  * agent's to take (a board runs other things; a server user can say so): baseline.
  */
 export function chooseWasmTier(f: BudgetFacts): TierChoice {
   const physicalMb = f.physicalBytes ? Math.floor(f.physicalBytes / 1048576) : Infinity;
   const given: [number, TierChoice['source']] | undefined =
-    f.configuredMb !== undefined ? [f.configuredMb, 'config'] : f.cgroupLimitBytes !== undefined ? [Math.floor(f.cgroupLimitBytes / 1048576), 'cgroup'] : undefined;
+    f.configuredMb !== undefined ? [f.configuredMb, 'env'] : f.cgroupLimitBytes !== undefined ? [Math.floor(f.cgroupLimitBytes / 1048576), 'cgroup'] : undefined;
   if (!given) return { tier: 'baseline', source: 'none' };
   const budgetMb = Math.min(given[0], physicalMb);
   return { tier: budgetMb >= OPTIMIZING_MIN_BUDGET_MB ? 'optimizing' : 'baseline', budgetMb, source: given[1] };
@@ -72,39 +71,42 @@ export function cgroupMemoryLimit(read: (path: string) => string | undefined): n
   return undefined;
 }
 
-let applied: WasmTier | undefined;
-
-/**
- * Applies the tier before the first wasm compile: `--liftoff-only` for baseline. V8 reads the flag when it
- * compiles, so it must be set before sql.js loads; it then holds for the whole process (the first session
- * decides). No-op where there is no V8 (Bun: its JavaScriptCore has its own tiers) or no `setFlags`.
- */
-export function applyWasmTier(tier: WasmTier, setFlags: ((flags: string) => void) | undefined): WasmTier {
-  if (applied) return applied;
-  applied = tier;
-  if (tier === 'baseline' && setFlags) setFlags('--liftoff-only');
-  return tier;
+/** `CLAW_MEMORY_BUDGET_MB`: a positive integer, else undefined. */
+export function budgetFromEnv(env: Record<string, string | undefined>): number | undefined {
+  const raw = env.CLAW_MEMORY_BUDGET_MB;
+  if (raw === undefined || !/^[0-9]+$/.test(raw.trim())) return undefined;
+  const n = Number(raw);
+  return n > 0 ? n : undefined;
 }
 
-/** For tests: forget what was applied (the V8 flag itself stays). */
-export function resetAppliedWasmTier(): void {
-  applied = undefined;
+export interface MachineIo {
+  env: Record<string, string | undefined>;
+  /** A file's text, or undefined. */
+  readText(path: string): string | undefined;
+  totalmem(): number;
 }
 
-/**
- * Decides from this machine (cgroup limit, physical memory) and `memory.budget_mb`, and applies it, once per
- * process; { tier, budgetMb, source } for the log. Bun runs JavaScriptCore, which has no such flag: undefined.
- */
-export function applyWasmTierForThisProcess(configuredMb: number | undefined): TierChoice | undefined {
+/** The tier for this machine: the same answer wherever it is asked (the boot applies it, memory logs it). */
+export function machineWasmTier(io: MachineIo): TierChoice {
+  return chooseWasmTier({ configuredMb: budgetFromEnv(io.env), cgroupLimitBytes: cgroupMemoryLimit(io.readText), physicalBytes: io.totalmem() });
+}
+
+/** V8 flags for a tier: baseline is `--liftoff-only` (wasm only: JavaScript compiles as ever). */
+export function v8FlagsFor(tier: WasmTier): string | undefined {
+  return tier === 'baseline' ? '--liftoff-only' : undefined;
+}
+
+/** The answer for this process, from its environment, cgroup and RAM (what the boot loader applied); Bun: none. */
+export async function hostWasmTier(): Promise<TierChoice | undefined> {
   if ((process.versions as { bun?: string }).bun) return undefined;
-  const choice = chooseWasmTier({ configuredMb, cgroupLimitBytes: cgroupMemoryLimit(readText), physicalBytes: totalmem() });
-  return { ...choice, tier: applyWasmTier(choice.tier, setFlagsFromString) };
-}
-
-function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
+  const { readFileSync } = await import('node:fs');
+  const { totalmem } = await import('node:os');
+  const readText = (path: string) => {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  return machineWasmTier({ env: process.env, readText, totalmem });
 }

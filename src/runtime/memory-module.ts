@@ -105,8 +105,8 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
           monotonic: () => deps.clock.monotonic(),
         });
       }
-      // Before sql.js compiles its WebAssembly (docs/memory.md "Memory budget"); the native engines have none.
-      const wasm = c?.adapter === 'native' ? undefined : (await import('../node/wasm-tier.ts')).applyWasmTierForThisProcess(c?.budget_mb);
+      // Which V8 tier runs sql.js: decided and applied by the boot loader (docs/memory.md "Memory budget"); logged here.
+      const wasm = c?.adapter === 'native' ? undefined : await (await import('../node/wasm-tier.ts')).hostWasmTier();
       const { openMemoryService } = await import('../memory/service.ts');
       opened = await openMemoryService({
         memoryName: m.memory.name,

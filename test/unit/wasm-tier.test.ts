@@ -1,7 +1,7 @@
 // The memory budget → V8 compiler tier decision for sql.js (docs/memory.md "Memory budget").
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { applyWasmTier, cgroupMemoryLimit, chooseWasmTier, resetAppliedWasmTier } from '../../src/node/wasm-tier.ts';
+import { budgetFromEnv, cgroupMemoryLimit, chooseWasmTier, machineWasmTier, v8FlagsFor } from '../../src/node/wasm-tier.ts';
 
 const GB = 1024 ** 3;
 const MB = 1024 ** 2;
@@ -11,10 +11,10 @@ test('no budget given (no config, no cgroup limit): baseline, whatever the physi
   assert.equal(chooseWasmTier({}), { tier: 'baseline', source: 'none' });
 });
 
-test('a configured budget: optimizing from 1024 MB, capped by physical memory; it wins over a cgroup limit', () => {
-  assert.equal(chooseWasmTier({ configuredMb: 1024, physicalBytes: 24 * GB }), { tier: 'optimizing', budgetMb: 1024, source: 'config' });
-  assert.equal(chooseWasmTier({ configuredMb: 1023, physicalBytes: 24 * GB }), { tier: 'baseline', budgetMb: 1023, source: 'config' });
-  assert.equal(chooseWasmTier({ configuredMb: 4096, physicalBytes: 512 * MB }), { tier: 'baseline', budgetMb: 512, source: 'config' });
+test('a budget given in the environment: optimizing from 1024 MB, capped by physical memory; it wins over a cgroup limit', () => {
+  assert.equal(chooseWasmTier({ configuredMb: 1024, physicalBytes: 24 * GB }), { tier: 'optimizing', budgetMb: 1024, source: 'env' });
+  assert.equal(chooseWasmTier({ configuredMb: 1023, physicalBytes: 24 * GB }), { tier: 'baseline', budgetMb: 1023, source: 'env' });
+  assert.equal(chooseWasmTier({ configuredMb: 4096, physicalBytes: 512 * MB }), { tier: 'baseline', budgetMb: 512, source: 'env' });
   assert.equal(chooseWasmTier({ configuredMb: 256, cgroupLimitBytes: 8 * GB, physicalBytes: 24 * GB }).tier, 'baseline');
 });
 
@@ -43,16 +43,19 @@ test('cgroup: nothing readable, or garbage, is no limit', () => {
   assert.is(cgroupMemoryLimit(files({ '/proc/self/cgroup': '0::/x\n', '/sys/fs/cgroup/x/memory.max': 'lots' })), undefined);
 });
 
-test('applyWasmTier: baseline sets --liftoff-only once; the first decision holds for the process', () => {
-  resetAppliedWasmTier();
-  const set: string[] = [];
-  assert.is(applyWasmTier('baseline', (f) => set.push(f)), 'baseline');
-  assert.is(applyWasmTier('optimizing', (f) => set.push(f)), 'baseline');
-  assert.equal(set, ['--liftoff-only']);
-  resetAppliedWasmTier();
-  assert.is(applyWasmTier('optimizing', (f) => set.push(f)), 'optimizing');
-  assert.equal(set, ['--liftoff-only'], 'optimizing sets no flag (V8 tiers up by default)');
-  resetAppliedWasmTier();
+test('CLAW_MEMORY_BUDGET_MB: a positive integer, else ignored', () => {
+  assert.is(budgetFromEnv({ CLAW_MEMORY_BUDGET_MB: '256' }), 256);
+  assert.is(budgetFromEnv({ CLAW_MEMORY_BUDGET_MB: ' 2048 ' }), 2048);
+  for (const bad of ['', '0', '-5', '1.5', 'lots', '1e3']) assert.is(budgetFromEnv({ CLAW_MEMORY_BUDGET_MB: bad }), undefined, bad);
+  assert.is(budgetFromEnv({}), undefined);
+});
+
+test('machineWasmTier: the environment wins over the cgroup; baseline is --liftoff-only, optimizing sets nothing', () => {
+  const io = (env: Record<string, string>) => ({ env, readText: files({ '/proc/self/cgroup': '0::/a\n', '/sys/fs/cgroup/a/memory.max': String(256 * MB) }), totalmem: () => 24 * GB });
+  assert.equal(machineWasmTier(io({})), { tier: 'baseline', budgetMb: 256, source: 'cgroup' });
+  assert.equal(machineWasmTier(io({ CLAW_MEMORY_BUDGET_MB: '4096' })), { tier: 'optimizing', budgetMb: 4096, source: 'env' });
+  assert.is(v8FlagsFor('baseline'), '--liftoff-only');
+  assert.is(v8FlagsFor('optimizing'), undefined);
 });
 
 test.run();
