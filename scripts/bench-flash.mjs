@@ -17,7 +17,7 @@ import { createServer, createConnection } from 'node:net';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { createRequire } from 'node:module';
-import { ROOT, DEFAULT_CLAW, runtime, parseArgs, guardChildren, runMain, killAll, sleep, Proc, awaitReply, initializeLine, live, descendants, table, int } from './bench/lib.mjs';
+import { ROOT, DEFAULT_CLAW, runtime, parseArgs, guardChildren, runMain, killAll, sleep, Proc, awaitReply, initializeLine, live, extraPids, descendants, table, int } from './bench/lib.mjs';
 import { copyAgent } from './bench/level3.mjs';
 
 const { flags, values, num } = parseArgs(process.argv.slice(2), {
@@ -31,7 +31,8 @@ const IDLE_S = num('idle-s', 40);
 const TURNS = num('turns', 20);
 if (values.node) runtime.exec = values.node;
 const progress = (s) => process.stderr.write(`bench-flash: ${s}\n`);
-const globalTimer = guardChildren({ name: 'bench-flash', timeoutS: IDLE_S + 180 });
+// tree: the agent runs under strace, so its process is a grandchild; it is killed with the rest.
+const globalTimer = guardChildren({ name: 'bench-flash', timeoutS: IDLE_S + 180, tree: true });
 
 const MOSQUITTO = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto', '/usr/local/sbin/mosquitto'].find((p) => existsSync(p));
 const STRACE = ['/usr/bin/strace', '/bin/strace'].find((p) => existsSync(p));
@@ -131,6 +132,7 @@ async function main() {
       }
       throw new Error('no node process under strace');
     })() : p.pid;
+    extraPids.add(pid);
     for (let i = 0; !p.logLines().some((l) => l.msg === 'mqtt connected'); i++) {
       if (i > 500) throw new Error('the agent did not connect to mosquitto');
       await sleep(20);
