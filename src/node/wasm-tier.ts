@@ -3,7 +3,7 @@
 // For sql.js that tier-up costs ~200 ms of CPU in the first memory operations and 20–35 MB of peak RSS at 10k
 // entries; it makes full-text queries about 2× faster (BENCH.md "Level 3 agent"). An agent's memory answers a
 // few queries per turn, next to a model that takes seconds, so on a board the memory matters more: the runtime
-// keeps sql.js on Liftoff unless it is told, or can see, that memory is plentiful.
+// keeps sql.js on Liftoff where memory is short (a budget, a cgroup limit or the RAM below 1 GB).
 // The flag is set by the boot loader (targets/boot.ts) before any code is compiled, never later: V8 stamps its
 // flags into every code cache, so a flag set after start-up would make the next start reject the whole code
 // cache and write it again (measured with scripts/bench-flash.mjs: ~1 MB rewritten per start).
@@ -26,20 +26,24 @@ export interface TierChoice {
   /** The budget the choice was made from, in MB (undefined when none was given). */
   budgetMb?: number;
   /** Where the budget came from, for the log line. */
-  source: 'env' | 'cgroup' | 'none';
+  source: 'env' | 'cgroup' | 'physical' | 'none';
 }
 
 /**
- * The tier for a memory budget. A budget is given by `CLAW_MEMORY_BUDGET_MB` or by a cgroup limit (systemd
- * `MemoryMax=`, a container's memory limit), capped by physical memory. With none, the machine's RAM is not the
- * agent's to take (a board runs other things; a server user can say so): baseline.
+ * The tier for a memory budget: `CLAW_MEMORY_BUDGET_MB`, else a cgroup limit (systemd `MemoryMax=`, a
+ * container's), capped by physical memory; with neither, physical memory itself. Below 1024 MB: baseline.
+ * Why not baseline everywhere: setting the flag means loading node:v8 at boot (its stream dependencies cost
+ * ~8 ms of CPU before the first reply, BENCH.md "Level 3 agent"), worth it only where memory is short.
  */
 export function chooseWasmTier(f: BudgetFacts): TierChoice {
-  const physicalMb = f.physicalBytes ? Math.floor(f.physicalBytes / 1048576) : Infinity;
+  const physicalMb = f.physicalBytes ? Math.floor(f.physicalBytes / 1048576) : undefined;
   const given: [number, TierChoice['source']] | undefined =
     f.configuredMb !== undefined ? [f.configuredMb, 'env'] : f.cgroupLimitBytes !== undefined ? [Math.floor(f.cgroupLimitBytes / 1048576), 'cgroup'] : undefined;
-  if (!given) return { tier: 'baseline', source: 'none' };
-  const budgetMb = Math.min(given[0], physicalMb);
+  if (!given) {
+    if (physicalMb === undefined) return { tier: 'baseline', source: 'none' };
+    return { tier: physicalMb >= OPTIMIZING_MIN_BUDGET_MB ? 'optimizing' : 'baseline', budgetMb: physicalMb, source: 'physical' };
+  }
+  const budgetMb = physicalMb === undefined ? given[0] : Math.min(given[0], physicalMb);
   return { tier: budgetMb >= OPTIMIZING_MIN_BUDGET_MB ? 'optimizing' : 'baseline', budgetMb, source: given[1] };
 }
 

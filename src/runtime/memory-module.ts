@@ -125,15 +125,15 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
           onWarning: (w) => d.log.warn('memory storage', { code: w.code, warning: w.message }),
         },
       });
+      const tables = opened.db ? await import('../memory/kernel-tables.ts') : undefined;
       if (session !== s) {
         // The session stopped while the database was opening: nobody will use or close it.
         await opened.close().catch(() => {});
         return;
       }
-      if (opened.db) {
-        const { sqliteLedgerStore, sqliteDedupStore } = await import('../memory/kernel-tables.ts');
-        ledger = sqliteLedgerStore(opened.db, fallbackLedger);
-        dedup = sqliteDedupStore(opened.db);
+      if (opened.db && tables) {
+        ledger = tables.sqliteLedgerStore(opened.db, fallbackLedger);
+        dedup = tables.sqliteDedupStore(opened.db);
       }
       service = opened;
       d.log.info('memory open', { stores: [...opened.stores.values()].map((x) => `${x.name}:${x.kind}`), database: opened.dbPath, adapter: opened.db?.adapter,

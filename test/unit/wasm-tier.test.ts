@@ -6,8 +6,9 @@ import { budgetFromEnv, cgroupMemoryLimit, chooseWasmTier, machineWasmTier, v8Fl
 const GB = 1024 ** 3;
 const MB = 1024 ** 2;
 
-test('no budget given (no config, no cgroup limit): baseline, whatever the physical memory', () => {
-  assert.equal(chooseWasmTier({ physicalBytes: 24 * GB }), { tier: 'baseline', source: 'none' });
+test('no budget given (no variable, no cgroup limit): the physical memory decides', () => {
+  assert.equal(chooseWasmTier({ physicalBytes: 24 * GB }), { tier: 'optimizing', budgetMb: 24576, source: 'physical' });
+  assert.equal(chooseWasmTier({ physicalBytes: 512 * MB }), { tier: 'baseline', budgetMb: 512, source: 'physical' });
   assert.equal(chooseWasmTier({}), { tier: 'baseline', source: 'none' });
 });
 
