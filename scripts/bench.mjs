@@ -18,13 +18,18 @@
 //
 // Usage: node scripts/bench.mjs [--quick] [--json] [--breakdown]
 //          [--runs=N] [--requests=N] [--tput-runs=N] [--timeout=S] [--node-flags="..."]
-//          [--claw=FILE] [--manifest=FILE]
+//          [--claw=FILE] [--manifest=FILE] [--node=PATH] [--fill-runs=N]
 //   --quick      fewer iterations (smoke run)
 //   --json       print only the one-line JSON summary on stdout (progress still on stderr)
 //   --breakdown  also time spawn→exit of `node -e ""`, bare.mjs and `claw --version`
 //   --claw       another build of the runtime to measure (A/B a scratch build; default dist/claw.mjs)
 //   --manifest   another manifest (.json, or YAML parsed with the project's yaml dependency), e.g.
-//                examples/minimal/claw.json: the same agent as the default claw.yaml, as JSON
+//                examples/minimal/claw.json: the same agent as the default claw.yaml, as JSON. A manifest that
+//                declares memory (scripts/bench/level3/claw.yaml) runs the Level 3 bench instead
+//                (scripts/bench/level3-run.mjs: initialize, first memory.query, RSS, VmHWM after a 10k fill,
+//                with Level 1 minimal in the same rotation)
+//   --node       the runtime to start claw and bare with (e.g. .build/runtimes/node22/node_modules/.bin/node,
+//                or Bun); default this Node
 // Requires a built dist/claw.mjs (`npm run build`). Node 18+, node: built-ins only.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus, arch, platform, loadavg } from 'node:os';
@@ -32,7 +37,8 @@ import { join, dirname, resolve, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
-import { ROOT, DEFAULT_CLAW, BARE, parseArgs, guardChildren, runMain, killAll, sleep, Proc, spawnAndInit, initializeLine, summaryHead, awaitResponses, readRssKb, readCpuMs, quantile, median, f1, f2, f3, mb, int, r3, table } from './bench/lib.mjs';
+import { runLevel3 } from './bench/level3-run.mjs';
+import { ROOT, DEFAULT_CLAW, BARE, runtime, parseArgs, guardChildren, runMain, killAll, sleep, Proc, spawnAndInit, initializeLine, summaryHead, awaitResponses, readRssKb, readCpuMs, quantile, median, f1, f2, f3, mb, int, r3, table } from './bench/lib.mjs';
 
 const EXAMPLE = join(ROOT, 'examples', 'minimal', 'claw.yaml');
 const TARGETS = { coldStart: 1.1, rss: 1.1 };
@@ -45,7 +51,7 @@ function parseOptions(argv) {
       'usage: node scripts/bench.mjs [--quick] [--json] [--breakdown] [--runs=N] [--requests=N] [--tput-runs=N] [--timeout=S] [--node-flags="..."] [--claw=FILE] [--manifest=FILE]\n',
     defaults: { quick: false, json: false, breakdown: false },
     flags: { '--quick': ['quick', true], '--json': ['json', true], '--breakdown': ['breakdown', true] },
-    valueNames: ['runs', 'requests', 'tput-runs', 'timeout', 'node-flags', 'claw', 'manifest'],
+    valueNames: ['runs', 'requests', 'tput-runs', 'timeout', 'node-flags', 'claw', 'manifest', 'node', 'fill-runs'],
   });
   return {
     ...o, // quick, json, breakdown
@@ -58,9 +64,14 @@ function parseOptions(argv) {
     nodeFlags: (values['node-flags'] ?? '').split(/\s+/).filter(Boolean),
     claw: values.claw ? resolve(values.claw) : DEFAULT_CLAW,
     manifest: values.manifest ? resolve(values.manifest) : undefined,
+    node: values.node ? resolve(values.node) : undefined,
+    fillRuns: num('fill-runs', o.quick ? 1 : 3),
+    // Level 3 starts take longer and there are four series: 15 runs each unless --runs says otherwise.
+    level3Runs: num('runs', o.quick ? 3 : 15),
   };
 }
 const opt = parseOptions(process.argv.slice(2));
+if (opt.node) runtime.exec = opt.node;
 const CLAW = opt.claw;
 const progress = (s) => process.stderr.write(`bench: ${s}\n`);
 
@@ -188,6 +199,11 @@ async function main() {
   const tmp = mkdtempSync(join(tmpdir(), 'claw-bench-'));
   try {
     const manifest = await chooseManifest(tmp);
+    if (manifest.object?.spec?.memory) {
+      const minimal = { file: EXAMPLE, object: await parseManifestFile(EXAMPLE) };
+      await runLevel3({ opt, claw: CLAW, tmp, manifest, minimal, progress });
+      return;
+    }
     const initLine = initializeLine('claw-bench', manifest.object);
     let status = '';
     for (let id = 2; id <= opt.requests + 1; id++) status += `{"jsonrpc":"2.0","id":${id},"method":"claw.status"}\n`;

@@ -8,6 +8,7 @@
 // --disallow-code-generation-from-strings.
 import { cacheCommand, cacheDir, cacheFileName, cacheWriter, readCache } from '../src/node/code-cache.ts';
 import { builtin, hasBuiltins, useRequire } from '../src/node/builtin.ts';
+import { machineWasmTier, v8FlagsFor } from '../src/node/wasm-tier.ts';
 
 /** Set by build.config.mjs: the entry chunk, the file holding each chunk, and their directory beside this file. */
 declare const __CLAW_ENTRY__: string;
@@ -21,6 +22,21 @@ if (!hasBuiltins()) useRequire((await import('node:module')).createRequire(url))
 const fs = builtin('node:fs');
 const { Script } = builtin('node:vm');
 const chunkDir = builtin('node:url').fileURLToPath(new URL(`${__CLAW_CHUNK_DIR__}/`, url));
+
+// The compiler tier of sql.js's WebAssembly, from the memory budget (src/node/wasm-tier.ts): set before anything
+// is compiled, as V8 stamps its flags into every code cache. Bun runs JavaScriptCore: nothing to set.
+if (!process.versions.bun) {
+  const flags = v8FlagsFor(machineWasmTier({ env: process.env, readText: (p) => readOptional(p), totalmem: () => builtin('node:os').totalmem() }).tier);
+  if (flags) builtin('node:v8').setFlagsFromString(flags);
+}
+
+function readOptional(path: string): string | undefined {
+  try {
+    return fs.readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
 
 // Bun keeps its own cache of compiled code and ignores V8 cached data: no files there.
 const command = process.versions.bun ? undefined : cacheCommand(process.argv);

@@ -15,6 +15,9 @@ export const BARE = join(ROOT, 'scripts', 'bench', 'bare.mjs');
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** The runtime every child is started with (scripts/bench.mjs --node=PATH: Node 22, Bun, ...); this Node by default. */
+export const runtime = { exec: process.execPath };
+
 // ---------- options ----------
 /**
  * The common option-parsing skeleton. `flags` maps a bare flag to [key, value] (e.g.
@@ -242,7 +245,7 @@ export class Proc {
     this.stderrTail = '';
     this.exitInfo = null;
     this.t0 = performance.now();
-    const child = spawn(process.execPath, argv, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(runtime.exec, argv, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.child = child;
     live.add(child);
     this.exited = new Promise((resolve) => {

@@ -19,8 +19,8 @@ export async function openA2a(o: {
   version: string;
   clock: Clock;
   getAgent: () => ChannelAgent | undefined;
-  /** The session's memory database, once memory has started (modules start in order; a2a comes after memory). */
-  getDatabase?: () => TaskDatabase | undefined;
+  /** The session's memory database (opened on this first need), if the manifest declares memory. */
+  getDatabase?: () => Promise<TaskDatabase | undefined>;
   /** Tool approvals a task waits for (input_required): answering one, and learning that it was decided. */
   approvals?: A2aModuleDeps['approvals'];
 }): Promise<KernelModule & { notifications: Transport }> {
@@ -31,7 +31,7 @@ export async function openA2a(o: {
     listeners: http,
     getAgent: o.getAgent,
     openStore: async () => {
-      const db = o.getDatabase?.();
+      const db = await o.getDatabase?.();
       const dir = `${o.dataDir}/a2a`;
       return db ? (await import('./task-store-sqlite.ts')).sqliteTaskStore(db, `${dir}/tasks.json`) : fileTaskStore(dir);
     },

@@ -10,6 +10,8 @@ interface BuiltinModules {
   'node:vm': typeof import('node:vm');
   'node:url': typeof import('node:url');
   'node:module': typeof import('node:module');
+  'node:os': typeof import('node:os');
+  'node:v8': typeof import('node:v8');
 }
 type GetBuiltin = <ID extends keyof BuiltinModules>(id: ID) => BuiltinModules[ID];
 

@@ -63,6 +63,7 @@ export function lazyMemory(load: () => Promise<MemoryModule>): MemoryModule & La
     dedupStore: () => base.impl()?.dedupStore(),
     conversationStore: () => base.impl()?.conversationStore(),
     database: () => base.impl()?.database?.(),
+    whenOpen: () => base.impl()?.whenOpen?.(),
   });
 }
 

@@ -1,12 +1,14 @@
-// Level 3 memory (spec §9.3.4, §11): claw.memory.store / query / compact as a kernel module. STARTING opens the
-// Memory primitive's stores (the database in data_dir; sql.js is imported only here, when a manifest declares
-// memory); STOPPING closes them. A backend that fails answers -32030 / -32031 (runtime profile §4) with a
-// message that says what failed, and the runtime stays up.
+// Level 3 memory (spec §9.3.4, §11): claw.memory.store / query / compact as a kernel module. The Memory
+// primitive's stores (the database in data_dir; sql.js is imported only here) are opened when something first
+// needs them — a memory method, the token ledger, a tool call's dedup lookup, the agent loop's history — not at
+// STARTING: opening sql.js (WebAssembly compile, journal replay) is most of a Level 3 start and a session may
+// never touch memory (docs/memory.md "When the database opens"). STOPPING closes them. A backend that fails
+// answers -32030 / -32031 (runtime profile §4) with a message that says what failed, and the runtime stays up.
 import * as v from 'valibot';
 import { ClawError, ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import { issuesData } from '../protocol/wire.ts';
 import { memoryCompactParams, memoryQueryParams, memoryStoreParams } from '../memory/wire.ts';
-import type { KernelModule, Session } from '../kernel/agent.ts';
+import type { AgentCore, KernelModule, Session } from '../kernel/agent.ts';
 import type { MethodSpec } from '../kernel/methods/index.ts';
 import type { Logger } from '../kernel/ports.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
@@ -41,10 +43,18 @@ export interface MemoryModule extends KernelModule {
   ledgerStore(fallback: LedgerStore): LedgerStore;
   /** The tool-call dedup persistence while a memory database is open. */
   dedupStore(): DedupStore | undefined;
-  /** The first `conversation` store while memory is open: where the agent loop records turns (FemtoClaw §5.4). */
+  /**
+   * The first `conversation` store of the manifest: where the agent loop records turns (FemtoClaw §5.4). It
+   * opens the database on first use; if that fails, it keeps nothing (queries find nothing), as no store would.
+   */
   conversationStore(): ClawMemoryStore | undefined;
   /** The memory database while it is open: other kernel state kept beside memory (A2A tasks, docs/a2a.md). */
   database?(): SqliteDatabase | undefined;
+  /**
+   * Pending while the database a manifest declares is not open yet (and starts opening it): a tool call waits
+   * for it so a retry after a restart finds its first outcome. Undefined once open, failed, or with no memory.
+   */
+  whenOpen?(): Promise<void> | undefined;
 }
 
 type Partition = { identity?: string; channel?: string } | undefined;
@@ -54,6 +64,9 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
   /** Why the backend could not be opened this session (answered as -32030 on every call). */
   let openError: Error | undefined;
   let session: Session | undefined;
+  let core: AgentCore | undefined;
+  /** The open in progress (or done) for this session; undefined until something needs the database. */
+  let opening: Promise<void> | undefined;
   let ledger: LedgerStore | undefined;
   let dedup: DedupStore | undefined;
   let fallbackLedger: LedgerStore | undefined;
@@ -71,11 +84,86 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
     return run;
   };
 
-  const storeOf = (name: string): { store: ClawMemoryStore; spec: StoreSpec } => {
-    const specs = (session?.manifest.memory?.spec.stores ?? []) as StoreSpec[];
+  /** Opens the Memory primitive's stores for session `s`; a failure is kept in openError (the agent stays up). */
+  const open = async (s: Session, agentCore: AgentCore | undefined): Promise<void> => {
+    const m = s.manifest;
+    if (!m.memory) return;
+    const c = d.config.memory;
+    let opened: MemoryService | undefined;
+    try {
+      const specs = m.memory.spec.stores as StoreSpec[];
+      const providers = d.providers;
+      // Provider code loads only when a store uses a model (embeddings, summarize).
+      let storeDeps: import('../memory/service.ts').MemoryServiceOptions['storeDeps'];
+      if (providers && agentCore && specs.some(usesModel)) {
+        const { storeProviders } = await import('./store-providers.ts');
+        const telemetry = agentCore.telemetry;
+        const deps = providers.deps(m, telemetry);
+        storeDeps = storeProviders({
+          manifest: m,
+          deps,
+          chat: () => providers.chat(m, telemetry),
+          log: d.log,
+          signal: s.abort.signal,
+          monotonic: () => deps.clock.monotonic(),
+        });
+      }
+      // Which V8 tier runs sql.js: decided and applied by the boot loader (docs/memory.md "Memory budget"); logged here.
+      const wasm = c?.adapter === 'native' ? undefined : await (await import('../node/wasm-tier.ts')).hostWasmTier();
+      const { openMemoryService } = await import('../memory/service.ts');
+      opened = await openMemoryService({
+        memoryName: m.memory.name,
+        stores: specs,
+        storeDeps,
+        dataDir: d.dataDir,
+        vars: { identity_name: m.identity.name, tenant_id: typeof m.annotations.tenant_id === 'string' ? m.annotations.tenant_id : undefined },
+        home: d.home,
+        adapter: c?.adapter,
+        pageSize: c?.page_size,
+        durability: {
+          snapshotRatio: c?.snapshot?.ratio,
+          minJournalBytes: c?.snapshot?.min_journal_bytes,
+          maxJournalBytes: c?.snapshot?.max_journal_bytes,
+          maxSnapshotAgeMs: c?.snapshot?.max_age_ms,
+          onWarning: (w) => d.log.warn('memory storage', { code: w.code, warning: w.message }),
+        },
+      });
+      const tables = opened.db ? await import('../memory/kernel-tables.ts') : undefined;
+      if (session !== s) {
+        // The session stopped while the database was opening: nobody will use or close it.
+        await opened.close().catch(() => {});
+        return;
+      }
+      if (opened.db && tables) {
+        ledger = tables.sqliteLedgerStore(opened.db, fallbackLedger);
+        dedup = tables.sqliteDedupStore(opened.db);
+      }
+      service = opened;
+      d.log.info('memory open', { stores: [...opened.stores.values()].map((x) => `${x.name}:${x.kind}`), database: opened.dbPath, adapter: opened.db?.adapter,
+        ...(opened.db?.adapter === 'sqljs' && wasm ? { wasm: wasm.tier, budget_mb: wasm.budgetMb ?? null, budget_from: wasm.source } : {}) });
+    } catch (e) {
+      if (session !== s) return;
+      // Memory calls answer -32030 with this reason; everything else works.
+      openError = e as Error;
+      service = undefined;
+      d.log.error('memory backend unavailable', { code: (e as ClawError).code, error: (e as Error).message });
+    }
+  };
+
+  const specsOf = (): StoreSpec[] => (session?.manifest.memory?.spec.stores ?? []) as StoreSpec[];
+
+  /** Opens the database on first need; resolves once it is open or has failed (openError). */
+  const needed = (): Promise<void> | undefined => {
+    if (!session?.manifest.memory || service || openError) return undefined;
+    return (opening ??= open(session, core));
+  };
+
+  const storeOf = async (name: string): Promise<{ store: ClawMemoryStore; spec: StoreSpec }> => {
+    const specs = specsOf();
     const spec = specs.find((s) => s.name === name);
     // §9.3.4: `store` names a store of the Memory primitive.
     if (!spec) throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: unknown memory store "${name}"`, { store: name, available: specs.map((s) => s.name) });
+    await needed();
     if (openError || !service) {
       throw new ProtocolError(ErrorCode.MemoryBackendError, `Memory backend error: ${openError?.message ?? 'the memory backend is not open'}`, { store: name, retryable: true });
     }
@@ -114,7 +202,7 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
       const p = v.safeParse(memoryStoreParams, params);
       if (!p.success) throw bad('claw.memory.store', p.issues);
       const { store, entries, context } = p.output;
-      const s = storeOf(store);
+      const s = await storeOf(store);
       try {
         const scope = partitionOf(s.spec, context);
         const ids = await serial(store, () => s.store.store(entries, { requestId: context.request_id, scope }));
@@ -139,7 +227,7 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
           issues: [{ path: `query.${need}`, message: `required for a ${query.type} query` }],
         });
       }
-      const s = storeOf(store);
+      const s = await storeOf(store);
       try {
         const scope = partitionOf(s.spec, context);
         const r = await serial(store, () => s.store.query(query, { scope }));
@@ -165,7 +253,7 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
       const p = v.safeParse(memoryCompactParams, params);
       if (!p.success) throw bad('claw.memory.compact', p.issues);
       const { store, context } = p.output;
-      const s = storeOf(store);
+      const s = await storeOf(store);
       try {
         const scope = context ? partitionOf(s.spec, context) : undefined;
         const r = await serial(store, () => s.store.compact({}, { scope }));
@@ -189,83 +277,64 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
   return {
     name: 'memory',
     methods: { 'claw.memory.store': storeMethod, 'claw.memory.query': queryMethod, 'claw.memory.compact': compactMethod },
-    async start(s, core) {
+    async start(s, c) {
       session = s;
+      core = c;
       openError = undefined;
-      const m = s.manifest;
-      // No Memory primitive: nothing to open, no sql.js loaded. Below Level 3 the memory *methods* answer -32601
-      // (§11, checked by the kernel), but the agent loop still records its conversation in a declared store.
-      if (!m.memory) return;
-      const c = d.config.memory;
-      try {
-        const specs = m.memory.spec.stores as StoreSpec[];
-        const providers = d.providers;
-        // Provider code loads only when a store uses a model (embeddings, summarize).
-        let storeDeps: import('../memory/service.ts').MemoryServiceOptions['storeDeps'];
-        if (providers && core && specs.some(usesModel)) {
-          const { storeProviders } = await import('./store-providers.ts');
-          const telemetry = core.telemetry;
-          const deps = providers.deps(m, telemetry);
-          storeDeps = storeProviders({
-            manifest: m,
-            deps,
-            chat: () => providers.chat(m, telemetry),
-            log: d.log,
-            signal: s.abort.signal,
-            monotonic: () => deps.clock.monotonic(),
-          });
-        }
-        const { openMemoryService } = await import('../memory/service.ts');
-        service = await openMemoryService({
-          memoryName: m.memory.name,
-          stores: specs,
-          storeDeps,
-          dataDir: d.dataDir,
-          vars: { identity_name: m.identity.name, tenant_id: typeof m.annotations.tenant_id === 'string' ? m.annotations.tenant_id : undefined },
-          home: d.home,
-          adapter: c?.adapter,
-          pageSize: c?.page_size,
-          durability: {
-            snapshotRatio: c?.snapshot?.ratio,
-            minJournalBytes: c?.snapshot?.min_journal_bytes,
-            maxJournalBytes: c?.snapshot?.max_journal_bytes,
-            maxSnapshotAgeMs: c?.snapshot?.max_age_ms,
-            onWarning: (w) => d.log.warn('memory storage', { code: w.code, warning: w.message }),
-          },
-        });
-        if (service.db) {
-          const { sqliteLedgerStore, sqliteDedupStore } = await import('../memory/kernel-tables.ts');
-          ledger = sqliteLedgerStore(service.db, fallbackLedger);
-          dedup = sqliteDedupStore(service.db);
-        }
-        d.log.info('memory open', { stores: [...service.stores.values()].map((x) => `${x.name}:${x.kind}`), database: service.dbPath, adapter: service.db?.adapter });
-      } catch (e) {
-        // The agent still starts: its other capabilities work, memory calls answer -32030 with this reason.
-        openError = e as Error;
-        service = undefined;
-        d.log.error('memory backend unavailable', { code: (e as ClawError).code, error: (e as Error).message });
-      }
+      opening = undefined;
+      // Nothing is opened here (see the top of this file). No Memory primitive: nothing to open, no sql.js
+      // loaded. Below Level 3 the memory *methods* answer -32601 (§11, checked by the kernel), but the agent
+      // loop still records its conversation in a declared store.
     },
     async stop() {
+      const pending = opening;
+      opening = undefined;
+      session = undefined;
+      core = undefined;
+      // An open in progress finishes first (it closes what it opened once it sees the session gone).
+      await pending;
       ledger = undefined;
       dedup = undefined;
       const sv = service;
       service = undefined;
-      session = undefined;
       await sv?.close().catch((e) => d.log.warn('memory close failed', { error: String(e) }));
     },
     ledgerStore(fallback) {
       fallbackLedger = fallback;
       return {
-        load: (p) => (ledger ?? fallback).load(p),
-        save: (p, e) => (ledger ?? fallback).save(p, e),
+        load: async (p) => {
+          await needed();
+          return (ledger ?? fallback).load(p);
+        },
+        save: async (p, e) => {
+          await needed();
+          return (ledger ?? fallback).save(p, e);
+        },
       };
     },
     dedupStore: () => dedup,
     database: () => service?.db,
+    whenOpen: needed,
     conversationStore() {
-      for (const st of service?.stores.values() ?? []) if (st.kind === 'conversation') return st;
-      return undefined;
+      const spec = specsOf().find((x) => x.type === 'conversation');
+      if (!spec) return undefined;
+      const open = service?.stores.get(spec.name);
+      if (open) return open;
+      /** The store once the database is open; undefined if it could not be opened. */
+      const real = async () => {
+        await needed();
+        return service?.stores.get(spec.name);
+      };
+      return {
+        name: spec.name,
+        kind: 'conversation',
+        store: async (entries, ctx) => (await real())?.store(entries, ctx) ?? [],
+        query: async (q, ctx) => (await real())?.query(q, ctx) ?? { entries: [], search: 'time-range' },
+        compact: async (o, ctx) => (await real())?.compact(o, ctx) ?? { entries_before: 0, entries_after: 0, strategy: 'truncate' },
+        count: () => service?.stores.get(spec.name)?.count() ?? 0,
+        // Closed with the database (stop()).
+        close: async () => {},
+      };
     },
   };
 }

@@ -58,8 +58,11 @@ export interface Runtime {
   agent: Agent;
   /** The FemtoClaw agent module when the agent loop runs here (`agentLoop`). */
   agentLoop?: AgentModule;
-  /** The memory database while the session has one open. */
-  memoryDatabase(): SqliteDatabase | undefined;
+  /**
+   * The session's memory database, opened now if the manifest declares one and nothing opened it yet (memory opens
+   * on first need, docs/memory.md); undefined without memory or when it failed to open.
+   */
+  memoryDatabase(): Promise<SqliteDatabase | undefined>;
   /** Resolves when a pending tool approval is decided or expires (undefined: none pending). */
   approvalSettled(requestId: string): Promise<unknown> | undefined;
   stop(reason: string): Promise<void>;
@@ -86,7 +89,7 @@ export function startRuntime(d: RuntimeDeps): Runtime {
   const providerFor = providers.client;
   const providerDepsFor = providers.deps;
   const tools = lazyTools(agentLoop, async () =>
-    (await import('./tools-wiring.ts')).wiredToolsModule(d, { notify, ledgerStore, dedupStore: memory.dedupStore, dataDir, agentLoop, providers }),
+    (await import('./tools-wiring.ts')).wiredToolsModule(d, { notify, ledgerStore, dedupStore: memory.dedupStore, dedupReady: memory.whenOpen, dataDir, agentLoop, providers }),
   );
   const agentModuleOf = agentLoop
     ? lazyAgent(async () =>
@@ -130,7 +133,10 @@ export function startRuntime(d: RuntimeDeps): Runtime {
   return {
     agent,
     agentLoop: agentModuleOf,
-    memoryDatabase: () => memory.database?.(),
+    async memoryDatabase() {
+      await memory.whenOpen?.()?.catch(() => {}); // a failed open is the memory module's to report
+      return memory.database?.();
+    },
     approvalSettled: (id) => tools.approvalSettled?.(id),
     async stop(reason) {
       await agent.shutdown(reason);

@@ -130,10 +130,13 @@ export async function openToolSession(shared: ToolsShared, s: Session, telemetry
   // Composite tools call back into the gate path above (docs/agent.md "Composite tools").
   composites?.attach({ tools: agentTools, telemetry, recordVerdict: audit ? (raw, verdict, c) => audit.recordVerdict(raw, verdict, c) : undefined });
 
-  return {
+  const session: ToolSession = {
     agentTools,
     audit,
     call(params) {
+      // A retry after a restart must find its first outcome in the memory database, which opens on first need.
+      const opening = d.dedupReady?.();
+      if (opening) return opening.then(() => session.call(params));
       const r = v.safeParse(toolCallParams, params);
       if (!r.success) throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params for claw.tool.call', issuesData(r.issues));
       const p = r.output;
@@ -185,6 +188,7 @@ export async function openToolSession(shared: ToolsShared, s: Session, telemetry
       drainRunDirs(); // the empty run directories kept for reuse (sandbox/run-dirs.ts)
     },
   };
+  return session;
 }
 
 interface BoundSession {

@@ -31,6 +31,8 @@ export interface ToolsModuleDeps {
   ledgerStore: LedgerStore;
   /** Where settled tool-call outcomes persist (the memory database while one is open), looked up per call. */
   dedupStore?: () => DedupStore | undefined;
+  /** Pending while that database is still to be opened (it opens on first need): a call waits for it. */
+  dedupReady?: () => Promise<void> | undefined;
   /** The tool layer for a manifest: runner, MCP, builtins, and this board's isolation answer. */
   environment(m: ResolvedManifest): Promise<ToolEnvironment>;
   /**

@@ -17,6 +17,7 @@ export interface ToolsWiring {
   notify(n: JsonRpcNotification): void;
   ledgerStore: LedgerStore;
   dedupStore?: () => DedupStore | undefined;
+  dedupReady?: () => Promise<void> | undefined;
   dataDir: string;
   /** The agent loop runs here: audit is on (FemtoClaw §17). */
   agentLoop: boolean;
@@ -32,6 +33,7 @@ export function wiredToolsModule(d: RuntimeDeps, w: ToolsWiring): ToolsModule {
     notify: w.notify,
     ledgerStore: w.ledgerStore,
     dedupStore: w.dedupStore,
+    dedupReady: w.dedupReady,
     openAudit: (m) => {
       const a = openAuditSession({
         policies: m.policies.map((p) => ({ name: p.name, spec: p.spec })),
