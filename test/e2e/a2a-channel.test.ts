@@ -63,8 +63,10 @@ a2a: { enabled: true, tools: true }
   );
   const card = h.url.replace(/\/ckp$/, '/.well-known/agent-card.json');
   const end = Date.now() + 15_000;
-  while ((await request(card, { method: 'GET' })).status !== 200 && Date.now() < end) {
-    if (h.c.child.exitCode !== null) break;
+  // A session refused at STARTING ends the process: the card is then never served.
+  while (h.c.child.exitCode === null && Date.now() < end) {
+    const r = await request(card, { method: 'GET' }).catch(() => undefined);
+    if (r?.status === 200) break;
     await sleep(50);
   }
   return h;
