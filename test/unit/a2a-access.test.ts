@@ -12,6 +12,7 @@ import { approvePairing } from '../../src/channels/pairing.ts';
 import { memoryPairingStorage } from '../../src/channels/pairing-store.ts';
 import { createAuthenticator } from '../../src/transports/http/auth.ts';
 import { ProtocolError } from '../../src/protocol/errors.ts';
+import { unboundChannelProblems, unservedChannelProblems } from '../../src/manifest/checks/unserved-channels.ts';
 import type { ChannelAgent, ChannelSpec, ChannelTurnOptions } from '../../src/channels/types.ts';
 import type { IncomingMessage } from 'node:http';
 import { captureLogger } from './helpers/fakes.ts';
@@ -161,6 +162,15 @@ test('the listener names the caller by the secret_ref of the token that matched,
   const mtls = createAuthenticator([], true);
   const peer = { headers: {}, socket: { authorized: true, getPeerCertificate: () => ({ subject: { CN: 'agent-7', O: 'Org' } }) } } as unknown as IncomingMessage;
   assert.equal(mtls.check(peer), { outcome: 'ok', principal: 'agent-7' });
+});
+
+test('a webhook Channel is served (transport webhook) only as the A2A channel: without a2a.enabled it is refused', () => {
+  const m = (transport: string) => ({ channels: [{ name: 'agents', spec: { type: 'webhook', transport } }] }) as any;
+  assert.equal(unservedChannelProblems(m('webhook')), []);
+  assert.match(unservedChannelProblems(m('polling'))[0].message, /transport polling is not served for type webhook/);
+  assert.match(unboundChannelProblems(m('webhook'), {})[0].message, /served only as the A2A endpoint/);
+  assert.equal(unboundChannelProblems(m('webhook'), {}, true), []);
+  assert.match(unservedChannelProblems({ channels: [{ name: 'w', spec: { type: 'web', transport: 'webhook' } }] } as any)[0].message, /type web is not served/);
 });
 
 test.run();
