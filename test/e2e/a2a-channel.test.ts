@@ -127,9 +127,9 @@ test('allowlist: two callers by their tokens, a third rejected; injection reject
     assert.is(bt.status.state, COMPLETED);
     assert.is(bt.contextId, first.contextId);
     await getTask(b, first.id).then(() => assert.unreachable('B read A\'s task'), (e: Error) => assert.match(String(e), /no task|not found/i));
-    const bList: any = await b.listTasks({ tenant: '', contextId: first.contextId, status: 0, pageSize: 50, pageToken: '', historyLength: 0, includeArtifacts: false });
+    const bList: any = await b.listTasks({ tenant: '', contextId: first.contextId, status: 0, pageSize: 50, pageToken: '', historyLength: 0, statusTimestampAfter: undefined, includeArtifacts: false } as any);
     assert.equal(bList.tasks.map((t: any) => t.id), [bt.id]);
-    const aList: any = await a.listTasks({ tenant: '', contextId: first.contextId, status: 0, pageSize: 50, pageToken: '', historyLength: 0, includeArtifacts: false });
+    const aList: any = await a.listTasks({ tenant: '', contextId: first.contextId, status: 0, pageSize: 50, pageToken: '', historyLength: 0, statusTimestampAfter: undefined, includeArtifacts: false } as any);
     assert.equal(aList.tasks.map((t: any) => t.id), [first.id]);
     // A (4, 5) spends its burst; (6) is refused with 429 while B still gets through.
     await a.sendMessage(send('hello'));
