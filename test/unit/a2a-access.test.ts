@@ -7,6 +7,8 @@ import { TaskService } from '../../src/a2a/tasks.ts';
 import { memoryTaskStore } from '../../src/a2a/task-store.ts';
 import { a2aChannelOf, createA2aAccess } from '../../src/a2a/access.ts';
 import { TooManyRequests } from '../../src/a2a/errors.ts';
+import { ckpTask } from '../../src/a2a/task-methods.ts';
+import { wireTask } from '../../src/a2a/wire.ts';
 import { createChannelGate } from '../../src/channels/access.ts';
 import { approvePairing } from '../../src/channels/pairing.ts';
 import { memoryPairingStorage } from '../../src/channels/pairing-store.ts';
@@ -77,6 +79,8 @@ test('a caller sees only its own tasks, and its contextId never continues anothe
   assert.equal(svc.list({ contextId: 'shared' }, 'B').tasks.map((t) => t.id), [b.id]);
   assert.is(svc.list({ contextId: 'shared' }).tasks.length, 2);
   assert.is(svc.get(a.id).id, a.id);
+  assert.is(ckpTask(svc.get(a.id)).caller, 'A');
+  assert.not.ok('owner' in wireTask(a, '1.0') || 'caller' in wireTask(a, '1.0'));
 });
 
 test('pairing: an unknown caller gets auth_required with its code and nothing runs; paired, the task runs', async () => {
