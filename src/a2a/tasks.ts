@@ -184,8 +184,9 @@ export class TaskService {
   }
 
   /**
-   * A message on an existing task: only a task in input_required takes one, and it must be the approval's
-   * answer (approvalAnswer). It is given through claw.tool.approve / claw.tool.deny, as an operator's would be.
+   * A message on an existing task (the caller's own): on a task in auth_required it is the retry after pairing
+   * (the gate is asked again; passed, the task's first message runs); on a task in input_required it must be the
+   * approval's answer (approvalAnswer), given through claw.tool.approve / claw.tool.deny as an operator's would be.
    */
   private async answer(id: string, message: TaskMessage, o: { wait: boolean; caller?: Caller }): Promise<A2aTask> {
     const t = this.get(id, o.caller);
