@@ -31,6 +31,7 @@ spec:
     - inline: { name: "offline", protocol: "custom", endpoint: "file:rules.yaml", model: "rules", auth: { type: "none" } }
   channels:
     - inline: { name: "terminal", type: "cli", transport: "stdio", auth: { secret_ref: "CLI_TOKEN" }, access_control: { mode: "open" } }
+    - inline: { name: "agents", type: "webhook", transport: "webhook", auth: { secret_ref: "BENCH_TOKEN" }, access_control: { mode: "allowlist", allowed_ids: ["BENCH_TOKEN"] } }
 ${memory ? `  memory:\n    inline:\n      stores:\n        - { name: "context", type: "conversation", backend: "sqlite" }\n` : ''}  sandbox: { inline: { level: "none" } }
   policies:
     - inline:

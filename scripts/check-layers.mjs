@@ -106,6 +106,8 @@ export const EXCEPTIONS = [
   { from: 'src/tools/builtins/mqtt-port.ts', to: 'src/channels/queue-mqtt.ts', why: 'the MQTT channel\'s broker URL parser, so a builtin and a channel read one URL the same way (belongs in src/transports/mqtt)' },
   { from: 'src/a2a/', to: 'src/transports/http/', why: 'the A2A endpoint and the AgentCard are routes of the HTTP listener (its route seam, body and reply helpers)' },
   { from: 'src/a2a/', to: 'src/channels/types.ts', why: 'an A2A caller is a user of a declared channel (profile §8): the channel access types' },
+  { from: 'src/a2a/', to: 'src/channels/access.ts', why: 'an A2A caller passes the same access gate as every channel\'s user (allowlist, roles, pairing, rate)' },
+  { from: 'src/a2a/open.ts', to: 'src/channels/pairing-store.ts', why: 'the A2A channel\'s pairings live where `claw pair` approves them' },
   // Adapters that read the runtime configuration's type (config sits above the adapters because its schema is
   // composed from theirs; the type of a block is the schema's).
   { from: 'src/tools/registry.ts', to: 'src/config/runtime-config.ts', why: 'type-only: the `tools:` bindings' },

@@ -27,6 +27,16 @@ export class A2aError extends Error {
   }
 }
 
+/** Refused for the caller's rate or open streams: HTTP 429 with Retry-After on either binding (JSON-RPC -32603). */
+export class TooManyRequests extends A2aError {
+  constructor(
+    message: string,
+    readonly retryAfterS: number,
+  ) {
+    super(A2aErrorCode.InternalError, message);
+  }
+}
+
 /** A task service error → its A2A error. */
 export function a2aErrorOf(e: unknown): A2aError {
   if (e instanceof A2aError) return e;

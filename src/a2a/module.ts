@@ -15,6 +15,9 @@ import { a2aRpcRoute } from './rpc-route.ts';
 import { StreamSlots } from './stream.ts';
 import { TaskService } from './tasks.ts';
 import type { TaskStore } from './task-store.ts';
+import type { ChannelGate } from '../channels/access.ts';
+import type { ChannelSpec } from '../channels/types.ts';
+import { a2aChannelOf, createA2aAccess, type A2aAccess } from './access.ts';
 
 export const DEFAULT_A2A_PATH = '/a2a';
 
@@ -29,6 +32,8 @@ export interface A2aModuleDeps {
   newId: () => string;
   now: () => number;
   runtimeVersion: string;
+  /** The access gate of the A2A channel (channels/access.ts, with its pairing store), opened at session start. */
+  openGate: (channel: string, spec: ChannelSpec) => ChannelGate;
   approvals?: {
     decide(requestId: string, decision: 'approved' | 'denied', reason?: string): Promise<unknown> | unknown;
     settled(requestId: string): Promise<unknown> | undefined;
@@ -44,6 +49,7 @@ export function a2aModule(d: A2aModuleDeps): KernelModule & { notifications: Tra
   const path = c.path ?? DEFAULT_A2A_PATH;
   let session: Session | undefined;
   let service: TaskService | undefined;
+  let access: A2aAccess | undefined;
   for (const l of d.listeners) {
     // The card names the endpoint on the listener it was fetched from (or public_url, behind a proxy).
     const base = c.public_url?.replace(/\/$/, '') ?? new URL(l.url).origin;
@@ -69,17 +75,23 @@ export function a2aModule(d: A2aModuleDeps): KernelModule & { notifications: Tra
     name: 'a2a',
     methods: taskMethods(() => service, d.newId),
     async start(s) {
+      // Profile §8: a caller is a user of the manifest's webhook Channel; none declared, nothing is served.
+      const ch = a2aChannelOf(s.manifest);
+      const acc = createA2aAccess({ channel: ch.name, gate: d.openGate(ch.name, ch.spec), policies: s.manifest.policies, log: d.log });
       const store = await d.openStore();
       const svc = new TaskService({ store, getAgent: d.getAgent, tools: c.tools === true, newId: d.newId, now: d.now, log: d.log, maxTasks: c.max_tasks, maxAgeMs: c.max_task_age_ms,
+        access: () => access,
         ...(ap ? { decide: async (id, decision, reason) => void (await ap.decide(id, decision, reason)), approvalSettled: ap.settled } : {}) });
       await svc.open();
       service = svc;
+      access = acc;
       session = s;
-      d.log.info('a2a serving', { path, card: AGENT_CARD_PATH, listeners: d.listeners.length, tools: c.tools === true, tasks: store.kind });
+      d.log.info('a2a serving', { path, channel: ch.name, access: ch.spec.access_control?.mode ?? 'allowlist', card: AGENT_CARD_PATH, listeners: d.listeners.length, tools: c.tools === true, tasks: store.kind });
     },
     async stop() {
       const svc = service;
       service = undefined;
+      access = undefined;
       session = undefined;
       await svc?.close();
     },

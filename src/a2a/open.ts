@@ -10,6 +10,8 @@ import type { TaskDatabase } from './task-store-sqlite.ts';
 import { nodeCrypto } from '../node/lazy.ts';
 import { a2aModule, type A2aModuleDeps } from './module.ts';
 import { fileTaskStore } from './task-store.ts';
+import { createChannelGate } from '../channels/access.ts';
+import { filePairingStorage, pairingDir } from '../channels/pairing-store.ts';
 
 export async function openA2a(o: {
   config: RuntimeConfig;
@@ -38,6 +40,13 @@ export async function openA2a(o: {
     newId: () => nodeCrypto().randomUUID(),
     now: () => o.clock.now(),
     runtimeVersion: o.version,
+    // The same gate as every channel's (docs/channels.md "The gate"); pairings in data_dir, approved by `claw pair`.
+    openGate: (channel, spec) => createChannelGate(channel, spec, {
+      now: () => o.clock.now(),
+      monotonic: () => o.clock.monotonic(),
+      randomInt: (max) => nodeCrypto().randomInt(max),
+      pairing: spec.access_control?.mode === 'pairing' ? filePairingStorage(pairingDir(o.dataDir, channel)) : undefined,
+    }),
     approvals: o.approvals,
   });
 }

@@ -15,6 +15,8 @@ export type Operation = 'SendMessage' | 'SendStreamingMessage' | 'GetTask' | 'Li
 export interface StreamIo {
   res: ServerResponse;
   client: string;
+  /** The authenticated caller's user id on the A2A channel (access.ts): it sees and continues only its own tasks. */
+  caller: string;
   slots: StreamSlots;
   frame: (event: unknown) => unknown;
 }
@@ -52,20 +54,20 @@ function slot(io: StreamIo): () => void {
 }
 
 const OPERATIONS: Record<Operation, Handler> = {
-  async SendMessage(p, tasks, v) {
+  async SendMessage(p, tasks, v, io) {
     const message = messageOf(p);
     const c = (p.configuration ?? {}) as Record<string, unknown>;
     // 1.0: returnImmediately (default false); 0.3: blocking (this runtime waits unless it is false).
     const wait = v === '1.0' ? c.returnImmediately !== true : c.blocking !== false;
     const historyLength = optInt(c.historyLength, 'configuration.historyLength');
-    const task = wireTask(await tasks.create(message, { wait }), v, { historyLength });
+    const task = wireTask(await tasks.create(message, { wait, caller: io.caller }), v, { historyLength });
     return v === '1.0' ? { task } : task;
   },
   async SendStreamingMessage(p, tasks, v, io) {
     const message = messageOf(p);
     const release = slot(io);
     try {
-      const t = await tasks.create(message, { wait: false });
+      const t = await tasks.create(message, { wait: false, caller: io.caller });
       streamTask({ res: io.res, tasks, id: t.id, version: v, frame: io.frame, limits: io.slots.limits, release });
     } catch (e) {
       release();
@@ -73,9 +75,9 @@ const OPERATIONS: Record<Operation, Handler> = {
     }
     return STREAMED;
   },
-  GetTask: (p, tasks, v) => wireTask(tasks.get(reqId(p)), v, { historyLength: optInt(p.historyLength, 'historyLength') }),
-  CancelTask: (p, tasks, v) => wireTask(tasks.cancel(reqId(p)), v),
-  ListTasks(p, tasks, v) {
+  GetTask: (p, tasks, v, io) => wireTask(tasks.get(reqId(p), io.caller), v, { historyLength: optInt(p.historyLength, 'historyLength') }),
+  CancelTask: (p, tasks, v, io) => wireTask(tasks.cancel(reqId(p), io.caller), v),
+  ListTasks(p, tasks, v, io) {
     let state;
     if (p.status !== undefined && p.status !== 'TASK_STATE_UNSPECIFIED') {
       state = parseState(p.status);
@@ -83,7 +85,7 @@ const OPERATIONS: Record<Operation, Handler> = {
     }
     if (p.contextId !== undefined && typeof p.contextId !== 'string') throw new A2aError(A2aErrorCode.InvalidParams, 'contextId must be a string');
     if (p.pageToken !== undefined && typeof p.pageToken !== 'string') throw new A2aError(A2aErrorCode.InvalidParams, 'pageToken must be a string');
-    const page = tasks.list({ contextId: (p.contextId as string) || undefined, state, pageSize: optInt(p.pageSize, 'pageSize') || undefined, pageToken: (p.pageToken as string) || undefined });
+    const page = tasks.list({ contextId: (p.contextId as string) || undefined, state, pageSize: optInt(p.pageSize, 'pageSize') || undefined, pageToken: (p.pageToken as string) || undefined }, io.caller);
     const historyLength = optInt(p.historyLength, 'historyLength') ?? 0;
     return {
       tasks: page.tasks.map((t) => wireTask(t, v, { historyLength, artifacts: p.includeArtifacts === true })),
@@ -93,7 +95,7 @@ const OPERATIONS: Record<Operation, Handler> = {
     };
   },
   SubscribeToTask(p, tasks, v, io) {
-    const t = tasks.get(reqId(p));
+    const t = tasks.get(reqId(p), io.caller);
     // 1.0 §3.1.6: a task already terminal has nothing more to stream; GetTask reads it.
     if (TERMINAL_STATES.has(t.state)) throw new A2aError(A2aErrorCode.UnsupportedOperation, `task ${t.id} is already ${t.state}: nothing more will stream (GetTask reads it)`);
     streamTask({ res: io.res, tasks, id: t.id, version: v, frame: io.frame, limits: io.slots.limits, release: slot(io) });

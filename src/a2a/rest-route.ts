@@ -6,12 +6,13 @@
 // Errors are AIP-193 bodies with a google.rpc.ErrorInfo naming the A2A error, at the HTTP status of §5.4.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../transports/http/reply.ts';
-import type { Route } from '../transports/http/server.ts';
-import { A2aError, A2aErrorCode, a2aErrorOf } from './errors.ts';
+import type { Route, RouteContext } from '../transports/http/server.ts';
+import { A2aError, A2aErrorCode, a2aErrorOf, TooManyRequests } from './errors.ts';
+import { LOCAL_CALLER } from './access.ts';
 import { isJsonType, receiveJson } from './http-body.ts';
 import { runOperation, STREAMED, type Operation } from './operations.ts';
 import type { RpcRouteDeps } from './rpc-route.ts';
-import { StreamLimitError, StreamSlots } from './stream.ts';
+import { StreamSlots } from './stream.ts';
 
 /** A2A code → HTTP status, google.rpc status name, ErrorInfo reason (A2A 1.0 §5.4, §11.6). */
 const ERRORS: Record<number, [number, string, string?]> = {
@@ -107,7 +108,7 @@ export function a2aRestRoute(d: RpcRouteDeps & { prefix: string }): Route {
         else fail(m);
         return;
       }
-      const run = (body: Record<string, unknown>) => void execute(d, slots, ctx.client, res, m, { ...queryParams(url.searchParams), ...body, ...(m.id !== undefined ? { id: m.id } : {}) });
+      const run = (body: Record<string, unknown>) => void execute(d, slots, ctx, res, m, { ...queryParams(url.searchParams), ...body, ...(m.id !== undefined ? { id: m.id } : {}) });
       // Only SendMessage takes a body; a body elsewhere (a cancel's metadata) is read under the same cap and ignored.
       if (!m.body && (req.method === 'GET' || (!isJsonType(req.headers['content-type']) && !hasBody(req)))) {
         req.resume();
@@ -131,15 +132,15 @@ export function a2aRestRoute(d: RpcRouteDeps & { prefix: string }): Route {
 
 const hasBody = (req: IncomingMessage) => req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
-async function execute(d: RpcRouteDeps, slots: StreamSlots, client: string, res: ServerResponse, m: Match, params: Record<string, unknown>): Promise<void> {
+async function execute(d: RpcRouteDeps, slots: StreamSlots, ctx: RouteContext, res: ServerResponse, m: Match, params: Record<string, unknown>): Promise<void> {
   try {
     // A REST stream's events are the StreamResponse objects themselves (§11.7): no JSON-RPC envelope.
-    const result = await runOperation(m.op, params, d.tasks(), '1.0', { res, client, slots, frame: (event) => event });
+    const result = await runOperation(m.op, params, d.tasks(), '1.0', { res, client: ctx.client, caller: ctx.principal ?? LOCAL_CALLER, slots, frame: (event) => event });
     if (result === STREAMED) return;
     // GetTask and CancelTask answer the Task itself; SendMessage its SendMessageResponse; ListTasks its response.
     sendJson(res, 200, result);
   } catch (e) {
-    if (e instanceof StreamLimitError) restError(res, e, 429, { 'retry-after': '5' });
+    if (e instanceof TooManyRequests) restError(res, e, 429, { 'retry-after': String(e.retryAfterS) });
     else restError(res, a2aErrorOf(e));
   }
 }

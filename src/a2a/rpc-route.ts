@@ -6,11 +6,12 @@
 // these names exist here: an A2A caller never reaches a claw.* method.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../transports/http/reply.ts';
-import type { Route } from '../transports/http/server.ts';
-import { A2aError, A2aErrorCode, a2aErrorOf } from './errors.ts';
+import type { Route, RouteContext } from '../transports/http/server.ts';
+import { A2aError, A2aErrorCode, a2aErrorOf, TooManyRequests } from './errors.ts';
+import { LOCAL_CALLER } from './access.ts';
 import { receiveJson, type BodyLimits } from './http-body.ts';
 import { RPC_METHODS, runOperation, STREAMED } from './operations.ts';
-import { StreamLimitError, StreamSlots } from './stream.ts';
+import { StreamSlots } from './stream.ts';
 import type { TaskService } from './tasks.ts';
 import type { WireVersion } from './wire.ts';
 
@@ -43,12 +44,12 @@ export function a2aRpcRoute(d: RpcRouteDeps): Route {
         rpcError(res, 405, null, new A2aError(A2aErrorCode.InvalidRequest, 'POST a JSON-RPC request'), { allow: 'POST' });
         return;
       }
-      receiveJson(req, res, d, (status, e, headers) => rpcError(res, status, null, e, headers), (text) => void answer(d.tasks(), slots, ctx.client, req, res, text));
+      receiveJson(req, res, d, (status, e, headers) => rpcError(res, status, null, e, headers), (text) => void answer(d.tasks(), slots, ctx, req, res, text));
     },
   };
 }
 
-async function answer(tasks: TaskService | undefined, slots: StreamSlots, client: string, req: IncomingMessage, res: ServerResponse, text: string): Promise<void> {
+async function answer(tasks: TaskService | undefined, slots: StreamSlots, ctx: RouteContext, req: IncomingMessage, res: ServerResponse, text: string): Promise<void> {
   let id: string | number | null = null;
   try {
     let msg: unknown;
@@ -68,11 +69,11 @@ async function answer(tasks: TaskService | undefined, slots: StreamSlots, client
       throw new A2aError(A2aErrorCode.MethodNotFound, `Method not found: ${m.method} (A2A ${version})`);
     }
     const reqId = id;
-    const result = await runOperation(op, m.params === undefined ? {} : m.params, tasks, version, { res, client, slots, frame: (result) => ({ jsonrpc: '2.0', id: reqId, result }) });
+    const result = await runOperation(op, m.params === undefined ? {} : m.params, tasks, version, { res, client: ctx.client, caller: ctx.principal ?? LOCAL_CALLER, slots, frame: (result) => ({ jsonrpc: '2.0', id: reqId, result }) });
     if (result !== STREAMED) sendJson(res, 200, { jsonrpc: '2.0', id, result });
   } catch (e) {
     const err = a2aErrorOf(e);
-    if (e instanceof StreamLimitError) rpcError(res, 429, id, err, { 'retry-after': '5' });
+    if (e instanceof TooManyRequests) rpcError(res, 429, id, err, { 'retry-after': String(e.retryAfterS) });
     else rpcError(res, err.code === A2aErrorCode.ParseError || err.code === A2aErrorCode.InvalidRequest ? 400 : 200, id, err);
   }
 }

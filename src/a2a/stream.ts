@@ -5,7 +5,7 @@
 // being buffered without end; a client that goes away is unsubscribed at once.
 import type { ServerResponse } from 'node:http';
 import { SseStream } from '../transports/http/sse.ts';
-import { A2aError, A2aErrorCode } from './errors.ts';
+import { A2aError, A2aErrorCode, TooManyRequests } from './errors.ts';
 import type { TaskService } from './tasks.ts';
 import { streamEndsAt, wireStreamEvent, type WireVersion } from './wire.ts';
 
@@ -23,9 +23,9 @@ export interface StreamLimits {
 export const STREAM_LIMITS: StreamLimits = { perClient: 4, total: 32, keepaliveMs: 15_000, maxBufferedBytes: 256 * 1024 };
 
 /** Too many streams open: HTTP 429 on both bindings (A2A has no code for it; JSON-RPC says internal error). */
-export class StreamLimitError extends A2aError {
+export class StreamLimitError extends TooManyRequests {
   constructor(message: string) {
-    super(A2aErrorCode.InternalError, message);
+    super(message, 5);
   }
 }
 

@@ -48,6 +48,8 @@ export function ckpTask(t: A2aTask): Record<string, unknown> {
     task_id: t.id,
     context_id: t.contextId,
     state: t.state,
+    // The operator sees which A2A caller a task is from (the token's secret_ref name, never a value).
+    ...(t.owner !== undefined ? { caller: t.owner } : {}),
     ...(t.statusMessage ? { status_message: t.statusMessage } : {}),
     artifacts: t.artifacts.map((a) => ({ artifact_id: a.artifactId, ...(a.name ? { name: a.name } : {}), parts: a.parts })),
     history: t.history.map((m) => ({ role: m.role, message_id: m.messageId, parts: m.parts })),

@@ -6,6 +6,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ChannelAgent } from '../channels/types.ts';
 import type { Logger } from '../kernel/ports.ts';
 import { ClawError, ErrorCode, ProtocolError } from '../protocol/errors.ts';
+import type { A2aAccess } from './access.ts';
 import type { TaskStore } from './task-store.ts';
 import { TERMINAL_STATES, type A2aTask, type TaskArtifact, type TaskMessage, type TaskState } from './types.ts';
 import { turnText } from './wire.ts';
@@ -26,7 +27,15 @@ export interface TaskServiceDeps {
   decide?: (requestId: string, decision: 'approved' | 'denied', reason?: string) => Promise<unknown>;
   /** Resolves when the pending approval `requestId` is decided by anyone (operator, caller, timeout). */
   approvalSettled?: (requestId: string) => Promise<unknown> | undefined;
+  /** The A2A channel's gate (access.ts); without it a caller's message is refused (nothing runs unchecked). */
+  access?: () => A2aAccess | undefined;
 }
+
+/**
+ * Who asks: an A2A caller's user id (access.ts), or undefined for the operator (claw.task.*, already past the CKP
+ * transport's own authentication). A caller sees and continues only its own tasks and conversations.
+ */
+export type Caller = string | undefined;
 
 /** claw.tool.approval_requested params (docs/tools.md "Approval"). */
 export interface ApprovalRequest {
@@ -100,7 +109,7 @@ export class TaskService {
     let interrupted = 0;
     for (const t of loaded) {
       this.tasks.set(t.id, t);
-      if (!TERMINAL_STATES.has(t.state)) {
+      if (!TERMINAL_STATES.has(t.state) && t.state !== 'auth_required') {
         this.set(t, 'failed', RESTART_MESSAGE);
         interrupted++;
       }
@@ -115,10 +124,12 @@ export class TaskService {
    * send); else as soon as it is `working`. A message naming an existing task cannot continue it (no
    * input_required yet): the client sends a new message in the same contextId.
    */
-  async create(message: TaskMessage, o: { wait: boolean }): Promise<A2aTask> {
+  async create(message: TaskMessage, o: { wait: boolean; caller?: Caller }): Promise<A2aTask> {
     if (message.taskId !== undefined) return this.answer(message.taskId, message, o);
     const agent = this.d.getAgent();
     if (!agent) throw new ClawError('task.unavailable', 'the agent is not running (no session started)');
+    // The gate first (rate, length, access, injection): a refusal creates a task that never runs.
+    const admission = this.admit(o.caller, message);
     const now = this.d.now();
     const contextId = message.contextId ?? this.d.newId();
     const task: A2aTask = {
@@ -129,20 +140,36 @@ export class TaskService {
       artifacts: [],
       createdAt: now,
       updatedAt: now,
+      ...(o.caller !== undefined ? { owner: o.caller } : {}),
     };
     this.tasks.set(task.id, task);
     this.evict();
+    if (!admission.run) this.set(task, admission.state, admission.message);
+    else this.start(agent, task, message, admission.tools);
+    const r = this.running.get(task.id);
+    if (o.wait && r) await this.untilSettled(task.id, r.done);
+    // The answer is given once what it says is stored (a restart then reports this task, not an older state).
+    await this.saving;
+    return task;
+  }
+
+  /** An operator's message runs as configured; a caller's passes the A2A channel's gate (access.ts). */
+  private admit(caller: Caller, message: TaskMessage): { run: true; tools: boolean } | { run: false; state: 'rejected' | 'auth_required'; message: string } {
+    if (caller === undefined) return { run: true, tools: this.d.tools };
+    const access = this.d.access?.();
+    if (!access) throw new ClawError('task.unavailable', 'no A2A channel is open');
+    const a = access.admit(caller, turnText(message));
+    return a.run ? { run: true, tools: this.d.tools && a.tools } : a;
+  }
+
+  private start(agent: ChannelAgent, task: A2aTask, message: TaskMessage, tools: boolean): void {
     const abort = new AbortController();
     this.set(task, 'working');
-    const done = this.turnOf.run(task.id, () => this.run(agent, task, message, abort.signal)).finally(() => {
+    const done = this.turnOf.run(task.id, () => this.run(agent, task, message, tools, abort.signal)).finally(() => {
       this.running.delete(task.id);
       this.pendingApproval.delete(task.id);
     });
     this.running.set(task.id, { abort, done, interrupted: new Set() });
-    if (o.wait) await this.untilSettled(task.id, done);
-    // The answer is given once what it says is stored (a restart then reports this task, not an older state).
-    await this.saving;
-    return task;
   }
 
   /** A blocking send returns at a terminal state or an interruption (input_required), as A2A 1.0 asks. */
@@ -157,12 +184,29 @@ export class TaskService {
   }
 
   /**
-   * A message on an existing task: only a task in input_required takes one, and it must be the approval's
-   * answer (approvalAnswer). It is given through claw.tool.approve / claw.tool.deny, as an operator's would be.
+   * A message on an existing task (the caller's own): on a task in auth_required it is the retry after pairing
+   * (the gate is asked again; passed, the task's first message runs); on a task in input_required it must be the
+   * approval's answer (approvalAnswer), given through claw.tool.approve / claw.tool.deny as an operator's would be.
    */
-  private async answer(id: string, message: TaskMessage, o: { wait: boolean }): Promise<A2aTask> {
-    const t = this.tasks.get(id);
-    if (!t) throw new ClawError('task.not_found', `no task ${id}`);
+  private async answer(id: string, message: TaskMessage, o: { wait: boolean; caller?: Caller }): Promise<A2aTask> {
+    const t = this.get(id, o.caller);
+    // auth_required (pairing): once the caller is paired, a message on the task runs its first message.
+    if (t.state === 'auth_required') {
+      const agent = this.d.getAgent();
+      if (!agent) throw new ClawError('task.unavailable', 'the agent is not running (no session started)');
+      const first = t.history[0];
+      const admission = this.admit(o.caller, first);
+      if (!admission.run) this.set(t, admission.state, admission.message);
+      else this.start(agent, t, first, admission.tools);
+      const r = this.running.get(id);
+      if (o.wait && r) await this.untilSettled(id, r.done);
+      await this.saving;
+      return t;
+    }
+    if (o.caller !== undefined) {
+      const a = this.admit(o.caller, message);
+      if (!a.run) throw new ClawError('task.unsupported', a.message);
+    }
     const pending = this.pendingApproval.get(id);
     if (t.state !== 'input_required' || !pending || !this.d.decide) throw new ClawError('task.unsupported', `task ${id} is ${t.state} and takes no message: send a new message with its contextId`);
     const a = approvalAnswer(message);
@@ -197,10 +241,9 @@ export class TaskService {
     });
   }
 
-  private async run(agent: ChannelAgent, task: A2aTask, message: TaskMessage, signal: AbortSignal): Promise<void> {
+  private async run(agent: ChannelAgent, task: A2aTask, message: TaskMessage, tools: boolean, signal: AbortSignal): Promise<void> {
     try {
-      // The conversation is the contextId's: a follow-up in the same context continues the same history.
-      const r = await agent.turn(turnText(message), signal, { channel: 'a2a', user: 'a2a', conversation: `a2a:${task.contextId}`, tools: this.d.tools });
+      const r = await agent.turn(turnText(message), signal, { ...this.conversationOf(task), tools });
       if (task.state === 'canceled') return;
       if (r.outcome !== 'message') {
         this.set(task, 'failed', r.outcome === 'step_limit' ? 'the agent used too many tool calls for this message' : 'the agent could not produce a valid answer');
@@ -226,15 +269,27 @@ export class TaskService {
     }
   }
 
-  get(id: string): A2aTask {
+  /**
+   * The turn's channel, user and conversation. The conversation is the contextId's *within its caller*: a follow-up
+   * in the same context continues the same history, and another caller naming that contextId starts its own
+   * (the user id is percent-encoded, so no pair of user and contextId reads as another's).
+   */
+  private conversationOf(t: A2aTask): { channel: string; user: string; conversation: string } {
+    if (t.owner === undefined) return { channel: 'a2a', user: 'a2a', conversation: `a2a:${t.contextId}` };
+    const channel = this.d.access?.()?.channel ?? 'a2a';
+    return { channel, user: t.owner, conversation: `${channel}:${encodeURIComponent(t.owner)}:${t.contextId}` };
+  }
+
+  /** A caller's view: another caller's task does not exist for it (the operator, `caller` undefined, sees all). */
+  get(id: string, caller?: Caller): A2aTask {
     const t = this.tasks.get(id);
-    if (!t) throw new ClawError('task.not_found', `no task ${id}`);
+    if (!t || (caller !== undefined && t.owner !== caller)) throw new ClawError('task.not_found', `no task ${id}`);
     return t;
   }
 
   /** Newest first; the page token is the offset (opaque to clients). */
-  list(q: ListQuery = {}): TaskPage {
-    const all = [...this.tasks.values()].filter((t) => (q.contextId === undefined || t.contextId === q.contextId) && (q.state === undefined || t.state === q.state));
+  list(q: ListQuery = {}, caller?: Caller): TaskPage {
+    const all = [...this.tasks.values()].filter((t) => (caller === undefined || t.owner === caller) && (q.contextId === undefined || t.contextId === q.contextId) && (q.state === undefined || t.state === q.state));
     all.sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : 1));
     const start = q.pageToken ? Number.parseInt(q.pageToken, 10) : 0;
     if (!Number.isInteger(start) || start < 0) throw new ClawError('task.bad_page_token', 'invalid page token');
@@ -244,8 +299,8 @@ export class TaskService {
   }
 
   /** Best effort (profile §6.2): the turn is aborted; a terminal task cannot be canceled. */
-  cancel(id: string): A2aTask {
-    const t = this.get(id);
+  cancel(id: string, caller?: Caller): A2aTask {
+    const t = this.get(id, caller);
     if (TERMINAL_STATES.has(t.state)) throw new ClawError('task.not_cancelable', `task ${id} is already ${t.state}`);
     this.set(t, 'canceled', 'canceled by the client');
     this.running.get(id)?.abort.abort(new ClawError('task.canceled', 'task canceled'));
@@ -309,7 +364,8 @@ export class TaskService {
     const max = this.d.maxTasks ?? DEFAULT_MAX_TASKS;
     const maxAge = this.d.maxAgeMs ?? DEFAULT_MAX_TASK_AGE_MS;
     const oldest = maxAge > 0 ? this.d.now() - maxAge : -Infinity;
-    const done = [...this.tasks.values()].filter((t) => TERMINAL_STATES.has(t.state)).sort((a, b) => a.updatedAt - b.updatedAt);
+    // auth_required never started a turn: it goes like a finished one (a caller cannot pin memory by not pairing).
+    const done = [...this.tasks.values()].filter((t) => TERMINAL_STATES.has(t.state) || (t.state === 'auth_required' && !this.running.has(t.id))).sort((a, b) => a.updatedAt - b.updatedAt);
     const dropped: string[] = [];
     for (const t of done) {
       if (this.tasks.size <= max && t.updatedAt >= oldest) break;

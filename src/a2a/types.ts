@@ -37,4 +37,6 @@ export interface A2aTask {
   artifacts: TaskArtifact[];
   createdAt: number;
   updatedAt: number;
+  /** The A2A caller's user id (a2a/access.ts); absent for the operator's tasks (claw.task.create). Never projected. */
+  owner?: string;
 }

@@ -27,7 +27,7 @@ export async function validateCommand(env: CliEnv, argv: string[]): Promise<numb
   // Valid against the spec, but not served here: a warning, so a manifest meant for another runtime still validates.
   const manifest = 'manifest' in result ? result.manifest : undefined;
   // Unbound telegram / custom channels: judged against the runtime configuration found (beside, or --config).
-  const problems = valid && manifest ? [...unservedChannelProblems(manifest), ...unboundChannelProblems(manifest, cfg.config.channels ?? {})] : [];
+  const problems = valid && manifest ? [...unservedChannelProblems(manifest), ...unboundChannelProblems(manifest, cfg.config.channels ?? {}, cfg.config.a2a?.enabled === true)] : [];
   const warnings = problems.map((w) => ({ file, channel: w.channel, path: w.path.join('.'), message: w.message }));
   if (args.flags.has('json')) {
     env.stdout.write(`${JSON.stringify({ valid, file, kind: result.kind, issues: result.issues, warnings }, null, 2)}\n`);

@@ -85,7 +85,7 @@ export function channelsModule(d: ChannelsModuleDeps): ChannelsModule {
       for (const ch of m.channels) {
         if ((ch.spec as ChannelSpec).type === 'queue' && !bindings[ch.name]) d.log.warn('queue channel not bound in claw.runtime.yaml channels:; it consumes nothing', { channel: ch.name });
       }
-      const unbound = unboundChannelProblems(m, bindings);
+      const unbound = unboundChannelProblems(m, bindings, d.config.a2a?.enabled === true);
       if (unbound.length > 0) {
         throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${unbound.map((p) => p.message).join('; ')}; see docs/channels.md`, { state: 'ERROR', channel: unbound[0].channel });
       }

@@ -72,6 +72,7 @@ spec:
     - inline: { name: "offline", protocol: "custom", endpoint: "file:rules.yaml", model: "rules", auth: { type: "none" } }
   channels:
     - inline: { name: "terminal", type: "cli", transport: "stdio", auth: { secret_ref: "CLI_TOKEN" }, access_control: { mode: "open" } }
+    - inline: { name: "agents", type: "webhook", transport: "webhook", auth: { secret_ref: "A2A_TOKEN" }, access_control: { mode: "allowlist", allowed_ids: ["A2A_TOKEN"] } }
   sandbox: { inline: { level: "none" } }
   policies:
     - inline:

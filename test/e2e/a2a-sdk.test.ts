@@ -26,6 +26,7 @@ spec:
     - inline: { name: "offline", protocol: "custom", endpoint: "file:rules.yaml", model: "rules", auth: { type: "none" } }
   channels:
     - inline: { name: "terminal", type: "cli", transport: "stdio", auth: { secret_ref: "CLI_TOKEN" }, access_control: { mode: "open" } }
+    - inline: { name: "agents", type: "webhook", transport: "webhook", auth: { secret_ref: "A2A_TOKEN" }, access_control: { mode: "allowlist", allowed_ids: ["A2A_TOKEN"] } }
   tools:
     - inline:
         name: "echo"
@@ -188,7 +189,7 @@ test('the official A2A client: card, blocking send, GetTask, ListTasks, a follow
 test('a task left working by a process that died is failed at the next start', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'claw-a2a-data-'));
   mkdirSync(join(dataDir, 'a2a'));
-  const left = { id: 'left-running', contextId: 'c1', state: 'working', history: [], artifacts: [], createdAt: 1, updatedAt: 1 };
+  const left = { id: 'left-running', contextId: 'c1', state: 'working', history: [], artifacts: [], createdAt: 1, updatedAt: 1, owner: 'A2A_TOKEN' };
   writeFileSync(join(dataDir, 'a2a/tasks.json'), JSON.stringify({ version: 1, tasks: [left] }));
   const h = await start(`data_dir: ${dataDir}\n`);
   try {
@@ -208,7 +209,7 @@ test('without a2a.enabled nothing A2A is served: no card, no endpoint, no claw.t
   - listen: http://127.0.0.1:0/ckp
     http: { auth: { bearer_token_refs: [A2A_TOKEN] } }
 `,
-    { args: ['claw.yaml', '--start'], env: { A2A_TOKEN: TOKEN }, files: { 'claw.yaml': MANIFEST, 'rules.yaml': RULES } },
+    { args: ['claw.yaml', '--start'], env: { A2A_TOKEN: TOKEN }, files: { 'claw.yaml': MANIFEST.replace(/^.*type: "webhook".*\n/m, ''), 'rules.yaml': RULES } },
   );
   try {
     const base = new URL(h.url).origin;

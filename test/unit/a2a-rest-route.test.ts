@@ -9,6 +9,9 @@ import { TaskService } from '../../src/a2a/tasks.ts';
 import { memoryTaskStore } from '../../src/a2a/task-store.ts';
 import type { ChannelAgent } from '../../src/channels/types.ts';
 import { captureLogger, deferred } from './helpers/fakes.ts';
+import { openA2aAccess } from './helpers/a2a-open-access.ts';
+
+const ACCESS = openA2aAccess();
 
 let n = 0;
 
@@ -18,7 +21,7 @@ async function serve() {
     channelTurns: true,
     turn: async (text) => ({ reply: text === 'hold' ? await hold.promise : `echo ${text}`, outcome: 'message', toolCalls: [], rejections: 0 }),
   };
-  const tasks = new TaskService({ store: memoryTaskStore(), getAgent: () => agent, tools: false, newId: () => `id-${++n}`, now: () => 1_000 + n, log: captureLogger() });
+  const tasks = new TaskService({ store: memoryTaskStore(), getAgent: () => agent, tools: false, newId: () => `id-${++n}`, now: () => 1_000 + n, log: captureLogger(), access: () => ACCESS });
   await tasks.open();
   const route = a2aRestRoute({ tasks: () => tasks, prefix: '/a2a', maxBodyBytes: 4096, requestTimeoutMs: 5_000 });
   const server: Server = createServer((req, res) => route.handle(req, res, { client: '127.0.0.1', loopback: true }));

@@ -8,6 +8,9 @@ import { TaskService } from '../../src/a2a/tasks.ts';
 import { memoryTaskStore } from '../../src/a2a/task-store.ts';
 import type { ChannelAgent } from '../../src/channels/types.ts';
 import { captureLogger } from './helpers/fakes.ts';
+import { openA2aAccess } from './helpers/a2a-open-access.ts';
+
+const ACCESS = openA2aAccess();
 
 let n = 0;
 const agent: ChannelAgent = { channelTurns: true, turn: async (text) => ({ reply: `echo ${text}`, outcome: 'message', toolCalls: [], rejections: 0 }) };
@@ -15,7 +18,7 @@ const agent: ChannelAgent = { channelTurns: true, turn: async (text) => ({ reply
 async function serve(): Promise<{ url: string; turns: string[]; close(): Promise<void> }> {
   const turns: string[] = [];
   const counting: ChannelAgent = { channelTurns: true, turn: (text, signal, o) => (turns.push(text), agent.turn(text, signal, o)) };
-  const tasks = new TaskService({ store: memoryTaskStore(), getAgent: () => counting, tools: false, newId: () => `id-${++n}`, now: () => 1_000, log: captureLogger() });
+  const tasks = new TaskService({ store: memoryTaskStore(), getAgent: () => counting, tools: false, newId: () => `id-${++n}`, now: () => 1_000, log: captureLogger(), access: () => ACCESS });
   await tasks.open();
   const route = a2aRpcRoute({ tasks: () => tasks, maxBodyBytes: 65536, requestTimeoutMs: 5_000 });
   const server: Server = createServer((req, res) => route.handle(req, res, { client: '127.0.0.1', loopback: true }));

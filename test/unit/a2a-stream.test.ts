@@ -11,6 +11,9 @@ import { TaskService } from '../../src/a2a/tasks.ts';
 import { memoryTaskStore } from '../../src/a2a/task-store.ts';
 import type { ChannelAgent } from '../../src/channels/types.ts';
 import { captureLogger, deferred, until } from './helpers/fakes.ts';
+import { openA2aAccess } from './helpers/a2a-open-access.ts';
+
+const ACCESS = openA2aAccess();
 
 let n = 0;
 
@@ -30,7 +33,7 @@ function gatedAgent() {
 
 async function serve(limits: Partial<StreamLimits> = {}) {
   const { agent, gates } = gatedAgent();
-  const tasks = new TaskService({ store: memoryTaskStore(), getAgent: () => agent, tools: false, newId: () => `id-${++n}`, now: () => Date.now(), log: captureLogger() });
+  const tasks = new TaskService({ store: memoryTaskStore(), getAgent: () => agent, tools: false, newId: () => `id-${++n}`, now: () => Date.now(), log: captureLogger(), access: () => ACCESS });
   await tasks.open();
   const slots = new StreamSlots({ perClient: 2, total: 8, keepaliveMs: 15_000, maxBufferedBytes: 64 * 1024, ...limits });
   const route = a2aRpcRoute({ tasks: () => tasks, slots, maxBodyBytes: 65536, requestTimeoutMs: 5_000 });

@@ -10,6 +10,7 @@ export const SERVED_CHANNEL_TYPES: Readonly<Record<string, string>> = {
   queue: 'an fs inbox or an MQTT topic bound in claw.runtime.yaml',
   telegram: 'the Bot API with long polling',
   custom: 'the Home Assistant MQTT device bound in claw.runtime.yaml',
+  webhook: 'the A2A endpoint (a2a.enabled in claw.runtime.yaml): its callers are the channel\'s users',
 };
 
 /** The one transport each served type runs over (spec §5.3 `transport`). */
@@ -19,6 +20,8 @@ const SERVED_TRANSPORTS: Readonly<Record<string, readonly string[]>> = {
   // Long polling: no inbound port, the board stays behind NAT.
   telegram: ['polling'],
   custom: ['polling'],
+  // A2A requests arrive on the runtime's HTTP listener: inbound HTTP calls, the spec's `webhook` transport.
+  webhook: ['webhook'],
 };
 
 /** Trigger fields each served type reads; any other is a promise nobody keeps (cron, imap, db-trigger fields). */
@@ -27,6 +30,7 @@ const SERVED_TRIGGER: Readonly<Record<string, readonly string[]>> = {
   queue: ['queue_name', 'max_parallel', 'overlap_policy'],
   telegram: ['max_parallel', 'overlap_policy'],
   custom: ['max_parallel', 'overlap_policy'],
+  webhook: [],
 };
 
 /** Features no served channel implements: declaring one true would promise what nobody does. */
@@ -75,10 +79,15 @@ const NEEDS_BINDING: Readonly<Record<string, string>> = {
   custom: 'home_assistant: { broker: mqtt://host:1883 }',
 };
 
-export function unboundChannelProblems(m: Pick<ResolvedManifest, 'channels'>, bindings: Readonly<Record<string, unknown>>): UnservedProblem[] {
+/** `a2aEnabled`: claw.runtime.yaml `a2a.enabled`, which serves the `webhook` Channel (docs/a2a.md "Security"). */
+export function unboundChannelProblems(m: Pick<ResolvedManifest, 'channels'>, bindings: Readonly<Record<string, unknown>>, a2aEnabled = false): UnservedProblem[] {
   const out: UnservedProblem[] = [];
   for (const ch of m.channels) {
     const type = String((ch.spec as SpecLike | undefined)?.type);
+    if (type === 'webhook' && !a2aEnabled) {
+      out.push({ channel: ch.name, path: ['type'], message: `channel ${ch.name}: type webhook is served only as the A2A endpoint (claw.runtime.yaml a2a: { enabled: true })` });
+      continue;
+    }
     if (!Object.hasOwn(NEEDS_BINDING, type) || Object.hasOwn(bindings, ch.name)) continue;
     out.push({
       channel: ch.name,

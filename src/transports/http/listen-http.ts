@@ -13,10 +13,10 @@ import { createHttpTransport, type HttpTransport } from './transport.ts';
 
 export async function createHttpListener(entry: TransportEntry & { http?: HttpOptionsInput }, ctx: ListenContext): Promise<HttpTransport> {
   const settings = resolveHttpSettings(parseHttpUrl(entry.listen), entry.http, ctx.maxFrameBytes);
-  const tokens: string[] = [];
+  const tokens: { ref: string; value: string }[] = [];
   for (const ref of settings.tokenRefs) {
     if (!ctx.secrets) throw new ClawError('secret-unresolved', `bearer token ref "${ref}" needs the runtime's secret resolver`);
-    tokens.push(await ctx.secrets.resolve(ref));
+    tokens.push({ ref, value: await ctx.secrets.resolve(ref) });
   }
   let tls: { cert: string; key: string; ca?: string } | undefined;
   if (settings.endpoint.tls) {

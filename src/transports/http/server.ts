@@ -18,6 +18,8 @@ export interface RouteContext {
   client: string;
   /** The peer is on this machine. */
   loopback: boolean;
+  /** Who authenticated (auth.ts check): a bearer token's secret_ref name or a certificate's CN; unset without credentials. */
+  principal?: string;
 }
 
 export interface Route {
@@ -127,8 +129,9 @@ export function createHttpServer(d: ServerDeps): HttpServer {
     }
     const needsAuth = route.auth === 'required' || (route.auth === 'loopback-open' && !ctx.loopback);
     if (needsAuth && d.auth.configured) {
-      const outcome = d.auth.check(req);
-      if (outcome !== 'ok') {
+      const { outcome, principal } = d.auth.check(req);
+      if (outcome === 'ok') ctx.principal = principal;
+      else {
         // Never say which token or what was sent; the log gets the address only, once a minute per address
         // (a client hammering the port must not flood the log).
         if (refusalLog.take(ctx.client) === 0) d.log.warn('http request refused: authentication', { client: ctx.client, reason: outcome });
