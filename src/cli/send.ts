@@ -43,6 +43,7 @@ export async function sendCommand(env: CliEnv, argv: string[]): Promise<number> 
   // the reply gets what connecting left over.
   const deadline = env.clock.now() + timeoutMs;
   let client: TransportClient | undefined;
+  const rid = requestId ?? newRequestId();
   try {
     client = await runtime.connect(uri, { sender: args.values.get('reply-to')?.[0], connectTimeoutMs: timeoutMs });
     const base = { jsonrpc: '2.0' as const, method, ...(params === undefined ? {} : { params: params as Record<string, unknown> }) };
@@ -50,7 +51,6 @@ export async function sendCommand(env: CliEnv, argv: string[]): Promise<number> 
       await client.notify(base, { requestId });
       return SEND_EXIT.result;
     }
-    const rid = requestId ?? newRequestId();
     // The JSON-RPC id defaults to the request_id, so a reply file and its id tell the same story.
     const id = idText === undefined ? rid : /^-?\d+$/.test(idText) ? Number(idText) : idText;
     const reply = (await client.request({ ...base, id }, { timeoutMs: Math.max(1, deadline - env.clock.now()), requestId: rid })) as JsonRpcResponse | JsonRpcResponse[];
@@ -58,8 +58,11 @@ export async function sendCommand(env: CliEnv, argv: string[]): Promise<number> 
     return !Array.isArray(reply) && 'error' in reply ? SEND_EXIT.error : SEND_EXIT.result;
   } catch (e) {
     if (e instanceof ClawError && e.code === 'usage') throw e;
-    env.stderr.write(`claw send: ${e instanceof Error ? e.message : String(e)}\n`);
-    return e instanceof ClawError && e.code === 'timeout' ? SEND_EXIT.timeout : SEND_EXIT.transport;
+    const timedOut = e instanceof ClawError && e.code === 'timeout';
+    // The whole --timeout, not the share connecting left for the reply: that is the figure the operator chose.
+    const why = timedOut ? `no reply to request_id ${rid} within ${timeoutMs} ms` : e instanceof Error ? e.message : String(e);
+    env.stderr.write(`claw send: ${why}\n`);
+    return timedOut ? SEND_EXIT.timeout : SEND_EXIT.transport;
   } finally {
     await client?.close();
   }
