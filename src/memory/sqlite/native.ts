@@ -9,6 +9,8 @@ interface NativeStatement {
   run(...p: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint } | undefined;
   get(...p: unknown[]): Row | null | undefined;
   all(...p: unknown[]): Row[];
+  /** node:sqlite from 22.13 / 23.4, bun:sqlite. */
+  iterate?(...p: unknown[]): IterableIterator<Row>;
 }
 interface NativeDb {
   exec(sql: string): unknown;
@@ -104,6 +106,7 @@ class NativeDatabase implements SqliteDatabase {
       },
       get: (...params) => s.get(...args(params)) ?? undefined,
       all: (...params) => s.all(...args(params)),
+      iterate: (...params) => (s.iterate ? s.iterate(...args(params)) : s.all(...args(params))[Symbol.iterator]()),
     };
   }
 

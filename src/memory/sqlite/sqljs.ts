@@ -161,6 +161,11 @@ export class SqlJsDatabase implements SqliteDatabase {
         const params = wellFormedParams(raw);
         return this.write({ sql, params }, !isRead, () => this.rows(sql, params, Infinity));
       },
+      iterate: (...raw) => {
+        const params = wellFormedParams(raw);
+        // A write is journaled and applied whole, as all() does; only a read can stream.
+        return isRead ? this.each(sql, params) : this.write({ sql, params }, true, () => this.rows(sql, params, Infinity))[Symbol.iterator]();
+      },
     };
   }
 
@@ -275,24 +280,35 @@ export class SqlJsDatabase implements SqliteDatabase {
   }
 
   private rows(sql: string, params: BindParams, limit: number): Row[] {
-    const s = this.bound(sql, params);
     const out: Row[] = [];
+    // SQLite completes all changes of a DML ... RETURNING statement on its first step, so stopping early is safe.
+    for (const row of this.each(sql, params)) if (out.push(row) >= limit) break;
+    return out;
+  }
+
+  /** The rows of a bound statement, stepped as they are asked for; the statement is reset when the loop ends. */
+  private *each(sql: string, params: BindParams): Generator<Row, void, undefined> {
+    this.check();
+    const s = this.bound(sql, params);
     try {
-      // SQLite completes all changes of a DML ... RETURNING statement on its first step, so stopping early is safe.
-      while (out.length < limit && s.step()) {
-        let names = this.names.get(s);
-        if (names === undefined) this.names.set(s, (names = s.getColumnNames()));
-        const values = s.get();
+      for (;;) {
+        let values: SqlValue[];
+        let names: string[] | undefined;
+        try {
+          if (!s.step()) return;
+          names = this.names.get(s);
+          if (names === undefined) this.names.set(s, (names = s.getColumnNames()));
+          values = s.get();
+        } catch (e) {
+          throw toError(e);
+        }
         const row: Row = {};
         for (let i = 0; i < names.length; i++) row[names[i]] = values[i];
-        out.push(row);
+        yield row;
       }
-    } catch (e) {
-      throw toError(e);
     } finally {
       s.reset();
     }
-    return out;
   }
 }
 

@@ -23,6 +23,13 @@ export interface Statement {
   /** First row, or `undefined` when there is none (node:sqlite semantics; Bun's `null` is normalised). */
   get(...params: BindParams): Row | undefined;
   all(...params: BindParams): Row[];
+  /**
+   * The rows one at a time (node:sqlite's `iterate()`): a caller that keeps a few of many rows (a top-k) lets the
+   * rest die young instead of holding them all — a long-lived row array survives V8's young-generation
+   * collections and makes V8 grow that generation, peak RSS that stays (BENCH.md "Level 3 agent"). Finish or
+   * break the loop before running this same statement again.
+   */
+  iterate(...params: BindParams): IterableIterator<Row>;
 }
 
 /** Which full-text engine the adapter's SQLite has. sql.js 1.16 ships FTS3/FTS4 only; node:sqlite and Bun ship FTS5. */

@@ -22,6 +22,7 @@ import {
   vectorToBlob,
 } from './ranking.ts';
 import { MemoryParamsError, type Query, type QueryResult, type StoreDeps, type StoreSpec } from './types.ts';
+import type { Row } from '../sqlite/types.ts';
 
 export const DEFAULT_TOP_K = 10;
 /** Hybrid: candidates taken from each ranking before fusion. */
@@ -274,26 +275,42 @@ export class SemanticStore extends BaseStore {
       // FTS4 cannot rank in SQL: every match comes back and is ranked here, so the per-row work matters: idf
       // once per query (matchinfoScorer), document lengths from our copy of %_docsize (docLengths), and a
       // top-k selection instead of sorting every hit.
+      // The matches are scored as SQLite steps through them and only the best `limit` are kept: holding every hit
+      // (thousands of rows with a blob each at 10k entries) until the end made them survive V8's young-generation
+      // collections, and V8 answers that by doubling the young generation — +20–30 MB of peak RSS after 50
+      // queries (BENCH.md "Level 3 agent").
       const score = matchinfoScorer();
-      const rows = this.db
-        .prepare(
-          scoped
-            ? `SELECT ${this.fts}.rowid AS seq, matchinfo(${this.fts}, 'pcnax') AS mi FROM ${this.fts} JOIN claw_memory_entries e ON e.seq = ${this.fts}.rowid
-               WHERE ${this.fts} MATCH ? AND e.scope = ?`
-            : `SELECT rowid AS seq, matchinfo(${this.fts}, 'pcnax') AS mi FROM ${this.fts} WHERE ${this.fts} MATCH ?`,
-        )
-        .all(...(scoped ? [expr, scope] : [expr]));
-      const lengths = this.docLengths(rows.map((r) => Number(r.seq)));
+      const lengths = this.docLengths();
       const len = [0];
-      return topK(
-        rows.map((r) => {
-          const seq = Number(r.seq);
-          len[0] = lengths.get(seq) ?? 0;
-          return { seq, score: normaliseBm25(score(r.mi as Uint8Array, len)) };
-        }),
+      const unknown: { seq: number; mi: Uint8Array }[] = [];
+      const scored = (seq: number, mi: Uint8Array): Ranked => {
+        len[0] = lengths.get(seq) ?? 0;
+        return { seq, score: normaliseBm25(score(mi, len)) };
+      };
+      const best = topK(
+        (function* (rows: Iterable<Row>) {
+          for (const r of rows) {
+            const seq = Number(r.seq);
+            // Written since the lengths were read: looked up together once the scan is done.
+            if (lengths.has(seq)) yield scored(seq, r.mi as Uint8Array);
+            else unknown.push({ seq, mi: r.mi as Uint8Array });
+          }
+        })(
+          this.db
+            .prepare(
+              scoped
+                ? `SELECT ${this.fts}.rowid AS seq, matchinfo(${this.fts}, 'pcnax') AS mi FROM ${this.fts} JOIN claw_memory_entries e ON e.seq = ${this.fts}.rowid
+               WHERE ${this.fts} MATCH ? AND e.scope = ?`
+                : `SELECT rowid AS seq, matchinfo(${this.fts}, 'pcnax') AS mi FROM ${this.fts} WHERE ${this.fts} MATCH ?`,
+            )
+            .iterate(...(scoped ? [expr, scope] : [expr])),
+        ),
         limit,
         byScore,
       );
+      if (unknown.length === 0) return best;
+      this.learnLengths(unknown.map((u) => u.seq));
+      return topK([...best, ...unknown.map((u) => scored(u.seq, u.mi))], limit, byScore);
     } else {
       const rows = this.rows('1 = 1', [], scope, 'seq');
       const xs = bm25Js(
@@ -314,29 +331,35 @@ export class SemanticStore extends BaseStore {
    */
   private lengths?: Map<number, number>;
 
-  private docLengths(seqs: number[]): Map<number, number> {
-    let lengths = this.lengths;
-    if (!lengths) {
-      lengths = new Map();
-      for (const r of this.db.prepare(`SELECT docid, size FROM ${this.fts}_docsize`).all()) lengths.set(Number(r.docid), docsizeColumn0(r.size as Uint8Array));
+  private docLengths(): Map<number, number> {
+    if (!this.lengths) {
+      const lengths = new Map<number, number>();
+      for (const r of this.db.prepare(`SELECT docid, size FROM ${this.fts}_docsize`).iterate()) lengths.set(Number(r.docid), docsizeColumn0(r.size as Uint8Array));
       this.lengths = lengths;
     }
-    const missing = seqs.filter((q) => !lengths!.has(q));
-    if (missing.length > 0)
-      for (const r of this.db.prepare(`SELECT docid, size FROM ${this.fts}_docsize WHERE docid IN (SELECT value FROM json_each(?))`).all(JSON.stringify(missing)))
-        lengths.set(Number(r.docid), docsizeColumn0(r.size as Uint8Array));
-    return lengths;
+    return this.lengths;
+  }
+
+  private learnLengths(seqs: number[]): void {
+    const lengths = this.docLengths();
+    for (const r of this.db.prepare(`SELECT docid, size FROM ${this.fts}_docsize WHERE docid IN (SELECT value FROM json_each(?))`).iterate(JSON.stringify(seqs)))
+      lengths.set(Number(r.docid), docsizeColumn0(r.size as Uint8Array));
   }
 
   /** Cosine ranking over the scope's vectors (brute force: edge-sized stores), score (cos + 1) / 2. */
   private vectorRank(qv: number[], scope: string, limit: number): Ranked[] {
-    return this.db
+    const rows = this.db
       .prepare(
         'SELECT v.seq AS seq, v.vec AS vec FROM claw_memory_vectors v JOIN claw_memory_entries e ON e.seq = v.seq WHERE e.sid = ? AND e.scope = ?',
       )
-      .all(this.sid, scope)
-      .map((r) => ({ seq: Number(r.seq), score: (cosine(qv, blobToVector(r.vec as Uint8Array)) + 1) / 2 }))
-      .sort(byScore)
-      .slice(0, limit);
+      .iterate(this.sid, scope);
+    // Scored while stepping, the best `limit` kept (as the full-text ranking does): the same order as sorting all.
+    return topK(
+      (function* () {
+        for (const r of rows) yield { seq: Number(r.seq), score: (cosine(qv, blobToVector(r.vec as Uint8Array)) + 1) / 2 };
+      })(),
+      limit,
+      byScore,
+    );
   }
 }
