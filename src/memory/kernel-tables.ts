@@ -1,4 +1,4 @@
-// The kernel's small persistent state kept in the memory database when the agent has one (issue 4): the provider
+// The kernel's small persistent state kept in the memory database when the agent has one (docs/memory.md): the provider
 // token ledger (kernel/ledger.ts LedgerStore) and the settled tool-call outcomes of the request_id dedup cache
 // (kernel/idempotency.ts DedupStore). One database = one fsync'ed journal for everything, instead of a file per
 // provider; the file ledger stays the store of agents without memory.

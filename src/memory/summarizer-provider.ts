@@ -1,4 +1,4 @@
-// `summarize` compaction through a model (issue 4): the session's provider chain (the manifest's providers in
+// `summarize` compaction through a model (docs/memory.md "Embeddings and summaries"): the session's provider chain (the manifest's providers in
 // fallback order, the same chain the agent loop uses: its limits, requests_per_minute window and token ledger
 // count these calls too) is asked, with a fixed instruction, to summarize one chunk of entries. The store's
 // `embedding.provider_ref` plays no part: it names an embeddings endpoint, not a chat model.

@@ -1,7 +1,7 @@
 // Which V8 compiler runs sql.js's WebAssembly (docs/memory.md "Memory budget"). V8 compiles every wasm function
 // with Liftoff (baseline) on first call, then recompiles hot ones with TurboFan (optimizing) in the background.
 // For sql.js that tier-up costs ~200 ms of CPU in the first memory operations and 20–35 MB of peak RSS at 10k
-// entries; it makes full-text queries about 2× faster (BENCH.md "Level 3 agent"). An agent's memory answers a
+// entries; it makes full-text queries about 2× faster. An agent's memory answers a
 // few queries per turn, next to a model that takes seconds, so on a board the memory matters more: the runtime
 // keeps sql.js on Liftoff where memory is short (a budget, a cgroup limit or the RAM below 1 GB).
 // The flag is set by the boot loader (targets/boot.ts) before any code is compiled, never later: V8 stamps its
@@ -33,7 +33,7 @@ export interface TierChoice {
  * The tier for a memory budget: `CLAW_MEMORY_BUDGET_MB`, else a cgroup limit (systemd `MemoryMax=`, a
  * container's), capped by physical memory; with neither, physical memory itself. Below 1024 MB: baseline.
  * Why not baseline everywhere: setting the flag means loading node:v8 at boot (its stream dependencies cost
- * ~8 ms of CPU before the first reply, BENCH.md "Level 3 agent"), worth it only where memory is short.
+ * ~8 ms of CPU before the first reply), worth it only where memory is short.
  */
 export function chooseWasmTier(f: BudgetFacts): TierChoice {
   const physicalMb = f.physicalBytes ? Math.floor(f.physicalBytes / 1048576) : undefined;

@@ -9,7 +9,7 @@
 //                             trailer "CLAWSNP2" | id (8 random bytes) | body length u64 LE | image length u64 LE |
 //                             crc32(image) u32 LE | body encoding u32 LE (1 = zlib) | crc32(trailer 0..43) u32 LE
 //                             (format 1, still read: the plain image + 32-byte "CLAWSNP1" trailer). Deflated, an
-//                             image is 2.5–3× smaller: fewer bytes per snapshot on the SD card (BENCH.md "Memory").
+//                             image is 2.5–3× smaller: fewer bytes per snapshot on the SD card.
 //   <file>.prev               the snapshot before it (same format), the fallback when <file> is corrupt
 //   <file>.claw-journal       journal: 24-byte header "CLAWJNL1" | base snapshot id (8) | version u32 LE (2) |
 //                             crc32(header bytes 0..19) u32 LE; then records:

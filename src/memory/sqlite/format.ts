@@ -120,7 +120,7 @@ export function snapshotId(fs: DurableFs, path: string): string | null {
 /**
  * Journal payload versions. 1: UTF-8 JSON `[[sql | sqlIndex, params?], ...]` (still read, and still appended to
  * a v1 journal that is continued after an upgrade). 2 (new journals): the same statements in binary — see
- * `encodeRecordV2` — half the framing bytes per entry (BENCH.md "Memory").
+ * `encodeRecordV2` — half the framing bytes per entry.
  */
 export type JournalVersion = 1 | 2;
 export const JOURNAL_VERSION: JournalVersion = 2;

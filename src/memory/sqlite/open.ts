@@ -2,7 +2,7 @@
 // one (no WASM to load, FTS5, its own durability), else sql.js; a path already in the sql.js layout stays on sql.js.
 // With `autoPrefers: 'journal'` (the memory service's choice) 'auto' keeps a database *file* on the journalled
 // sql.js path even where a native engine exists: a native commit writes whole pages to the WAL and again at
-// checkpoint (100–200× the payload per single write, BENCH.md "Memory"), the sql.js journal ~2× on average — on an
+// checkpoint (100–200× the payload per single write), the sql.js journal ~2× on average — on an
 // SD card that is the wear. Native then only for `:memory:` and for a file the native engine already made (a
 // plain SQLite file without our journal, which may have a -wal the WASM engine would not see).
 // docs/memory.md "Choosing the adapter".

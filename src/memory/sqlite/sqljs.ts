@@ -106,7 +106,7 @@ export class SqlJsDatabase implements SqliteDatabase {
   private readonly cache = new Map<string, SqlJsStatement>();
   /**
    * Column names per cached statement. sql.js's getAsObject() asks WASM for every column name on every row (one
-   * call + string decode per column): 0.1–0.35 ms of a 100k-entry full-text query (BENCH.md "Memory"). Cleared
+   * call + string decode per column): 0.1–0.35 ms of a 100k-entry full-text query. Cleared
    * on any DDL, after which SQLite may re-prepare a `SELECT *` with other columns.
    */
   private readonly names = new Map<SqlJsStatement, string[]>();

@@ -26,7 +26,7 @@ export interface Statement {
   /**
    * The rows one at a time (node:sqlite's `iterate()`): a caller that keeps a few of many rows (a top-k) lets the
    * rest die young instead of holding them all — a long-lived row array survives V8's young-generation
-   * collections and makes V8 grow that generation, peak RSS that stays (BENCH.md "Level 3 agent"). Finish or
+   * collections and makes V8 grow that generation, peak RSS that stays. Finish or
    * break the loop before running this same statement again.
    */
   iterate(...params: BindParams): IterableIterator<Row>;
@@ -72,7 +72,7 @@ export interface OpenOptions {
   wasmPath?: string;
   /**
    * native only: page size of a database file created now (SQLite's default 4096). Smaller pages write fewer
-   * bytes per commit to the WAL (BENCH.md "Memory": 1024 → 3–7× fewer) at some cost in full-text latency.
+   * bytes per commit to the WAL (1024 → 3–7× fewer) at some cost in full-text latency.
    */
   pageSize?: number;
   /** sql.js only: journal and snapshot policy, fs injection (see durable.ts). */

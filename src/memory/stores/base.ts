@@ -323,7 +323,7 @@ export abstract class BaseStore implements ClawMemoryStore {
       for (const c of chunks) {
         let text: string | undefined;
         // A summarizer that fails (provider down, empty answer) must not fail the compaction: that chunk gets
-        // the deterministic digest, and the result says so (issue 4).
+        // the deterministic digest, and the result says so (docs/memory.md).
         if (this.deps.summarizer && summarizerError === undefined) {
           try {
             text = await this.deps.summarizer(c.map((r) => toOut(r)));

@@ -67,7 +67,7 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
  * The same sum as `bm25FromMatchinfo`, for the many rows of one query, from `matchinfo(t, 'pcnax')` — the same
  * layout without l[c] — and each row's token counts per column given by the caller (the semantic store keeps them
  * from the index's %_docsize: asking matchinfo for `l` costs FTS4 one %_docsize lookup per hit, ~40% of a query
- * at 100k entries; BENCH.md "Memory"). n and the per-phrase "rows with a hit" are query-global in FTS4's
+ * at 100k entries). n and the per-phrase "rows with a hit" are query-global in FTS4's
  * matchinfo, so each phrase's idf is computed once and reused while they stay the same (checked per row: a changed
  * value recomputes). Same operations in the same order → the same doubles. Aligned little-endian blobs (sql.js
  * hands out fresh copies) are read through a Uint32Array view.

@@ -1,6 +1,6 @@
 // The tables every store shares, and the migration of databases made before this layout (schema 1 → 2).
 //
-// Schema 2 is shaped by bytes per entry (issue 4: ≤ 3× the payload written on average; BENCH.md "Memory"). On
+// Schema 2 is shaped by bytes per entry (goal: ≤ 3× the payload written on average, measured by scripts/bench-memory.mjs). On
 // sql.js each entry costs its journal record plus its share of every later whole-image snapshot, so the image
 // per entry counts as much as the record. Against schema 1 (315 B of image per ~110 B conversation entry):
 //   - `sid`: stores are numbered (claw_memory_stores); a store name was repeated in the row, in every index

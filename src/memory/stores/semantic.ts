@@ -53,7 +53,7 @@ export class SemanticStore extends BaseStore {
     if (cap === 'fts5') this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${this.fts} USING fts5(content, tokenize='unicode61')`);
     // FTS4 index over external content: the text stays in claw_memory_entries only, not a second copy in the
     // index's own %_content table — 20% less database image per entry (512 → 408 B in the bench corpus), so
-    // smaller and rarer sql.js snapshots and less WASM memory (BENCH.md "Memory"). Same index, same matchinfo,
+    // smaller and rarer sql.js snapshots and less WASM memory. Same index, same matchinfo,
     // same scores. A table created before this change keeps its internal content (IF NOT EXISTS) and its triggers.
     else if (cap === 'fts4') {
       this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${this.fts} USING fts4(content, content="claw_memory_entries", tokenize=unicode61)`);
@@ -61,7 +61,7 @@ export class SemanticStore extends BaseStore {
     }
     if (cap !== 'none') {
       // The index follows the entries by triggers, not by statements of ours: the sql.js journal then records one
-      // INSERT per entry instead of two copies of its content (bytes written per entry, BENCH.md "Memory").
+      // INSERT per entry instead of two copies of its content (bytes written per entry).
       // The store's number, not its name: the trigger tests it on every insert and delete (schema.ts).
       const lit = String(this.sid);
       const ai = `CREATE TRIGGER IF NOT EXISTS ${this.fts}_ai AFTER INSERT ON claw_memory_entries WHEN new.sid = ${lit} BEGIN INSERT INTO ${this.fts}(rowid, content) VALUES (new.seq, new.content); END;`;
@@ -85,9 +85,9 @@ export class SemanticStore extends BaseStore {
   /**
    * FTS4 writes each transaction's terms as a new index segment and, by default, merges a level only once it holds
    * 16 segments; a MATCH looks every term up in every segment. At 100k entries stored 1,000 per call that was 40
-   * segments, and the lookups alone took 0.39 ms of a 0.75 ms query (issue 4's goal: ≤ 1 ms p50). With FTS4's
+   * segments, and the lookups alone took 0.39 ms of a 0.75 ms query (the goal: ≤ 1 ms p50). With FTS4's
    * `automerge=2` each write also does a bounded share of incremental merging (SQLite FTS3/4 docs, "automerge"):
-   * 3–5 segments at 100k, lookups 0.05 ms, and no slower filling (BENCH.md "Memory"). The setting lives in the
+   * 3–5 segments at 100k, lookups 0.05 ms, and no slower filling. The setting lives in the
    * index's own %_stat table (row 2), so it is written once — by a new store, or an older one on first open — and
    * not journaled again on every open.
    */
@@ -242,7 +242,7 @@ export class SemanticStore extends BaseStore {
 
   private entriesOf(ranked: Ranked[], scope: string) {
     // One statement for all result rows rather than one per hit: half the 0.1 ms that 10 lookups took at 100k
-    // entries on sql.js (BENCH.md "Memory"). The seqs come from this store and scope already.
+    // entries on sql.js. The seqs come from this store and scope already.
     const rows = new Map<number, EntryRow>();
     if (ranked.length > 0)
       for (const row of this.rows('seq IN (SELECT value FROM json_each(?))', [JSON.stringify(ranked.map((r) => r.seq))], scope, 'seq'))
@@ -278,7 +278,7 @@ export class SemanticStore extends BaseStore {
       // The matches are scored as SQLite steps through them and only the best `limit` are kept: holding every hit
       // (thousands of rows with a blob each at 10k entries) until the end made them survive V8's young-generation
       // collections, and V8 answers that by doubling the young generation — +20–30 MB of peak RSS after 50
-      // queries (BENCH.md "Level 3 agent").
+      // queries.
       const score = matchinfoScorer();
       const lengths = this.docLengths();
       const len = [0];
@@ -324,7 +324,7 @@ export class SemanticStore extends BaseStore {
 
   /**
    * Token counts of this store's documents (FTS4 only), as the index's %_docsize holds them: matchinfo's `l`
-   * made FTS4 look up %_docsize once per hit, ~40% of a full-text query at 100k entries (BENCH.md "Memory").
+   * made FTS4 look up %_docsize once per hit, ~40% of a full-text query at 100k entries.
    * Read whole on the first query (one scan, ~40 B a document in memory), then the seqs a query meets that are
    * not known yet (written since) in one statement. Exact: a seq is never reused (AUTOINCREMENT) except by a
    * compaction digest, whose old row goes through onDelete first, which forgets it.
