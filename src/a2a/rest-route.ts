@@ -89,6 +89,7 @@ export function a2aRestRoute(d: RpcRouteDeps & { prefix: string }): Route {
   const slots = d.slots ?? new StreamSlots();
   return {
     auth: 'required',
+    admitsCallers: true,
     handle(req, res, ctx) {
       const url = new URL(req.url ?? '/', 'http://a2a.invalid');
       const sub = url.pathname.slice(d.prefix.length);

@@ -38,6 +38,7 @@ export function a2aRpcRoute(d: RpcRouteDeps): Route {
   const slots = d.slots ?? new StreamSlots();
   return {
     auth: 'required',
+    admitsCallers: true,
     handle(req, res, ctx) {
       if (req.method !== 'POST') {
         req.resume();

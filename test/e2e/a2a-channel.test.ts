@@ -11,7 +11,7 @@ import { request, rpc, startHttpClaw, type HttpClaw } from './helpers/http-claw.
 import { runClaw } from './helpers/claw-process.ts';
 import { sleep } from './helpers/e2e-util.ts';
 
-const TOKENS = { PARTNER_A: 'a2a-partner-a-5d1e0c', PARTNER_B: 'a2a-partner-b-9a7f42', PARTNER_C: 'a2a-partner-c-31b8e6' };
+const TOKENS = { PARTNER_A: 'a2a-partner-a-5d1e0c', PARTNER_B: 'a2a-partner-b-9a7f42', PARTNER_C: 'a2a-partner-c-31b8e6', OPERATOR: 'ckp-operator-7e20aa' };
 const WORKING = 2;
 const COMPLETED = 3;
 const REJECTED = 7;
@@ -56,7 +56,7 @@ async function start(channel: string): Promise<HttpClaw> {
     exec: { bin: /bin/sh, argv: ["-c", "sleep 1"] }
 transports:
   - listen: http://127.0.0.1:0/ckp
-    http: { auth: { bearer_token_refs: [PARTNER_A, PARTNER_B, PARTNER_C] } }
+    http: { auth: { bearer_token_refs: [OPERATOR], a2a_token_refs: [PARTNER_A, PARTNER_B, PARTNER_C] } }
 a2a: { enabled: true, tools: true }
 `,
     { args: ['claw.yaml', '--start'], env: TOKENS, files: { 'claw.yaml': manifest(channel), 'rules.yaml': RULES } },
@@ -140,6 +140,14 @@ test('allowlist: two callers by their tokens, a third rejected; injection reject
     assert.is(over.status, 429);
     assert.ok(Number(over.headers['retry-after']) >= 1);
     assert.is(((await b.sendMessage(send('hello'))) as any).status.state, COMPLETED);
+    // A partner's token opens the A2A routes only: on the CKP endpoint (claw.* methods) it is refused (403);
+    // the operator's token is not an A2A caller's and works there.
+    const asPartner = await rpc(h.url, { jsonrpc: '2.0', id: 2, method: 'claw.task.list', params: {} }, { headers: { authorization: `Bearer ${TOKENS.PARTNER_B}` } });
+    assert.is(asPartner.status, 403);
+    assert.not.match(asPartner.text, "a2a-partner");
+    const asOperator = await rpc(h.url, { jsonrpc: '2.0', id: 3, method: 'claw.task.list', params: {} }, { headers: { authorization: `Bearer ${TOKENS.OPERATOR}` } });
+    assert.is(asOperator.status, 200);
+    assert.ok(asOperator.json.result.tasks.length >= 6, asOperator.text);
   } finally {
     await h.stop();
   }

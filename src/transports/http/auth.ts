@@ -16,25 +16,28 @@ export interface Authenticator {
    * value), else the client certificate's subject CN; undefined when nothing is configured. The A2A channel's
    * user id (docs/a2a.md "Security").
    */
-  check(req: IncomingMessage): { outcome: AuthOutcome; principal?: string };
+  check(req: IncomingMessage): { outcome: AuthOutcome; principal?: string; caller?: boolean };
 }
 
-/** `tokens`: each bearer token with the secret_ref it was resolved from. */
-export function createAuthenticator(tokens: readonly { ref: string; value: string }[], requireClientCert: boolean): Authenticator {
+/**
+ * `tokens`: each bearer token with the secret_ref it was resolved from; `caller: true` for an A2A caller's token
+ * (`auth.a2a_token_refs`), accepted only on routes that admit callers — never on the CKP endpoint.
+ */
+export function createAuthenticator(tokens: readonly { ref: string; value: string; caller?: boolean }[], requireClientCert: boolean): Authenticator {
   const crypto = nodeCrypto();
   const digest = (s: string | Buffer) => crypto.createHash('sha256').update(s).digest();
-  const expected = tokens.map((t) => ({ ref: t.ref, digest: digest(t.value) }));
-  const bearer = (req: IncomingMessage): { outcome: AuthOutcome; principal?: string } => {
+  const expected = tokens.map((t) => ({ ref: t.ref, digest: digest(t.value), caller: t.caller === true }));
+  const bearer = (req: IncomingMessage): { outcome: AuthOutcome; principal?: string; caller?: boolean } => {
     if (expected.length === 0) return { outcome: 'ok' };
     const h = req.headers.authorization;
     if (typeof h !== 'string') return { outcome: 'missing' };
     const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(h);
     if (!m) return { outcome: 'wrong' };
     const got = digest(m[1]);
-    let ref: string | undefined;
+    let hit: { ref: string; caller: boolean } | undefined;
     // Every token is compared (no early exit): the time taken does not tell which one matched.
-    for (const e of expected) if (crypto.timingSafeEqual(got, e.digest)) ref ??= e.ref;
-    return ref === undefined ? { outcome: 'wrong' } : { outcome: 'ok', principal: ref };
+    for (const e of expected) if (crypto.timingSafeEqual(got, e.digest)) hit ??= e;
+    return hit === undefined ? { outcome: 'wrong' } : { outcome: 'ok', principal: hit.ref, caller: hit.caller };
   };
   const cert = (req: IncomingMessage): { outcome: AuthOutcome; principal?: string } => {
     if (!requireClientCert) return { outcome: 'ok' };
@@ -51,7 +54,7 @@ export function createAuthenticator(tokens: readonly { ref: string; value: strin
       const c = cert(req);
       if (c.outcome !== 'ok') return c;
       const b = bearer(req);
-      return b.outcome === 'ok' ? { outcome: 'ok', principal: b.principal ?? c.principal } : b;
+      return b.outcome === 'ok' ? { outcome: 'ok', principal: b.principal ?? c.principal, caller: b.caller } : b;
     },
   };
 }

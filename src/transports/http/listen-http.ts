@@ -13,10 +13,12 @@ import { createHttpTransport, type HttpTransport } from './transport.ts';
 
 export async function createHttpListener(entry: TransportEntry & { http?: HttpOptionsInput }, ctx: ListenContext): Promise<HttpTransport> {
   const settings = resolveHttpSettings(parseHttpUrl(entry.listen), entry.http, ctx.maxFrameBytes);
-  const tokens: { ref: string; value: string }[] = [];
-  for (const ref of settings.tokenRefs) {
-    if (!ctx.secrets) throw new ClawError('secret-unresolved', `bearer token ref "${ref}" needs the runtime's secret resolver`);
-    tokens.push({ ref, value: await ctx.secrets.resolve(ref) });
+  const tokens: { ref: string; value: string; caller: boolean }[] = [];
+  for (const [refs, caller] of [[settings.tokenRefs, false], [settings.callerTokenRefs, true]] as const) {
+    for (const ref of refs) {
+      if (!ctx.secrets) throw new ClawError('secret-unresolved', `bearer token ref "${ref}" needs the runtime's secret resolver`);
+      tokens.push({ ref, value: await ctx.secrets.resolve(ref), caller });
+    }
   }
   let tls: { cert: string; key: string; ca?: string } | undefined;
   if (settings.endpoint.tls) {

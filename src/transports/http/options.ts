@@ -15,6 +15,8 @@ export const httpOptionsSchema = lazySchema(() =>
       v.strictObject({
         /** secret_refs of the accepted bearer tokens (runtime profile §7); several allow rotation. */
         bearer_token_refs: v.optional(v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1))),
+        /** A2A callers' tokens: accepted on the A2A routes only, never on the CKP endpoint (docs/a2a.md "Security"). */
+        a2a_token_refs: v.optional(v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1))),
         /**
          * Plain http on a non-loopback address carries tokens in clear text: refused unless this is true
          * (a TLS-terminating proxy in front, a private container network).

@@ -28,6 +28,11 @@ export interface Route {
    * peers on this machine, credentials from elsewhere (/healthz); `public`: never (an A2A agent card).
    */
   auth: 'required' | 'loopback-open' | 'public';
+  /**
+   * A2A callers' tokens (`auth.a2a_token_refs`) are accepted here (the A2A routes). Default: operators only, so
+   * a partner agent's token never opens the CKP endpoint and its `claw.*` methods (CKP-A2A profile §8).
+   */
+  admitsCallers?: boolean;
   handle(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): void;
 }
 
@@ -129,7 +134,11 @@ export function createHttpServer(d: ServerDeps): HttpServer {
     }
     const needsAuth = route.auth === 'required' || (route.auth === 'loopback-open' && !ctx.loopback);
     if (needsAuth && d.auth.configured) {
-      const { outcome, principal } = d.auth.check(req);
+      const { outcome, principal, caller } = d.auth.check(req);
+      if (outcome === 'ok' && caller && !route.admitsCallers) {
+        refuse(res, 403, ErrorCode.ChannelAuthFailed, 'this credential is an A2A caller\'s: not accepted on this endpoint');
+        return;
+      }
       if (outcome === 'ok') ctx.principal = principal;
       else {
         // Never say which token or what was sent; the log gets the address only, once a minute per address

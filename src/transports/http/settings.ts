@@ -63,6 +63,8 @@ export interface HttpSettings {
   /** Address given to listen(): `localhost` binds 127.0.0.1 (never whatever the resolver picks). */
   bindHost: string;
   tokenRefs: string[];
+  /** A2A callers' token refs: A2A routes only. */
+  callerTokenRefs: string[];
   allowPlaintext: boolean;
   allowedOrigins: string[];
   certFile?: string;
@@ -91,6 +93,7 @@ export function resolveHttpSettings(endpoint: HttpEndpoint, cfg: HttpOptionsInpu
     endpoint,
     bindHost: endpoint.host === 'localhost' ? '127.0.0.1' : endpoint.host,
     tokenRefs: cfg.auth?.bearer_token_refs ?? [],
+    callerTokenRefs: cfg.auth?.a2a_token_refs ?? [],
     allowPlaintext: cfg.auth?.allow_plaintext ?? false,
     allowedOrigins: (cfg.allowed_origins ?? []).map((o) => o.toLowerCase()),
     certFile: cfg.tls?.cert_file,
@@ -111,7 +114,7 @@ export function resolveHttpSettings(endpoint: HttpEndpoint, cfg: HttpOptionsInpu
   if (!endpoint.tls && cfg.tls) throw new ClawError('usage', `${where}: tls options need an https:// URL`);
   if (s.headersTimeoutMs > s.requestTimeoutMs) s.headersTimeoutMs = s.requestTimeoutMs;
   if (!isLoopback(s.bindHost)) {
-    const authenticated = s.tokenRefs.length > 0 || s.clientCaFile !== undefined;
+    const authenticated = s.tokenRefs.length > 0 || s.callerTokenRefs.length > 0 || s.clientCaFile !== undefined;
     if (!authenticated) {
       throw new ClawError('usage', `${where}: refusing to listen on a non-loopback address without authentication (set auth.bearer_token_refs or tls.client_ca_file)`);
     }

@@ -54,7 +54,7 @@ export function createHttpTransport(opts: { server: HttpServer; settings: HttpSe
     closed,
     url: `${s.endpoint.tls ? 'https' : 'http'}://${host}:${a.port}${s.endpoint.path}`,
     addRoute: (path, route) => server.addRoute(path, route),
-    security: { bearer: s.tokenRefs.length > 0, clientCert: s.clientCaFile !== undefined },
+    security: { bearer: s.tokenRefs.length > 0 || s.callerTokenRefs.length > 0, clientCert: s.clientCaFile !== undefined },
     limits: { maxBodyBytes: s.maxBodyBytes, requestTimeoutMs: s.requestTimeoutMs },
     start(deliverFrame) {
       deliverTo = deliverFrame;
