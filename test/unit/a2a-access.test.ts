@@ -157,15 +157,16 @@ test('without an A2A channel a caller\'s message is refused; a2aChannelOf names 
 });
 
 test('the listener names the caller by the secret_ref of the token that matched, never by its value', () => {
-  const auth = createAuthenticator([{ ref: 'PARTNER_A', value: 'aaaa-secret' }, { ref: 'PARTNER_B', value: 'bbbb-secret' }], false);
+  const auth = createAuthenticator([{ ref: 'PARTNER_A', value: 'aaaa-secret', caller: true }, { ref: 'OPERATOR', value: 'bbbb-secret' }], false);
   const req = (h?: string) => ({ headers: h ? { authorization: h } : {}, socket: {} }) as unknown as IncomingMessage;
-  assert.equal(auth.check(req('Bearer aaaa-secret')), { outcome: 'ok', principal: 'PARTNER_A' });
-  assert.equal(auth.check(req('Bearer bbbb-secret')), { outcome: 'ok', principal: 'PARTNER_B' });
+  assert.equal(auth.check(req('Bearer aaaa-secret')), { outcome: 'ok', principal: 'PARTNER_A', caller: true });
+  assert.equal(auth.check(req('Bearer bbbb-secret')), { outcome: 'ok', principal: 'OPERATOR', caller: false });
   assert.equal(auth.check(req('Bearer PARTNER_A')), { outcome: 'wrong' });
   assert.equal(auth.check(req()), { outcome: 'missing' });
   const mtls = createAuthenticator([], true);
   const peer = { headers: {}, socket: { authorized: true, getPeerCertificate: () => ({ subject: { CN: 'agent-7', O: 'Org' } }) } } as unknown as IncomingMessage;
-  assert.equal(mtls.check(peer), { outcome: 'ok', principal: 'agent-7' });
+  const viaCert = mtls.check(peer);
+  assert.equal([viaCert.outcome, viaCert.principal, viaCert.caller === true], ['ok', 'agent-7', false]);
 });
 
 test('a webhook Channel is served (transport webhook) only as the A2A channel: without a2a.enabled it is refused', () => {
