@@ -45,7 +45,7 @@ export async function level3Start(kind, mode, { argv, cwd, env, initLine }) {
     const mem = readRssKb(p.pid);
     if (!next.msg.result) throw new Error(`${kind}: ${mode} failed: ${JSON.stringify(next.msg).slice(0, 400)}`);
     await p.stop();
-    return { initMs: init.t - p.t0, initCpu, nextMs: next.t - p.t0, nextCpu, rssKb: mem.rss, hwmKb: mem.hwm };
+    return { t0: p.t0, initMs: init.t - p.t0, initCpu, nextMs: next.t - p.t0, nextCpu, rssKb: mem.rss, hwmKb: mem.hwm };
   } finally {
     p.kill();
   }

@@ -6,6 +6,7 @@ import type { LedgerEntry, LedgerStore } from '../kernel/ledger.ts';
 import type { DedupRecord, DedupStore } from '../kernel/idempotency.ts';
 import type { SqliteDatabase } from './sqlite/types.ts';
 import { nodeCrypto } from '../node/lazy.ts';
+import { createMissing } from './sqlite/shared.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS claw_ledger(provider TEXT PRIMARY KEY, day TEXT NOT NULL, tokens INTEGER NOT NULL);
@@ -13,13 +14,14 @@ CREATE TABLE IF NOT EXISTS claw_tool_requests(
   request_id TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, outcome TEXT NOT NULL, settled_at INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS claw_tool_requests_age ON claw_tool_requests(settled_at);
 `;
+const TABLES = ['claw_ledger', 'claw_tool_requests', 'claw_tool_requests_age'];
 
 /**
  * Ledger rows in the database. A provider with no row yet reads through to `previous` (the file ledger the agent
  * used before it had memory), so today's budget survives the move.
  */
 export function sqliteLedgerStore(db: SqliteDatabase, previous?: LedgerStore): LedgerStore {
-  db.exec(SCHEMA);
+  createMissing(db, TABLES, SCHEMA);
   return {
     async load(provider) {
       const r = db.prepare('SELECT day, tokens FROM claw_ledger WHERE provider = ?').get(provider);
@@ -43,7 +45,7 @@ export function sqliteLedgerStore(db: SqliteDatabase, previous?: LedgerStore): L
 const digestOf = (fingerprint: string): string => `sha256:${nodeCrypto().createHash('sha256').update(fingerprint).digest('hex')}`;
 
 export function sqliteDedupStore(db: SqliteDatabase): DedupStore {
-  db.exec(SCHEMA);
+  createMissing(db, TABLES, SCHEMA);
   return {
     get(requestId, fingerprint) {
       const r = db.prepare('SELECT fingerprint, outcome, settled_at FROM claw_tool_requests WHERE request_id = ?').get(requestId);

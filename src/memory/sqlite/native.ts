@@ -83,7 +83,7 @@ class NativeDatabase implements SqliteDatabase {
     readonly engine: Engine,
   ) {
     this.tx = new TxRunner((sql) => void this.db.exec(sql));
-    this.capabilities = { fts: probeFts((sql) => void this.db.exec(sql)) };
+    this.capabilities = { fts: probeFts((sql) => this.db.prepare(sql).get() ?? undefined) };
   }
 
   exec(sql: string): void {

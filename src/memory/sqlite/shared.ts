@@ -1,7 +1,7 @@
 // Pieces both adapters use: parameter normalisation and the transaction/savepoint helper.
 import { ClawError } from '../../protocol/errors.ts';
 import { isWellFormed, toWellFormed } from '../../protocol/well-formed.ts';
-import type { BindParams, SqlValue } from './types.ts';
+import type { BindParams, SqlValue, SqliteDatabase } from './types.ts';
 
 export function isNamed(p: unknown): p is Record<string, SqlValue> {
   return typeof p === 'object' && p !== null && !(p instanceof Uint8Array) && !Array.isArray(p);
@@ -106,16 +106,23 @@ export class TxRunner {
   }
 }
 
-/** Probes the FTS engine by creating and dropping a temp virtual table. */
-export function probeFts(execRaw: (sql: string) => void): 'fts5' | 'fts4' | 'none' {
-  for (const engine of ['fts5', 'fts4'] as const) {
-    try {
-      execRaw(`CREATE VIRTUAL TABLE temp.claw_fts_probe USING ${engine}(x)`);
-      execRaw('DROP TABLE temp.claw_fts_probe');
-      return engine;
-    } catch {
-      // not compiled in
-    }
-  }
-  return 'none';
+/**
+ * The FTS engine compiled into this SQLite, from its compile options (FTS4 comes with ENABLE_FTS3). Asked, not
+ * tried: creating a temp virtual table of a module that is not compiled in (FTS5 in sql.js) takes SQLite's error
+ * path and the virtual-table code on every open — on sql.js ~17 ms of CPU with V8's baseline compiler, mostly
+ * compiling WebAssembly that nothing else needs (BENCH.md "Level 3 agent").
+ */
+export function probeFts(get: (sql: string) => Record<string, unknown> | undefined): 'fts5' | 'fts4' | 'none' {
+  const r = get("SELECT sqlite_compileoption_used('ENABLE_FTS5') AS fts5, sqlite_compileoption_used('ENABLE_FTS3') + sqlite_compileoption_used('ENABLE_FTS4') AS fts4");
+  return Number(r?.fts5) > 0 ? 'fts5' : Number(r?.fts4) > 0 ? 'fts4' : 'none';
+}
+
+/**
+ * Runs `ddl` (statements that create what is missing, `IF NOT EXISTS`) only when one of the schema objects `names`
+ * is absent. On sql.js every write is a journal record, fsynced, and replayed at every later open: DDL that finds
+ * everything in place would add one per open, and its fsync, for nothing.
+ */
+export function createMissing(db: SqliteDatabase, names: readonly string[], ddl: string): void {
+  const found = db.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE name IN (${names.map(() => '?').join(', ')})`).get(...names);
+  if (Number(found?.n) < names.length) db.exec(ddl);
 }

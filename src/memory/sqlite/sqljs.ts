@@ -122,7 +122,12 @@ export class SqlJsDatabase implements SqliteDatabase {
     private readonly onClose?: () => void,
   ) {
     this.tx = new TxRunner((sql) => this.raw.run(sql));
-    this.capabilities = { fts: probeFts((sql) => this.raw.run(sql)) };
+    this.capabilities = {
+      fts: probeFts((sql) => {
+        const [r] = this.raw.exec(sql);
+        return r && Object.fromEntries(r.columns.map((c, i) => [c, r.values[0][i]]));
+      }),
+    };
   }
 
   private get logging(): boolean {

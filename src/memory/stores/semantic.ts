@@ -50,13 +50,21 @@ export class SemanticStore extends BaseStore {
     const cap = this.db.capabilities.fts;
     this.ftsEngine = cap === 'none' ? 'js' : cap;
     this.fts = `claw_memory_fts_${Buffer.from(this.name, 'utf8').toString('hex')}`;
-    if (cap === 'fts5') this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${this.fts} USING fts5(content, tokenize='unicode61')`);
+    // Only what is missing is created: on sql.js every DDL statement is a journal record replayed at every open.
+    const fts = this.fts;
+    const has = new Set(
+      this.db
+        .prepare('SELECT name FROM sqlite_master WHERE name IN (?, ?, ?, ?)')
+        .all(fts, `${fts}_ai`, `${fts}_ad`, `${fts}_bd`)
+        .map((r) => String(r.name)),
+    );
+    if (cap === 'fts5' && !has.has(fts)) this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${fts} USING fts5(content, tokenize='unicode61')`);
     // FTS4 index over external content: the text stays in claw_memory_entries only, not a second copy in the
     // index's own %_content table — 20% less database image per entry (512 → 408 B in the bench corpus), so
     // smaller and rarer sql.js snapshots and less WASM memory. Same index, same matchinfo,
     // same scores. A table created before this change keeps its internal content (IF NOT EXISTS) and its triggers.
     else if (cap === 'fts4') {
-      this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${this.fts} USING fts4(content, content="claw_memory_entries", tokenize=unicode61)`);
+      if (!has.has(fts)) this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${fts} USING fts4(content, content="claw_memory_entries", tokenize=unicode61)`);
       this.keepSegmentsMerged();
     }
     if (cap !== 'none') {
@@ -64,19 +72,21 @@ export class SemanticStore extends BaseStore {
       // INSERT per entry instead of two copies of its content (bytes written per entry).
       // The store's number, not its name: the trigger tests it on every insert and delete (schema.ts).
       const lit = String(this.sid);
-      const ai = `CREATE TRIGGER IF NOT EXISTS ${this.fts}_ai AFTER INSERT ON claw_memory_entries WHEN new.sid = ${lit} BEGIN INSERT INTO ${this.fts}(rowid, content) VALUES (new.seq, new.content); END;`;
+      const ai = `CREATE TRIGGER IF NOT EXISTS ${fts}_ai AFTER INSERT ON claw_memory_entries WHEN new.sid = ${lit} BEGIN INSERT INTO ${fts}(rowid, content) VALUES (new.seq, new.content); END;`;
       if (cap === 'fts4' && this.externalContent()) {
         // External content: FTS4 reads the row's text to remove its tokens, so the index row goes BEFORE the entry.
         // (An `_ad` trigger from a downgrade-and-upgrade would delete twice and skew the index's row count: dropped.)
+        if (!has.has(`${fts}_ai`) || !has.has(`${fts}_bd`) || has.has(`${fts}_ad`)) {
+          this.db.exec(
+            `${ai}
+           DROP TRIGGER IF EXISTS ${fts}_ad;
+           CREATE TRIGGER IF NOT EXISTS ${fts}_bd BEFORE DELETE ON claw_memory_entries WHEN old.sid = ${lit} BEGIN DELETE FROM ${fts} WHERE docid = old.seq; END;`,
+          );
+        }
+      } else if (!has.has(`${fts}_ai`) || !has.has(`${fts}_ad`)) {
         this.db.exec(
           `${ai}
-           DROP TRIGGER IF EXISTS ${this.fts}_ad;
-           CREATE TRIGGER IF NOT EXISTS ${this.fts}_bd BEFORE DELETE ON claw_memory_entries WHEN old.sid = ${lit} BEGIN DELETE FROM ${this.fts} WHERE docid = old.seq; END;`,
-        );
-      } else {
-        this.db.exec(
-          `${ai}
-           CREATE TRIGGER IF NOT EXISTS ${this.fts}_ad AFTER DELETE ON claw_memory_entries WHEN old.sid = ${lit} BEGIN DELETE FROM ${this.fts} WHERE rowid = old.seq; END;`,
+           CREATE TRIGGER IF NOT EXISTS ${fts}_ad AFTER DELETE ON claw_memory_entries WHEN old.sid = ${lit} BEGIN DELETE FROM ${fts} WHERE rowid = old.seq; END;`,
         );
       }
     }
