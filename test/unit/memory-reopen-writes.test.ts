@@ -1,14 +1,16 @@
-// Reopening a memory database writes nothing (docs/memory.md "When the database opens"): the stores' tables, FTS
-// index and triggers and the kernel tables are created once; a later open only reads the schema. On sql.js every
-// write is a journal record, fsynced, and replayed at every open after it, so schema statements run on every open
-// would add records (and fsyncs) per restart. And the FTS engine is asked for, not tried (shared.ts probeFts).
+// What an open of the memory database costs (docs/memory.md "When the database opens"). The stores' tables, FTS
+// index and triggers and the kernel tables are created once; a later open only reads the schema (on sql.js every
+// write is a journal record, fsynced, and replayed at every open after it). A journal that changed the schema is
+// folded into a snapshot at the next open, so DDL is not replayed at every start. The FTS engine is asked for,
+// not tried (shared.ts probeFts).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memoryModule } from '../../src/runtime/memory-module.ts';
 import { openDatabase } from '../../src/memory/sqlite/open.ts';
+import { openDurable } from '../../src/memory/sqlite/durable.ts';
 import { probeFts } from '../../src/memory/sqlite/shared.ts';
 import type { Session } from '../../src/kernel/agent.ts';
 import { captureLogger, makeManifest, primitive } from './helpers/fakes.ts';
@@ -40,16 +42,37 @@ async function start(dataDir: string): Promise<any> {
   return r;
 }
 
-test('a reopen appends nothing to the journal; the first open made everything, so queries work', async () => {
+test('after the open that folds the schema into a snapshot, a reopen writes nothing; queries work', async () => {
   const dataDir = tmp();
-  const journal = join(dataDir, 'memory', 'mem.db.claw-journal');
+  const file = join(dataDir, 'memory', 'mem.db');
   await start(dataDir);
-  const first = statSync(journal).size;
+  assert.not.ok(existsSync(file), 'the first start only journals');
+  await start(dataDir);
+  const files = () => [readFileSync(file), readFileSync(`${file}.claw-journal`)].map((b) => b.toString('base64'));
+  const folded = files();
   for (let i = 0; i < 3; i++) {
     const r = await start(dataDir);
     assert.equal(r.entries, []);
   }
-  assert.is(statSync(journal).size, first, 'journal size after three more opens');
+  assert.equal(files(), folded, 'snapshot and journal after three more opens');
+});
+
+test('a journal that changed the schema is folded into a snapshot at the next open; one of rows only is not', async () => {
+  const path = join(tmp(), 'db');
+  let db = await openDurable(path);
+  db.exec('CREATE TABLE t(x TEXT)');
+  db.prepare('INSERT INTO t(x) VALUES (?)').run('a');
+  db.close();
+  db = await openDurable(path);
+  assert.is(db.durable.recovery.recordsReplayed, 2);
+  assert.is(db.durable.stats.snapshots, 1, 'the DDL was folded');
+  db.prepare('INSERT INTO t(x) VALUES (?)').run('b');
+  db.close();
+  db = await openDurable(path);
+  assert.is(db.durable.recovery.recordsReplayed, 1, 'only the row written since');
+  assert.is(db.durable.stats.snapshots, 0, 'rows alone wait for the size thresholds');
+  assert.equal(db.prepare('SELECT x FROM t ORDER BY x').all().map((r) => r.x), ['a', 'b']);
+  db.close();
 });
 
 test('the FTS probe reads compile options and runs no statement that creates anything', async () => {

@@ -579,6 +579,18 @@ class DurableLog implements WriteLog, DurableControl {
       // No journal yet, or one already folded into <file> (crash after the snapshot rename).
       this.startJournal(base?.id ?? EMPTY_ID, staleJournal);
     }
+    // A journal that changed the schema is folded into a snapshot now: replaying DDL costs far more than its bytes
+    // suggest (SQLite's schema and virtual-table code, on sql.js compiled afresh by V8 at every start: ~45 ms of CPU
+    // for the memory stores' schema on the baseline compiler, BENCH.md "Level 3 agent"), while the snapshot of a
+    // young database is a few KB written once; the byte thresholds would never fire for a small agent. A failure
+    // is a warning, as for any snapshot: the journal is still there.
+    if (!resnapshot && chain.some(changedSchema)) {
+      try {
+        this.snapshot();
+      } catch (e) {
+        this.warn(e instanceof ClawError ? e : new ClawError('sqlite.snapshot_failed', `snapshot of ${this.path} failed: ${(e as Error).message}`, { cause: e }));
+      }
+    }
   }
 
   /** Writes the snapshot an interrupted automatic one was making (the state replayed so far), keeping <file> as .prev. */
@@ -609,6 +621,10 @@ class DurableLog implements WriteLog, DurableControl {
     }
   }
 }
+
+const DDL = /^\s*(create|drop|alter)\b/i;
+/** Whether a journal holds a statement that changed the schema (every SQL text appears once as a string). */
+const changedSchema = (j: ParsedJournal): boolean => j.records.some((rec) => rec.some(([ref]) => typeof ref === 'string' && DDL.test(ref)));
 
 /** Opens (creating if needed) a durable sql.js database at `path`. */
 export async function openDurable(path: string, opts: DurabilityOptions = {}, wasmPath?: string): Promise<DurableDatabase> {
