@@ -85,6 +85,10 @@ test('the FTS probe reads compile options and runs no statement that creates any
   assert.is(engine, 'fts4', 'sql.js is built with FTS3/FTS4, not FTS5');
   assert.is(db.capabilities.fts, 'fts4');
   assert.ok(seen.every((s) => /^\s*select\b/i.test(s) && !/\bcreate\b/i.test(s)), seen.join(' | '));
+  const noDiagnostics = () => {
+    throw new Error('no such function: sqlite_compileoption_used');
+  };
+  assert.is(probeFts(noDiagnostics), 'none', 'a SQLite without compile-option diagnostics: JS ranking');
   db.close();
 });
 

@@ -113,7 +113,12 @@ export class TxRunner {
  * compiling WebAssembly that nothing else needs (BENCH.md "Level 3 agent").
  */
 export function probeFts(get: (sql: string) => Record<string, unknown> | undefined): 'fts5' | 'fts4' | 'none' {
-  const r = get("SELECT sqlite_compileoption_used('ENABLE_FTS5') AS fts5, sqlite_compileoption_used('ENABLE_FTS3') + sqlite_compileoption_used('ENABLE_FTS4') AS fts4");
+  let r: Record<string, unknown> | undefined;
+  try {
+    r = get("SELECT sqlite_compileoption_used('ENABLE_FTS5') AS fts5, sqlite_compileoption_used('ENABLE_FTS3') + sqlite_compileoption_used('ENABLE_FTS4') AS fts4");
+  } catch {
+    // A SQLite built without its compile-option diagnostics: the stores rank in JS (same scores, slower).
+  }
   return Number(r?.fts5) > 0 ? 'fts5' : Number(r?.fts4) > 0 ? 'fts4' : 'none';
 }
 
