@@ -108,9 +108,9 @@ export class TxRunner {
 
 /**
  * The FTS engine compiled into this SQLite, from its compile options (FTS4 comes with ENABLE_FTS3). Asked, not
- * tried: creating a temp virtual table of a module that is not compiled in (FTS5 in sql.js) takes SQLite's error
- * path and the virtual-table code on every open — on sql.js ~17 ms of CPU with V8's baseline compiler, mostly
- * compiling WebAssembly that nothing else needs (BENCH.md "Level 3 agent").
+ * tried: creating a temp virtual table of a module that is not compiled in (FTS5 in sql.js) fails, and on sql.js
+ * that failure alone took ~16 ms of CPU at every open (measured in isolation, with lazy and eager WebAssembly
+ * compilation alike; BENCH.md "Level 3 agent"), then the FTS4 table was created and dropped.
  */
 export function probeFts(get: (sql: string) => Record<string, unknown> | undefined): 'fts5' | 'fts4' | 'none' {
   let r: Record<string, unknown> | undefined;
