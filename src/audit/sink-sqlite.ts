@@ -6,6 +6,7 @@
 import type { AuditRecord } from './record.ts';
 import type { AuditSink } from './log.ts';
 import type { AdapterName, SqliteDatabase } from '../memory/sqlite/types.ts';
+import { createMissing } from '../memory/sqlite/shared.ts';
 
 export const AUDIT_TABLE_SQL = `CREATE TABLE IF NOT EXISTS audit_records (
   hash TEXT PRIMARY KEY,
@@ -18,6 +19,8 @@ export const AUDIT_TABLE_SQL = `CREATE TABLE IF NOT EXISTS audit_records (
 CREATE INDEX IF NOT EXISTS audit_records_seq ON audit_records(seq);
 CREATE INDEX IF NOT EXISTS audit_records_ts ON audit_records(ts);
 CREATE INDEX IF NOT EXISTS audit_records_kind ON audit_records(kind);`;
+
+const AUDIT_SCHEMA_NAMES = ['audit_records', 'audit_records_seq', 'audit_records_ts', 'audit_records_kind'];
 
 export interface SqliteSinkOptions {
   path: string;
@@ -59,7 +62,8 @@ export function sqliteSink(o: SqliteSinkOptions): SqliteSink {
     (db ??= (async () => {
       try {
         const d = o.open ? await o.open({ path: o.path, adapter: o.adapter }) : await (await import('../memory/sqlite/open.ts')).openDatabase({ path: o.path, adapter: o.adapter });
-        d.exec(AUDIT_TABLE_SQL);
+        // Only what is missing: on sql.js a no-op DDL is still a journal record, fsynced, at every start.
+        createMissing(d, AUDIT_SCHEMA_NAMES, AUDIT_TABLE_SQL);
         return d;
       } catch (e) {
         fail(e);

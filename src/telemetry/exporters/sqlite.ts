@@ -3,6 +3,7 @@
 // memory (src/memory/sqlite), loaded only when this exporter is configured.
 import type { Exporter } from '../exporter.ts';
 import type { SqliteDatabase } from '../../memory/sqlite/types.ts';
+import { createMissing } from '../../memory/sqlite/shared.ts';
 
 const DDL = `CREATE TABLE IF NOT EXISTS claw_telemetry (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -17,7 +18,8 @@ export function sqliteExporter(path: string, open: (path: string) => Promise<Sql
   let db: Promise<SqliteDatabase> | undefined;
   const database = () =>
     (db ??= open(path).then((d) => {
-      d.exec(DDL);
+      // Only when missing: on sql.js a no-op DDL is still a journal record, fsynced, at every start.
+      createMissing(d, ['claw_telemetry'], DDL);
       return d;
     }));
   return {
