@@ -18,6 +18,8 @@ import type { TaskStore } from './task-store.ts';
 import type { ChannelGate } from '../channels/access.ts';
 import type { ChannelSpec } from '../channels/types.ts';
 import { a2aChannelOf, createA2aAccess, type A2aAccess } from './access.ts';
+import { a2aPathConflict } from './paths.ts';
+import { ClawError } from '../protocol/errors.ts';
 
 export const DEFAULT_A2A_PATH = '/a2a';
 
@@ -51,6 +53,9 @@ export function a2aModule(d: A2aModuleDeps): KernelModule & { notifications: Tra
   let service: TaskService | undefined;
   let access: A2aAccess | undefined;
   for (const l of d.listeners) {
+    // Listeners from --listen never went through the config's check (runtime-config.ts).
+    const conflict = a2aPathConflict(path, [{ name: l.url, path: new URL(l.url).pathname }]);
+    if (conflict !== undefined) throw new ClawError('usage', conflict);
     // The card names the endpoint on the listener it was fetched from (or public_url, behind a proxy).
     const base = c.public_url?.replace(/\/$/, '') ?? new URL(l.url).origin;
     l.addRoute(AGENT_CARD_PATH, agentCardRoute(() => (session ? buildAgentCard(session.manifest, { endpointUrl: `${base}${path}`, runtimeVersion: d.runtimeVersion, security: l.security }) : undefined)));
@@ -80,6 +85,7 @@ export function a2aModule(d: A2aModuleDeps): KernelModule & { notifications: Tra
       const acc = createA2aAccess({ channel: ch.name, gate: d.openGate(ch.name, ch.spec), policies: s.manifest.policies, log: d.log });
       const store = await d.openStore();
       const svc = new TaskService({ store, getAgent: d.getAgent, tools: c.tools === true, newId: d.newId, now: d.now, log: d.log, maxTasks: c.max_tasks, maxAgeMs: c.max_task_age_ms,
+        maxTasksPerCaller: c.max_tasks_per_caller, maxMessageBytes: c.max_message_bytes,
         access: () => access,
         ...(ap ? { decide: async (id, decision, reason) => void (await ap.decide(id, decision, reason)), approvalSettled: ap.settled } : {}) });
       await svc.open();

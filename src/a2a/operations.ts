@@ -46,10 +46,10 @@ const messageOf = (p: Record<string, unknown>) => {
   return message;
 };
 
-/** A slot for one more stream from this client, or the refusal (HTTP 429 on either binding). */
+/** A slot for one more stream from this caller and client, or the refusal (HTTP 429 on either binding). */
 function slot(io: StreamIo): () => void {
-  const release = io.slots.take(io.client);
-  if (!release) throw new StreamLimitError(`too many open streams (at most ${io.slots.limits.perClient} per client)`);
+  const release = io.slots.take(io.client, io.caller);
+  if (typeof release === 'string') throw new StreamLimitError(`too many open streams (${release})`);
   return release;
 }
 

@@ -11,6 +11,7 @@ import { auditRuntimeConfigSchema } from '../audit/config.ts';
 import { mcpRuntimeConfigSchema } from '../tools/mcp/config.ts';
 import { mqttToolsConfigSchema } from '../tools/builtins/mqtt-config.ts';
 import { a2aPeersSchema } from '../a2a/client/config.ts';
+import { a2aPathConflict, ckpPathOf } from '../a2a/paths.ts';
 import { lazySchema } from '../manifest/schema/helpers.ts';
 
 // Built on first use (docs/startup.md): only a present claw.runtime.yaml needs it, and building its ~110
@@ -18,7 +19,7 @@ import { lazySchema } from '../manifest/schema/helpers.ts';
 export const runtimeConfigSchema = lazySchema(() => {
   const positiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
 
-  return v.strictObject({
+  return v.pipe(v.strictObject({
     /** Where the runtime keeps state (ledgers, dedup caches, memory). Relative to the config file. */
     data_dir: v.optional(v.pipe(v.string(), v.minLength(1))),
     heartbeat: v.optional(v.strictObject({ interval_ms: v.optional(positiveInt) })),
@@ -159,11 +160,28 @@ export const runtimeConfigSchema = lazySchema(() => {
         peers: v.optional(a2aPeersSchema),
         /** Finished tasks are dropped this long after their last change (default 30 days; 0 = no age limit). */
         max_task_age_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+        /** Tasks one A2A caller may hold (default a tenth of max_tasks): its own oldest finished ones go first. */
+        max_tasks_per_caller: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100_000))),
+        /** Largest A2A message, all parts counted (default 64 KiB); larger: invalid params. */
+        max_message_bytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(4 * 1024 * 1024))),
       }),
     ),
     /** MCP servers over Streamable HTTP, by mcp_source.uri: credentials and loopback (docs/tools.md "MCP over HTTP"). */
     mcp: v.optional(mcpRuntimeConfigSchema),
-  });
+  }),
+  // a2a.path beside the CKP path of every http listener, /healthz and /.well-known/ (a2a/paths.ts).
+  v.forward(
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (!dataset.typed || dataset.value.a2a?.enabled !== true) return;
+      const ckp = (dataset.value.transports ?? []).flatMap((t) => {
+        const path = ckpPathOf(t.listen);
+        return path === undefined ? [] : [{ name: t.listen, path }];
+      });
+      const why = a2aPathConflict(dataset.value.a2a.path ?? '/a2a', ckp);
+      if (why !== undefined) addIssue({ message: why });
+    }),
+    ['a2a', 'path'],
+  ));
 });
 
 export type RuntimeConfig = v.InferOutput<typeof runtimeConfigSchema>;

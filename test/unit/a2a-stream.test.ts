@@ -35,7 +35,7 @@ async function serve(limits: Partial<StreamLimits> = {}) {
   const { agent, gates } = gatedAgent();
   const tasks = new TaskService({ store: memoryTaskStore(), getAgent: () => agent, tools: false, newId: () => `id-${++n}`, now: () => Date.now(), log: captureLogger(), access: () => ACCESS });
   await tasks.open();
-  const slots = new StreamSlots({ perClient: 2, total: 8, keepaliveMs: 15_000, maxBufferedBytes: 64 * 1024, ...limits });
+  const slots = new StreamSlots({ perCaller: 2, perClient: 2, total: 8, keepaliveMs: 15_000, maxBufferedBytes: 64 * 1024, ...limits });
   const route = a2aRpcRoute({ tasks: () => tasks, slots, maxBodyBytes: 65536, requestTimeoutMs: 5_000 });
   const server: Server = createServer((req, res) => route.handle(req, res, { client: '127.0.0.1', loopback: true }));
   const sockets: import('node:net').Socket[] = [];
