@@ -18,7 +18,6 @@ import type { TaskStore } from './task-store.ts';
 import type { ChannelGate } from '../channels/access.ts';
 import type { ChannelSpec } from '../channels/types.ts';
 import { a2aChannelOf, createA2aAccess, type A2aAccess } from './access.ts';
-import { a2aPathConflict } from './paths.ts';
 import { ClawError } from '../protocol/errors.ts';
 
 export const DEFAULT_A2A_PATH = '/a2a';
@@ -49,20 +48,21 @@ export interface A2aModuleDeps {
 export function a2aModule(d: A2aModuleDeps): KernelModule & { notifications: Transport } {
   const c = d.config.a2a ?? {};
   const path = c.path ?? DEFAULT_A2A_PATH;
+  const prefix = path.replace(/\/+$/, '');
   let session: Session | undefined;
   let service: TaskService | undefined;
   let access: A2aAccess | undefined;
   for (const l of d.listeners) {
-    // Listeners from --listen never went through the config's check (runtime-config.ts).
-    const conflict = a2aPathConflict(path, [{ name: l.url, path: new URL(l.url).pathname }]);
-    if (conflict !== undefined) throw new ClawError('usage', conflict);
+    // The A2A routes take `path` and every path below it: none may overlap another route of the listener.
+    for (const [name, taken] of [[`the CKP endpoint of ${l.url}`, new URL(l.url).pathname], ['the health probe', '/healthz'], ['the agent card', '/.well-known']]) {
+      if (`${taken}/`.startsWith(`${prefix}/`) || `${prefix}/`.startsWith(`${taken}/`)) throw new ClawError('usage', `a2a.path "${path}" collides with ${name} (${taken}): choose another a2a.path`);
+    }
     // The card names the endpoint on the listener it was fetched from (or public_url, behind a proxy).
     const base = c.public_url?.replace(/\/$/, '') ?? new URL(l.url).origin;
     l.addRoute(AGENT_CARD_PATH, agentCardRoute(() => (session ? buildAgentCard(session.manifest, { endpointUrl: `${base}${path}`, runtimeVersion: d.runtimeVersion, security: l.security }) : undefined)));
     // One count of open streams per listener, whichever binding opened them.
     const slots = new StreamSlots();
     l.addRoute(path, a2aRpcRoute({ tasks: () => service, slots, ...l.limits }));
-    const prefix = path.replace(/\/+$/, '');
     l.addRoute(`${prefix}/`, a2aRestRoute({ tasks: () => service, slots, prefix, ...l.limits }));
   }
   if (d.listeners.length === 0) d.log.warn('a2a is enabled but no http listener is configured: nothing serves it');

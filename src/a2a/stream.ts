@@ -1,6 +1,6 @@
 // Server-sent streams of one task's updates (A2A 1.0 §3.1.2 SendStreamingMessage, §3.1.6 SubscribeToTask, JSON-RPC
 // §9.4, HTTP+JSON §11.7; 0.3 message/stream, tasks/resubscribe; docs/a2a.md "Streaming"): the Task first, then each
-// status or artifact change, closed at a terminal or interrupted state. Bounded: streams per caller, per client and per
+// status or artifact change, closed at a terminal or interrupted state. Bounded: streams per caller and per
 // listener, keep-alive comments, and a reader that stops reading is cut off (transports/http/sse.ts) instead of
 // being buffered without end; a client that goes away is unsubscribed at once.
 import type { ServerResponse } from 'node:http';
@@ -10,10 +10,11 @@ import type { TaskService } from './tasks.ts';
 import { streamEndsAt, wireStreamEvent, type WireVersion } from './wire.ts';
 
 export interface StreamLimits {
-  /** Streams one caller (its principal, whatever its addresses) may hold open at once. */
+  /**
+   * Streams one caller (its principal) may hold open at once, from any number of addresses; callers sharing an
+   * address (a NAT) each have their own.
+   */
   perCaller: number;
-  /** Streams one client address may hold open at once, all its callers together (callers behind one NAT). */
-  perClient: number;
   /** Streams open at once on one listener, all clients together. */
   total: number;
   /** A comment line this often keeps proxies and clients from timing an idle stream out. */
@@ -22,7 +23,7 @@ export interface StreamLimits {
   maxBufferedBytes: number;
 }
 
-export const STREAM_LIMITS: StreamLimits = { perCaller: 4, perClient: 16, total: 32, keepaliveMs: 15_000, maxBufferedBytes: 256 * 1024 };
+export const STREAM_LIMITS: StreamLimits = { perCaller: 4, total: 32, keepaliveMs: 15_000, maxBufferedBytes: 256 * 1024 };
 
 /** Too many streams open: HTTP 429 on both bindings (A2A has no code for it; JSON-RPC says internal error). */
 export class StreamLimitError extends TooManyRequests {
@@ -31,47 +32,32 @@ export class StreamLimitError extends TooManyRequests {
   }
 }
 
-/** Open streams per caller and per client address, shared by a listener's JSON-RPC and REST routes. */
+/** Open streams per caller, shared by a listener's JSON-RPC and REST routes. */
 export class StreamSlots {
   private readonly byCaller = new Map<string, number>();
-  private readonly byClient = new Map<string, number>();
   private total = 0;
   constructor(readonly limits: StreamLimits = STREAM_LIMITS) {}
 
-  /**
-   * A slot for `caller` on `client` (call the result to give it back), or the cap it is over: a caller's own cap
-   * holds on any number of addresses, and an address shared by several callers gets more than one caller's share.
-   */
-  take(client: string, caller: string): (() => void) | string {
-    const byCaller = this.byCaller.get(caller) ?? 0;
-    const byClient = this.byClient.get(client) ?? 0;
-    if (byCaller >= this.limits.perCaller) return `at most ${this.limits.perCaller} per caller`;
-    if (byClient >= this.limits.perClient) return `at most ${this.limits.perClient} per client address`;
-    if (this.total >= this.limits.total) return `at most ${this.limits.total} on this listener`;
-    bump(this.byCaller, caller, 1);
-    bump(this.byClient, client, 1);
+  /** A slot for `caller` (call the result to give it back), or undefined when there are too many streams. */
+  take(caller: string): (() => void) | undefined {
+    const n = this.byCaller.get(caller) ?? 0;
+    if (n >= this.limits.perCaller || this.total >= this.limits.total) return undefined;
+    this.byCaller.set(caller, n + 1);
     this.total++;
     let given = false;
     return () => {
       if (given) return;
       given = true;
       this.total--;
-      bump(this.byCaller, caller, -1);
-      bump(this.byClient, client, -1);
+      const left = (this.byCaller.get(caller) ?? 1) - 1;
+      if (left <= 0) this.byCaller.delete(caller);
+      else this.byCaller.set(caller, left);
     };
   }
 
-  /** Streams open: of `caller` when given, else of `client` when given, else on the listener. */
-  open(client?: string, caller?: string): number {
-    if (caller !== undefined) return this.byCaller.get(caller) ?? 0;
-    return client === undefined ? this.total : (this.byClient.get(client) ?? 0);
+  open(caller?: string): number {
+    return caller === undefined ? this.total : (this.byCaller.get(caller) ?? 0);
   }
-}
-
-function bump(m: Map<string, number>, key: string, by: number): void {
-  const n = (m.get(key) ?? 0) + by;
-  if (n <= 0) m.delete(key);
-  else m.set(key, n);
 }
 
 /**

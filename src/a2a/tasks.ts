@@ -154,7 +154,7 @@ export class TaskService {
   async create(message: TaskMessage, o: { wait: boolean; caller?: Caller }): Promise<A2aTask> {
     const max = this.d.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     const size = messageBytes(message);
-    if (size > max) throw new ClawError('task.invalid_input', `the message is ${size} bytes: at most ${max} are taken (a2a.max_message_bytes; text, decoded raw, data JSON and url parts together)`);
+    if (size > max) throw new ClawError('task.invalid_input', `message too large: ${size} bytes, all parts counted (a2a.max_message_bytes: ${max})`);
     if (message.taskId !== undefined) return this.answer(message.taskId, message, o);
     const agent = this.d.getAgent();
     if (!agent) throw new ClawError('task.unavailable', 'the agent is not running (no session started)');
@@ -230,7 +230,7 @@ export class TaskService {
       if (!agent) throw new ClawError('task.unavailable', 'the agent is not running (no session started)');
       const first = t.history[0];
       if (t.excerpt) {
-        this.set(t, 'rejected', `the message was longer than the ${REFUSED_EXCERPT_BYTES} bytes a task waiting for pairing keeps: send it again as a new message`);
+        this.set(t, 'rejected', 'the message was too large to keep until pairing: send it again');
         await this.saving;
         return t;
       }
@@ -408,7 +408,7 @@ export class TaskService {
     const quota = this.quota();
     let active = 0;
     for (const t of this.tasks.values()) if (t.owner === caller && !this.evictable(t)) active++;
-    if (active >= quota) throw new TooManyRequests(`too many tasks in progress for this caller (at most ${quota}, a2a.max_tasks_per_caller): wait for one to end or cancel one`, 5);
+    if (active >= quota) throw new TooManyRequests(`too many tasks in progress for this caller (a2a.max_tasks_per_caller: ${quota})`, 5);
   }
 
   /**
@@ -423,15 +423,16 @@ export class TaskService {
     const oldest = maxAge > 0 ? this.d.now() - maxAge : -Infinity;
     const done = [...this.tasks.values()].filter(this.evictable).sort((a, b) => a.updatedAt - b.updatedAt);
     const own = owner === undefined ? [] : done.filter((t) => t.owner === owner);
+    const quota = this.quota();
+    let mine = owner === undefined ? 0 : [...this.tasks.values()].filter((t) => t.owner === owner).length;
     const dropped: string[] = [];
-    const drop = (t: A2aTask) => this.tasks.delete(t.id) && dropped.push(t.id);
-    for (const t of done) if (t.updatedAt < oldest) drop(t);
-    if (owner !== undefined) {
-      let n = 0;
-      for (const t of this.tasks.values()) if (t.owner === owner) n++;
-      for (const t of own) if (n > this.quota() && drop(t)) n--;
+    // `owner`'s own first: a task listed twice is dropped once (delete answers false the second time).
+    for (const t of [...own, ...done]) {
+      if ((t.updatedAt < oldest || this.tasks.size > max || (owner !== undefined && t.owner === owner && mine > quota)) && this.tasks.delete(t.id)) {
+        dropped.push(t.id);
+        if (owner !== undefined && t.owner === owner) mine--;
+      }
     }
-    for (const t of [...own, ...done]) if (this.tasks.size > max) drop(t);
     if (dropped.length > 0) this.write(() => this.d.store.remove(dropped));
   }
 }

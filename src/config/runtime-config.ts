@@ -11,7 +11,6 @@ import { auditRuntimeConfigSchema } from '../audit/config.ts';
 import { mcpRuntimeConfigSchema } from '../tools/mcp/config.ts';
 import { mqttToolsConfigSchema } from '../tools/builtins/mqtt-config.ts';
 import { a2aPeersSchema } from '../a2a/client/config.ts';
-import { a2aPathConflict, ckpPathOf } from '../a2a/paths.ts';
 import { lazySchema } from '../manifest/schema/helpers.ts';
 
 // Built on first use (docs/startup.md): only a present claw.runtime.yaml needs it, and building its ~110
@@ -19,7 +18,7 @@ import { lazySchema } from '../manifest/schema/helpers.ts';
 export const runtimeConfigSchema = lazySchema(() => {
   const positiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
 
-  return v.pipe(v.strictObject({
+  return v.strictObject({
     /** Where the runtime keeps state (ledgers, dedup caches, memory). Relative to the config file. */
     data_dir: v.optional(v.pipe(v.string(), v.minLength(1))),
     heartbeat: v.optional(v.strictObject({ interval_ms: v.optional(positiveInt) })),
@@ -148,8 +147,11 @@ export const runtimeConfigSchema = lazySchema(() => {
     a2a: v.optional(
       v.strictObject({
         enabled: v.optional(v.boolean()),
-        /** The A2A JSON-RPC endpoint path on the HTTP listener (default /a2a). */
-        path: v.optional(v.pipe(v.string(), v.regex(/^\/[A-Za-z0-9._~\/-]*$/, 'must be an absolute path such as /a2a'))),
+        /**
+         * The A2A JSON-RPC endpoint path on the HTTP listener (default /a2a): segments not empty, `.` or `..`. One
+         * that overlaps the CKP endpoint, /healthz or /.well-known/ is refused at start (a2a/module.ts).
+         */
+        path: v.optional(v.pipe(v.string(), v.regex(/^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9._~-]+)+\/?$/, 'must be an absolute path such as /a2a'))),
         /** The public base URL the card advertises (behind a proxy); default: the listener's own URL. */
         public_url: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/[^\s]+$/, 'must be an http(s) URL'))),
         /** A2A callers' turns may use tools (default false: A2A input is untrusted, CKP-A2A profile §8). */
@@ -168,20 +170,7 @@ export const runtimeConfigSchema = lazySchema(() => {
     ),
     /** MCP servers over Streamable HTTP, by mcp_source.uri: credentials and loopback (docs/tools.md "MCP over HTTP"). */
     mcp: v.optional(mcpRuntimeConfigSchema),
-  }),
-  // a2a.path beside the CKP path of every http listener, /healthz and /.well-known/ (a2a/paths.ts).
-  v.forward(
-    v.rawCheck(({ dataset, addIssue }) => {
-      if (!dataset.typed || dataset.value.a2a?.enabled !== true) return;
-      const ckp = (dataset.value.transports ?? []).flatMap((t) => {
-        const path = ckpPathOf(t.listen);
-        return path === undefined ? [] : [{ name: t.listen, path }];
-      });
-      const why = a2aPathConflict(dataset.value.a2a.path ?? '/a2a', ckp);
-      if (why !== undefined) addIssue({ message: why });
-    }),
-    ['a2a', 'path'],
-  ));
+  });
 });
 
 export type RuntimeConfig = v.InferOutput<typeof runtimeConfigSchema>;

@@ -10,8 +10,9 @@ import { TaskService } from '../../src/a2a/tasks.ts';
 import { memoryTaskStore } from '../../src/a2a/task-store.ts';
 import { createA2aAccess } from '../../src/a2a/access.ts';
 import { TooManyRequests } from '../../src/a2a/errors.ts';
-import { StreamSlots } from '../../src/a2a/stream.ts';
-import { a2aPathConflict } from '../../src/a2a/paths.ts';
+import { StreamSlots, type StreamLimits } from '../../src/a2a/stream.ts';
+import { a2aModule } from '../../src/a2a/module.ts';
+import { ClawError } from '../../src/protocol/errors.ts';
 import { a2aRpcRoute } from '../../src/a2a/rpc-route.ts';
 import { a2aRestRoute } from '../../src/a2a/rest-route.ts';
 import { approvePairing } from '../../src/channels/pairing.ts';
@@ -59,7 +60,7 @@ test('the message cap counts every part: text bytes, decoded raw bytes, data JSO
   await svc.open();
   const over = async (parts: TaskPart[]) => svc.create(msg(parts), { wait: true, caller: 'A' }).then(
     () => assert.unreachable('a message over the cap was taken'),
-    (e: { code?: string; message: string }) => (assert.is(e.code, 'task.invalid_input'), assert.match(e.message, /at most 1000 .*a2a\.max_message_bytes/)),
+    (e: { code?: string; message: string }) => (assert.is(e.code, 'task.invalid_input'), assert.match(e.message, /message too large: \d+ bytes, all parts counted \(a2a\.max_message_bytes: 1000\)/)),
   );
   // 1,200 bytes of base64 decode to 900: under; 1,400 → 1,050: over. A raw part is not seen by the gate's length check.
   assert.is((await svc.create(msg([{ type: 'raw', raw: 'A'.repeat(1200) }]), { wait: true, caller: 'A' })).state, 'completed');
@@ -96,7 +97,7 @@ test('auth_required keeps an excerpt: after pairing, a cut message is refused (s
   assert.ok(approvePairing(pairing, /code (\S+) /.exec(big.statusMessage!)![1], 1_000_000).ok);
   const retried = await svc.create({ ...text('go'), taskId: big.id }, { wait: true, caller: 'NEW' });
   assert.is(retried.state, 'rejected');
-  assert.match(retried.statusMessage!, /send it again as a new message/);
+  assert.match(retried.statusMessage!, /too large to keep until pairing: send it again/);
   assert.is((await svc.create({ ...text('go'), taskId: small.id }, { wait: true, caller: 'NEW' })).state, 'completed');
   assert.not.ok(calls.some((c) => c.startsWith('hold')), 'the excerpt never ran as the message');
 });
@@ -130,46 +131,50 @@ test('a caller whose quota is full of tasks in progress is refused (429), others
   await svc.create(text('hold 2'), { wait: false, caller: 'A' });
   const refused = await svc.create(text('hold 3'), { wait: false, caller: 'A' }).catch((e) => e);
   assert.ok(refused instanceof TooManyRequests, String(refused));
-  assert.match(refused.message, /too many tasks in progress for this caller \(at most 2/);
+  assert.match(refused.message, /too many tasks in progress for this caller \(a2a\.max_tasks_per_caller: 2\)/);
   assert.is((await svc.create(text('b'), { wait: true, caller: 'B' })).state, 'completed');
   for (const h of holds) h('done');
   await new Promise((r) => setTimeout(r, 10));
   assert.is((await svc.create(text('a'), { wait: true, caller: 'A' })).state, 'completed', 'finished tasks make room again');
 });
 
-test('streams: capped per caller on any number of addresses; callers behind one address each get their own cap', () => {
-  const slots = new StreamSlots({ perCaller: 2, perClient: 5, total: 8, keepaliveMs: 15_000, maxBufferedBytes: 1024 });
-  assert.equal(typeof slots.take('10.0.0.1', 'A'), 'function');
-  assert.equal(typeof slots.take('10.0.0.2', 'A'), 'function');
-  assert.match(String(slots.take('10.0.0.3', 'A')), /at most 2 per caller/);
-  // Behind one NAT: B and C both open their two, past what one caller may hold.
-  const releases = ['B', 'B', 'C', 'C'].map((c) => slots.take('192.0.2.9', c));
-  assert.ok(releases.every((r) => typeof r === 'function'));
-  assert.is(slots.open('192.0.2.9'), 4);
-  assert.is(slots.open(undefined, 'A'), 2);
-  (releases[0] as () => void)();
-  assert.is(slots.open(undefined, 'B'), 1);
+test('streams: capped per caller on any number of addresses; callers behind one address each get their own cap', async () => {
+  const s = await serveRoutes({ perCaller: 2, total: 8, keepaliveMs: 15_000, maxBufferedBytes: 1024 });
+  try {
+    const open = (client: string, principal: string) => (s.setCtx({ client, loopback: false, principal, authenticated: true }), s.stream());
+    assert.equal([await open('10.0.0.1', 'A'), await open('10.0.0.2', 'A'), await open('10.0.0.3', 'A')], [200, 200, 429]);
+    // Behind one NAT: B and C both open their two, past what one caller may hold.
+    assert.equal([await open('192.0.2.9', 'B'), await open('192.0.2.9', 'B'), await open('192.0.2.9', 'C'), await open('192.0.2.9', 'C')], [200, 200, 200, 200]);
+    assert.equal([s.slots.open('A'), s.slots.open('B'), s.slots.open()], [2, 2, 6]);
+  } finally {
+    await s.close();
+  }
 });
 
-test('a2a.path cannot shadow the CKP endpoint, /, /healthz or /.well-known/; config load names both', async () => {
-  const ckp = [{ name: 'http://0.0.0.0:8080/ckp', path: '/ckp' }];
-  for (const p of ['/', '/ckp', '/ckp/', '/ckp/a2a', '/healthz', '/.well-known', '/.well-known/agent-card.json', '/a2a/../ckp', '/a//b']) assert.ok(a2aPathConflict(p, ckp), p);
-  assert.is(a2aPathConflict('/a2a', ckp), undefined);
-  assert.ok(a2aPathConflict('/api', [{ name: 'x', path: '/api/ckp' }]), 'the CKP endpoint below the A2A path');
+test('a2a.path cannot shadow the CKP endpoint, /, /healthz or /.well-known/: refused naming both', async () => {
   const enc = new TextEncoder();
   const load = (y: string) => loadRuntimeConfig({ read: async () => enc.encode(y), exists: () => true } as never, { explicit: '/cfg/claw.runtime.yaml' });
-  const clash = await load('transports:\n  - listen: http://127.0.0.1:0/agent\na2a: { enabled: true, path: /agent }\n');
-  assert.is(clash.issues.length, 1);
-  assert.is(clash.issues[0].path, 'a2a.path');
-  assert.match(clash.issues[0].message, /a2a\.path "\/agent" collides with the CKP endpoint "\/agent" of http:\/\/127\.0\.0\.1:0\/agent/);
-  assert.match((await load('a2a: { enabled: true, path: /healthz }\n')).issues[0].message, /health probe/);
-  assert.equal((await load('transports:\n  - listen: http://127.0.0.1:0/ckp\na2a: { enabled: true }\n')).issues, []);
+  for (const p of ['/', '/a2a/../ckp', '/a//b', '/./a2a', '/a2a/..']) assert.equal((await load(`a2a: { enabled: true, path: "${p}" }\n`)).issues.map((i) => i.path), ['a2a.path'], p);
+  assert.equal((await load('a2a: { enabled: true, path: /agents/a2a/ }\n')).issues, []);
+  const build = (path: string, url = 'http://127.0.0.1:8080/ckp') => () =>
+    a2aModule({ config: { a2a: { enabled: true, path } }, log: captureLogger(), listeners: [{ url, addRoute() {}, security: { bearer: false, clientCert: false }, limits: { maxBodyBytes: 1, requestTimeoutMs: 1 } } as never],
+      getAgent: () => undefined, openStore: async () => memoryTaskStore(), newId, now: () => 0, runtimeVersion: '0', openGate: () => { throw new Error('unused'); } });
+  const refused = (path: string, why: RegExp, url?: string) => assert.throws(build(path, url), (e: unknown) => e instanceof ClawError && e.code === 'usage' && why.test(e.message), path);
+  refused('/ckp', /a2a\.path "\/ckp" collides with the CKP endpoint of http:\/\/127\.0\.0\.1:8080\/ckp \(\/ckp\)/);
+  refused('/ckp/a2a', /the CKP endpoint/);
+  refused('/api', /the CKP endpoint/, 'http://127.0.0.1:8080/api/ckp');
+  refused('/healthz', /the health probe \(\/healthz\)/);
+  refused('/.well-known/a2a', /the agent card \(\/\.well-known\)/);
+  build('/a2a')();
+  build('/ckp2')();
 });
 
-async function serveRoutes() {
-  const tasks = new TaskService({ store: memoryTaskStore(), getAgent: () => ({ channelTurns: true, turn: async () => ({ reply: 'ok', outcome: 'message', toolCalls: [], rejections: 0 }) }), tools: false, newId, now: () => 1_000, log: captureLogger(), access: () => openA2aAccess() });
+async function serveRoutes(limits?: StreamLimits) {
+  const hold = deferred<string>();
+  const tasks = new TaskService({ store: memoryTaskStore(), getAgent: () => ({ channelTurns: true, turn: async (t) => ({ reply: t === 'hold' ? await hold.promise : 'ok', outcome: 'message', toolCalls: [], rejections: 0 }) }), tools: false, newId, now: () => 1_000, log: captureLogger(), access: () => openA2aAccess() });
   await tasks.open();
-  const deps = { tasks: () => tasks, maxBodyBytes: 65536, requestTimeoutMs: 5_000 };
+  const slots = new StreamSlots(limits);
+  const deps = { tasks: () => tasks, slots, maxBodyBytes: 65536, requestTimeoutMs: 5_000 };
   const rpc = a2aRpcRoute(deps);
   const rest = a2aRestRoute({ ...deps, prefix: '/a2a' });
   let ctx: RouteContext = { client: '127.0.0.1', loopback: true };
@@ -187,7 +192,17 @@ async function serveRoutes() {
       req.on('error', reject);
       req.end(body);
     });
-  return { raw, tasks, setCtx: (c: RouteContext) => (ctx = c), close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))) };
+  // A stream that stays open (its task holds): the status once the headers are in.
+  const stream = () =>
+    new Promise<number>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/a2a/message:stream', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ message: { messageId: newId(), role: 'ROLE_USER', parts: [{ text: 'hold' }] } }));
+    });
+  return { raw, stream, tasks, slots, setCtx: (c: RouteContext) => (ctx = c), close: () => (hold.resolve('done'), new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r())))) };
 }
 
 test('authenticated without a principal: 401 on both bindings, never the `local` caller', async () => {

@@ -1,6 +1,6 @@
 // The HTTP listener's split between operators and A2A callers (docs/transports.md "Authentication", docs/a2a.md
 // "Security"): a caller's credential is refused on routes that do not admit callers, whether a token or a client
-// certificate; a route serving callers refuses a credential that names no one; token refs that would read as
+// certificate; a credential that names no one is marked authenticated for the route to refuse; token refs that would read as
 // another principal are refused at start.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -40,11 +40,11 @@ test('a caller credential (a token or a certificate outside operator_cns) gets 4
   }
 });
 
-test('a route serving callers refuses (401) a credential that names no principal; the CKP endpoint does not need one', async () => {
+test('a credential that names no principal reaches the route marked authenticated (the A2A routes then refuse it, 401)', async () => {
   const s = await serve(() => ({ outcome: 'ok' }));
   try {
-    assert.is(await s.get('/a2a'), 401);
-    assert.is(await s.get('/ckp'), 200);
+    assert.is(await s.get('/a2a'), 200);
+    assert.equal([s.seen[0].principal, s.seen[0].authenticated], [undefined, true]);
   } finally {
     await s.close();
   }
@@ -52,10 +52,9 @@ test('a route serving callers refuses (401) a credential that names no principal
 
 test('token refs that would name another principal are refused at start: `local`, and anything with `:`', () => {
   const at = parseHttpUrl('http://127.0.0.1:0/ckp');
-  assert.throws(() => resolveHttpSettings(at, { auth: { a2a_token_refs: ['local'] } }), /token ref "local" cannot name an A2A caller/);
+  assert.throws(() => resolveHttpSettings(at, { auth: { a2a_token_refs: ['local'] } }), /token ref "local" is reserved/);
   assert.throws(() => resolveHttpSettings(at, { auth: { bearer_token_refs: ['cn:ops'] } }), /token ref "cn:ops"/);
   assert.ok(resolveHttpSettings(at, { auth: { a2a_token_refs: ['LOCAL_PARTNER'] } }));
-  assert.throws(() => resolveHttpSettings(at, { auth: { operator_cns: ['ops'] } }), /operator_cns needs tls.client_ca_file/);
 });
 
 test.run();

@@ -143,12 +143,6 @@ export function createHttpServer(d: ServerDeps): HttpServer {
         refuse(res, 403, ErrorCode.ChannelAuthFailed, 'this credential is an A2A caller\'s: not accepted on this endpoint');
         return;
       }
-      // A route serving callers keys everything by who asks: a credential naming no one (a certificate with an
-      // empty subject) must not become the unauthenticated `local` caller.
-      if (outcome === 'ok' && principal === undefined && route.admitsCallers) {
-        refuse(res, 401, ErrorCode.ChannelAuthFailed, 'authentication failed: the credential names no caller', { headers: { 'www-authenticate': 'Bearer realm="claw"' } });
-        return;
-      }
       if (outcome === 'ok') Object.assign(ctx, { principal, authenticated: true });
       else {
         // Never say which token or what was sent; the log gets the address only, once a minute per address

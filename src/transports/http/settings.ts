@@ -119,9 +119,8 @@ export function resolveHttpSettings(endpoint: HttpEndpoint, cfg: HttpOptionsInpu
   // A token's ref is its A2A caller id: `local` is the caller of a listener without credentials, and a `:` would
   // read as a certificate's `cn:<CN>` (auth.ts). Either would make two credentials one caller.
   for (const ref of [...s.tokenRefs, ...s.callerTokenRefs]) {
-    if (ref === 'local' || ref.includes(':')) throw new ClawError('usage', `${where}: bearer token ref "${ref}" cannot name an A2A caller (\`local\` and names with \`:\` are reserved): rename the secret`);
+    if (ref === 'local' || ref.includes(':')) throw new ClawError('usage', `${where}: token ref "${ref}" is reserved (local, or a ":"): rename it`);
   }
-  if (s.operatorCns.length > 0 && !s.clientCaFile) throw new ClawError('usage', `${where}: auth.operator_cns needs tls.client_ca_file`);
   if (!isLoopback(s.bindHost)) {
     const authenticated = s.tokenRefs.length > 0 || s.callerTokenRefs.length > 0 || s.clientCaFile !== undefined;
     if (!authenticated) {
