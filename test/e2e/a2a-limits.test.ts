@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request, rpc, startHttpClaw, type HttpClaw } from './helpers/http-claw.ts';
-import { runClaw } from './helpers/claw-process.ts';
+import { startClaw } from './helpers/claw-process.ts';
 import { sleep } from './helpers/e2e-util.ts';
 
 // The A2A agent fixture (as in the other a2a-* suites): a rules provider, one webhook Channel for callers.
@@ -158,9 +158,16 @@ test('refused at start, naming what collides: a2a.path on the CKP endpoint; a to
   try {
     writeFileSync(join(dir, 'claw.yaml'), manifest([]));
     writeFileSync(join(dir, 'rules.yaml'), RULES);
-    const run = (config: string, env: Record<string, string> = {}) => {
+    // Bounded: a configuration that is not refused would serve until killed.
+    const run = async (config: string, env: Record<string, string> = {}) => {
       writeFileSync(join(dir, 'claw.runtime.yaml'), config);
-      return runClaw(['run', join(dir, 'claw.yaml'), '--config', join(dir, 'claw.runtime.yaml')], { cwd: dir, env });
+      const c = startClaw(['run', join(dir, 'claw.yaml'), '--config', join(dir, 'claw.runtime.yaml')], { cwd: dir, env });
+      const exit = await Promise.race([c.exited, sleep(15_000).then(() => undefined)]);
+      if (!exit) {
+        c.kill();
+        await c.exited;
+      }
+      return { code: exit ? exit.code : null, stderr: c.stderr() };
     };
     const path = await run('transports:\n  - listen: http://127.0.0.1:0/ckp\na2a: { enabled: true, path: /ckp }\n');
     assert.is(path.code, 2, path.stderr);
