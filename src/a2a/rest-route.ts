@@ -27,7 +27,7 @@ const ERRORS: Record<number, [number, string, string?]> = {
   [A2aErrorCode.ParseError]: [400, 'INVALID_ARGUMENT'],
   [A2aErrorCode.MethodNotFound]: [404, 'NOT_FOUND'],
 };
-const STATUS_NAMES: Record<number, string> = { 408: 'DEADLINE_EXCEEDED', 413: 'INVALID_ARGUMENT', 429: 'RESOURCE_EXHAUSTED' };
+const STATUS_NAMES: Record<number, string> = { 401: 'UNAUTHENTICATED', 408: 'DEADLINE_EXCEEDED', 413: 'INVALID_ARGUMENT', 429: 'RESOURCE_EXHAUSTED' };
 
 function restError(res: ServerResponse, e: A2aError, status?: number, headers: Record<string, string> = {}): void {
   const [http, name, reason] = ERRORS[e.code] ?? [500, 'INTERNAL'];

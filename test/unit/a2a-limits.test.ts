@@ -214,7 +214,7 @@ test('authenticated without a principal: 401 on both bindings, never the `local`
     assert.is(rpc.status, 401);
     assert.match(rpc.json.error.message, /names no caller/);
     const rest = await s.raw('GET', '/a2a/tasks');
-    assert.is(rest.status, 401);
+    assert.equal([rest.status, rest.json.error.status], [401, 'UNAUTHENTICATED']);
     // Unauthenticated (a loopback listener without credentials): the local caller, as before.
     s.setCtx({ client: '127.0.0.1', loopback: true });
     assert.is((await s.raw('GET', '/a2a/tasks')).json.tasks.length, 1);
