@@ -16,6 +16,14 @@ export const A2A_CHANNEL_TYPE = 'webhook';
 /** The user of an unauthenticated listener (loopback only, docs/transports.md): whoever runs on this machine. */
 export const LOCAL_CALLER = 'local';
 
+/**
+ * Who a request on an A2A route is: the listener's principal (a token ref, `cn:<CN>`); `local` only where the
+ * listener has no credentials. Authenticated without a principal: undefined, refused 401 (never `local`).
+ */
+export function callerOf(ctx: { principal?: string; authenticated?: boolean }): string | undefined {
+  return ctx.principal ?? (ctx.authenticated ? undefined : LOCAL_CALLER);
+}
+
 /** What a caller's message is allowed to do. */
 export type Admission =
   | { run: true; tools: boolean }

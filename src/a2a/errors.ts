@@ -37,6 +37,13 @@ export class TooManyRequests extends A2aError {
   }
 }
 
+/** Authenticated, yet the credential names no caller (access.ts callerOf): HTTP 401 on either binding. */
+export class NoCaller extends A2aError {
+  constructor() {
+    super(A2aErrorCode.InvalidRequest, 'authentication failed: the credential names no caller');
+  }
+}
+
 /** A task service error → its A2A error. */
 export function a2aErrorOf(e: unknown): A2aError {
   if (e instanceof A2aError) return e;

@@ -18,6 +18,7 @@ import type { TaskStore } from './task-store.ts';
 import type { ChannelGate } from '../channels/access.ts';
 import type { ChannelSpec } from '../channels/types.ts';
 import { a2aChannelOf, createA2aAccess, type A2aAccess } from './access.ts';
+import { ClawError } from '../protocol/errors.ts';
 
 export const DEFAULT_A2A_PATH = '/a2a';
 
@@ -47,17 +48,21 @@ export interface A2aModuleDeps {
 export function a2aModule(d: A2aModuleDeps): KernelModule & { notifications: Transport } {
   const c = d.config.a2a ?? {};
   const path = c.path ?? DEFAULT_A2A_PATH;
+  const prefix = path.replace(/\/+$/, '');
   let session: Session | undefined;
   let service: TaskService | undefined;
   let access: A2aAccess | undefined;
   for (const l of d.listeners) {
+    // The A2A routes take `path` and every path below it: none may overlap another route of the listener.
+    for (const [name, taken] of [[`the CKP endpoint of ${l.url}`, new URL(l.url).pathname], ['the health probe', '/healthz'], ['the agent card', '/.well-known']]) {
+      if (`${taken}/`.startsWith(`${prefix}/`) || `${prefix}/`.startsWith(`${taken}/`)) throw new ClawError('usage', `a2a.path "${path}" collides with ${name} (${taken}): choose another a2a.path`);
+    }
     // The card names the endpoint on the listener it was fetched from (or public_url, behind a proxy).
     const base = c.public_url?.replace(/\/$/, '') ?? new URL(l.url).origin;
     l.addRoute(AGENT_CARD_PATH, agentCardRoute(() => (session ? buildAgentCard(session.manifest, { endpointUrl: `${base}${path}`, runtimeVersion: d.runtimeVersion, security: l.security }) : undefined)));
     // One count of open streams per listener, whichever binding opened them.
     const slots = new StreamSlots();
     l.addRoute(path, a2aRpcRoute({ tasks: () => service, slots, ...l.limits }));
-    const prefix = path.replace(/\/+$/, '');
     l.addRoute(`${prefix}/`, a2aRestRoute({ tasks: () => service, slots, prefix, ...l.limits }));
   }
   if (d.listeners.length === 0) d.log.warn('a2a is enabled but no http listener is configured: nothing serves it');
@@ -80,6 +85,7 @@ export function a2aModule(d: A2aModuleDeps): KernelModule & { notifications: Tra
       const acc = createA2aAccess({ channel: ch.name, gate: d.openGate(ch.name, ch.spec), policies: s.manifest.policies, log: d.log });
       const store = await d.openStore();
       const svc = new TaskService({ store, getAgent: d.getAgent, tools: c.tools === true, newId: d.newId, now: d.now, log: d.log, maxTasks: c.max_tasks, maxAgeMs: c.max_task_age_ms,
+        maxTasksPerCaller: c.max_tasks_per_caller, maxMessageBytes: c.max_message_bytes,
         access: () => access,
         ...(ap ? { decide: async (id, decision, reason) => void (await ap.decide(id, decision, reason)), approvalSettled: ap.settled } : {}) });
       await svc.open();

@@ -11,7 +11,7 @@ import { parseMessage, parseState, wireTask, type WireVersion } from './wire.ts'
 
 export type Operation = 'SendMessage' | 'SendStreamingMessage' | 'GetTask' | 'ListTasks' | 'CancelTask' | 'SubscribeToTask';
 
-/** What a streaming operation needs: the response to write, who asks (the per-client cap), how to wrap an event. */
+/** What a streaming operation needs: the response to write, who asks (the per-caller cap), how to wrap an event. */
 export interface StreamIo {
   res: ServerResponse;
   client: string;
@@ -46,10 +46,10 @@ const messageOf = (p: Record<string, unknown>) => {
   return message;
 };
 
-/** A slot for one more stream from this client, or the refusal (HTTP 429 on either binding). */
+/** A slot for one more stream from this caller, or the refusal (HTTP 429 on either binding). */
 function slot(io: StreamIo): () => void {
-  const release = io.slots.take(io.client);
-  if (!release) throw new StreamLimitError(`too many open streams (at most ${io.slots.limits.perClient} per client)`);
+  const release = io.slots.take(io.caller);
+  if (!release) throw new StreamLimitError(`too many open streams (at most ${io.slots.limits.perCaller} per caller, ${io.slots.limits.total} in all)`);
   return release;
 }
 

@@ -7,8 +7,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../transports/http/reply.ts';
 import type { Route, RouteContext } from '../transports/http/server.ts';
-import { A2aError, A2aErrorCode, a2aErrorOf, TooManyRequests } from './errors.ts';
-import { LOCAL_CALLER } from './access.ts';
+import { A2aError, A2aErrorCode, a2aErrorOf, NoCaller, TooManyRequests } from './errors.ts';
+import { callerOf } from './access.ts';
 import { isJsonType, receiveJson } from './http-body.ts';
 import { runOperation, STREAMED, type Operation } from './operations.ts';
 import type { RpcRouteDeps } from './rpc-route.ts';
@@ -27,7 +27,7 @@ const ERRORS: Record<number, [number, string, string?]> = {
   [A2aErrorCode.ParseError]: [400, 'INVALID_ARGUMENT'],
   [A2aErrorCode.MethodNotFound]: [404, 'NOT_FOUND'],
 };
-const STATUS_NAMES: Record<number, string> = { 408: 'DEADLINE_EXCEEDED', 413: 'INVALID_ARGUMENT', 429: 'RESOURCE_EXHAUSTED' };
+const STATUS_NAMES: Record<number, string> = { 401: 'UNAUTHENTICATED', 408: 'DEADLINE_EXCEEDED', 413: 'INVALID_ARGUMENT', 429: 'RESOURCE_EXHAUSTED' };
 
 function restError(res: ServerResponse, e: A2aError, status?: number, headers: Record<string, string> = {}): void {
   const [http, name, reason] = ERRORS[e.code] ?? [500, 'INTERNAL'];
@@ -92,8 +92,15 @@ export function a2aRestRoute(d: RpcRouteDeps & { prefix: string }): Route {
     admitsCallers: true,
     handle(req, res, ctx) {
       const url = new URL(req.url ?? '/', 'http://a2a.invalid');
-      const sub = url.pathname.slice(d.prefix.length);
       const fail = (e: A2aError, status?: number, headers?: Record<string, string>) => restError(res, e, status, headers);
+      // The listener matched the raw path; URL parsing resolves `..` and `%2e%2e` segments: what is left must still
+      // be below the A2A path (`/a2a/../ckp` is not an A2A path, `/a2a/%2e%2e/a2b/tasks` not ListTasks).
+      if (!url.pathname.startsWith(`${d.prefix}/`)) {
+        req.resume();
+        fail(new A2aError(A2aErrorCode.MethodNotFound, 'no A2A operation at this path'));
+        return;
+      }
+      const sub = url.pathname.slice(d.prefix.length);
       // The 0.3 HTTP+JSON binding (its /v1/ paths, proto-JSON of the 0.3 proto) is not served: 0.3 clients use
       // JSON-RPC. The 1.0 paths did not exist in 0.3, so a request on them without A2A-Version is read as 1.0.
       const version = req.headers['a2a-version'];
@@ -136,12 +143,15 @@ const hasBody = (req: IncomingMessage) => req.headers['transfer-encoding'] !== u
 async function execute(d: RpcRouteDeps, slots: StreamSlots, ctx: RouteContext, res: ServerResponse, m: Match, params: Record<string, unknown>): Promise<void> {
   try {
     // A REST stream's events are the StreamResponse objects themselves (§11.7): no JSON-RPC envelope.
-    const result = await runOperation(m.op, params, d.tasks(), '1.0', { res, client: ctx.client, caller: ctx.principal ?? LOCAL_CALLER, slots, frame: (event) => event });
+    const caller = callerOf(ctx);
+    if (caller === undefined) throw new NoCaller();
+    const result = await runOperation(m.op, params, d.tasks(), '1.0', { res, client: ctx.client, caller, slots, frame: (event) => event });
     if (result === STREAMED) return;
     // GetTask and CancelTask answer the Task itself; SendMessage its SendMessageResponse; ListTasks its response.
     sendJson(res, 200, result);
   } catch (e) {
     if (e instanceof TooManyRequests) restError(res, e, 429, { 'retry-after': String(e.retryAfterS) });
+    else if (e instanceof NoCaller) restError(res, e, 401, { 'www-authenticate': 'Bearer realm="claw"' });
     else restError(res, a2aErrorOf(e));
   }
 }

@@ -1,6 +1,6 @@
 // Server-sent streams of one task's updates (A2A 1.0 §3.1.2 SendStreamingMessage, §3.1.6 SubscribeToTask, JSON-RPC
 // §9.4, HTTP+JSON §11.7; 0.3 message/stream, tasks/resubscribe; docs/a2a.md "Streaming"): the Task first, then each
-// status or artifact change, closed at a terminal or interrupted state. Bounded: streams per client and per
+// status or artifact change, closed at a terminal or interrupted state. Bounded: streams per caller and per
 // listener, keep-alive comments, and a reader that stops reading is cut off (transports/http/sse.ts) instead of
 // being buffered without end; a client that goes away is unsubscribed at once.
 import type { ServerResponse } from 'node:http';
@@ -10,8 +10,11 @@ import type { TaskService } from './tasks.ts';
 import { streamEndsAt, wireStreamEvent, type WireVersion } from './wire.ts';
 
 export interface StreamLimits {
-  /** Streams one client address may hold open at once. */
-  perClient: number;
+  /**
+   * Streams one caller (its principal) may hold open at once, from any number of addresses; callers sharing an
+   * address (a NAT) each have their own.
+   */
+  perCaller: number;
   /** Streams open at once on one listener, all clients together. */
   total: number;
   /** A comment line this often keeps proxies and clients from timing an idle stream out. */
@@ -20,7 +23,7 @@ export interface StreamLimits {
   maxBufferedBytes: number;
 }
 
-export const STREAM_LIMITS: StreamLimits = { perClient: 4, total: 32, keepaliveMs: 15_000, maxBufferedBytes: 256 * 1024 };
+export const STREAM_LIMITS: StreamLimits = { perCaller: 4, total: 32, keepaliveMs: 15_000, maxBufferedBytes: 256 * 1024 };
 
 /** Too many streams open: HTTP 429 on both bindings (A2A has no code for it; JSON-RPC says internal error). */
 export class StreamLimitError extends TooManyRequests {
@@ -29,31 +32,31 @@ export class StreamLimitError extends TooManyRequests {
   }
 }
 
-/** Open streams per client address, shared by a listener's JSON-RPC and REST routes. */
+/** Open streams per caller, shared by a listener's JSON-RPC and REST routes. */
 export class StreamSlots {
-  private readonly byClient = new Map<string, number>();
+  private readonly byCaller = new Map<string, number>();
   private total = 0;
   constructor(readonly limits: StreamLimits = STREAM_LIMITS) {}
 
-  /** A slot for `client` (call the result to give it back), or undefined when there are too many streams. */
-  take(client: string): (() => void) | undefined {
-    const n = this.byClient.get(client) ?? 0;
-    if (n >= this.limits.perClient || this.total >= this.limits.total) return undefined;
-    this.byClient.set(client, n + 1);
+  /** A slot for `caller` (call the result to give it back), or undefined when there are too many streams. */
+  take(caller: string): (() => void) | undefined {
+    const n = this.byCaller.get(caller) ?? 0;
+    if (n >= this.limits.perCaller || this.total >= this.limits.total) return undefined;
+    this.byCaller.set(caller, n + 1);
     this.total++;
     let given = false;
     return () => {
       if (given) return;
       given = true;
       this.total--;
-      const left = (this.byClient.get(client) ?? 1) - 1;
-      if (left <= 0) this.byClient.delete(client);
-      else this.byClient.set(client, left);
+      const left = (this.byCaller.get(caller) ?? 1) - 1;
+      if (left <= 0) this.byCaller.delete(caller);
+      else this.byCaller.set(caller, left);
     };
   }
 
-  open(client?: string): number {
-    return client === undefined ? this.total : (this.byClient.get(client) ?? 0);
+  open(caller?: string): number {
+    return caller === undefined ? this.total : (this.byCaller.get(caller) ?? 0);
   }
 }
 

@@ -7,6 +7,7 @@ import type { ChannelAgent } from '../channels/types.ts';
 import type { Logger } from '../kernel/ports.ts';
 import { ClawError, ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import type { A2aAccess } from './access.ts';
+import { TooManyRequests } from './errors.ts';
 import type { TaskStore } from './task-store.ts';
 import { TERMINAL_STATES, type A2aTask, type TaskArtifact, type TaskMessage, type TaskState } from './types.ts';
 import { turnText } from './wire.ts';
@@ -21,6 +22,10 @@ export interface TaskServiceDeps {
   now: () => number;
   log: Logger;
   maxTasks?: number;
+  /** Tasks one A2A caller may hold (config a2a.max_tasks_per_caller; default a tenth of maxTasks). */
+  maxTasksPerCaller?: number;
+  /** Largest message, all parts counted (config a2a.max_message_bytes; messageBytes). */
+  maxMessageBytes?: number;
   /** Finished tasks older than this (by their last change) are dropped; 0 = no age limit. */
   maxAgeMs?: number;
   /** claw.tool.approve / claw.tool.deny for a pending approval (the A2A caller's answer). */
@@ -64,6 +69,9 @@ export interface TaskEvent {
 
 export const RESTART_MESSAGE = 'the agent runtime stopped while this task was running';
 const DEFAULT_MAX_TASKS = 1000;
+export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024;
+/** What a refused task keeps of its message (rejected, auth_required): it never ran, so it holds little. */
+export const REFUSED_EXCERPT_BYTES = 1024;
 export const DEFAULT_MAX_TASK_AGE_MS = 30 * 24 * 3600_000;
 const MAX_PAGE = 100;
 /** Refusals before the task produced anything (CKP-A2A profile §6.3 `rejected`): policy, sandbox, quota. */
@@ -83,6 +91,25 @@ export function approvalAnswer(m: TaskMessage): { approve: boolean; reason?: str
   if (['deny', 'denied', 'no'].includes(words[0])) return { approve: false };
   return undefined;
 }
+/** A message's size as kept and run: text and URL bytes, raw parts decoded, data parts as JSON. */
+export function messageBytes(m: TaskMessage): number {
+  let n = 0;
+  for (const p of m.parts) {
+    if (p.type === 'text') n += Buffer.byteLength(p.text);
+    else if (p.type === 'url') n += Buffer.byteLength(p.url);
+    else if (p.type === 'raw') n += Buffer.byteLength(p.raw, 'base64');
+    else n += Buffer.byteLength(JSON.stringify(p.data) ?? '');
+  }
+  return n;
+}
+
+/** The message itself when small; else its turn text cut to REFUSED_EXCERPT_BYTES characters, marked `…`. */
+function excerptOf(m: TaskMessage): { message: TaskMessage; cut: boolean } {
+  if (messageBytes(m) <= REFUSED_EXCERPT_BYTES) return { message: m, cut: false };
+  const text = `${turnText(m).slice(0, REFUSED_EXCERPT_BYTES).replace(/[\ud800-\udbff]$/, '')}…`;
+  return { message: { role: m.role, messageId: m.messageId, parts: [{ type: 'text', text }] }, cut: true };
+}
+
 export class TaskService {
   private readonly tasks = new Map<string, A2aTask>();
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void>; interrupted: Set<() => void> }>();
@@ -125,25 +152,32 @@ export class TaskService {
    * input_required yet): the client sends a new message in the same contextId.
    */
   async create(message: TaskMessage, o: { wait: boolean; caller?: Caller }): Promise<A2aTask> {
+    const max = this.d.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    const size = messageBytes(message);
+    if (size > max) throw new ClawError('task.invalid_input', `message too large: ${size} bytes, all parts counted (a2a.max_message_bytes: ${max})`);
     if (message.taskId !== undefined) return this.answer(message.taskId, message, o);
     const agent = this.d.getAgent();
     if (!agent) throw new ClawError('task.unavailable', 'the agent is not running (no session started)');
+    if (o.caller !== undefined) this.checkQuota(o.caller);
     // The gate first (rate, length, access, injection): a refusal creates a task that never runs.
     const admission = this.admit(o.caller, message);
     const now = this.d.now();
     const contextId = message.contextId ?? this.d.newId();
+    // A refused task keeps an excerpt only: refusals are cheap to send and must not be a way to store data here.
+    const kept = admission.run ? { message, cut: false } : excerptOf(message);
     const task: A2aTask = {
       id: this.d.newId(),
       contextId,
       state: 'submitted',
-      history: [{ ...message, contextId }],
+      history: [{ ...kept.message, contextId }],
       artifacts: [],
       createdAt: now,
       updatedAt: now,
       ...(o.caller !== undefined ? { owner: o.caller } : {}),
+      ...(kept.cut ? { excerpt: true } : {}),
     };
     this.tasks.set(task.id, task);
-    this.evict();
+    this.evict(o.caller);
     if (!admission.run) this.set(task, admission.state, admission.message);
     else this.start(agent, task, message, admission.tools);
     const r = this.running.get(task.id);
@@ -195,6 +229,11 @@ export class TaskService {
       const agent = this.d.getAgent();
       if (!agent) throw new ClawError('task.unavailable', 'the agent is not running (no session started)');
       const first = t.history[0];
+      if (t.excerpt) {
+        this.set(t, 'rejected', 'the message was too large to keep until pairing: send it again');
+        await this.saving;
+        return t;
+      }
       const admission = this.admit(o.caller, first);
       if (!admission.run) this.set(t, admission.state, admission.message);
       else this.start(agent, t, first, admission.tools);
@@ -356,21 +395,43 @@ export class TaskService {
     this.saving = this.saving.then(op).catch((e) => this.d.log.warn('a2a task store write failed', { error: (e as Error).message }));
   }
 
+  private quota(): number {
+    const max = this.d.maxTasks ?? DEFAULT_MAX_TASKS;
+    return Math.min(max, this.d.maxTasksPerCaller ?? Math.max(1, Math.floor(max / 10)));
+  }
+
+  // auth_required never started a turn: it goes like a finished one (a caller cannot pin memory by not pairing).
+  private evictable = (t: A2aTask): boolean => TERMINAL_STATES.has(t.state) || (t.state === 'auth_required' && !this.running.has(t.id));
+
+  /** A caller whose quota is all tasks still in progress gets no more (nothing of its own can make room). */
+  private checkQuota(caller: string): void {
+    const quota = this.quota();
+    let active = 0;
+    for (const t of this.tasks.values()) if (t.owner === caller && !this.evictable(t)) active++;
+    if (active >= quota) throw new TooManyRequests(`too many tasks in progress for this caller (a2a.max_tasks_per_caller: ${quota})`, 5);
+  }
+
   /**
-   * Retention (config a2a.max_tasks, a2a.max_task_age_ms): finished tasks past the age limit go, then the oldest
-   * finished ones while over the count; running ones are never dropped.
+   * Retention (config a2a.max_tasks, a2a.max_tasks_per_caller, a2a.max_task_age_ms): finished tasks past the age
+   * limit go; then `owner`'s oldest finished ones while it is over its quota; then, while over the count, the
+   * oldest finished ones — `owner`'s first, so one caller's volume costs its own history, not another's. Running
+   * ones are never dropped.
    */
-  private evict(): void {
+  private evict(owner?: Caller): void {
     const max = this.d.maxTasks ?? DEFAULT_MAX_TASKS;
     const maxAge = this.d.maxAgeMs ?? DEFAULT_MAX_TASK_AGE_MS;
     const oldest = maxAge > 0 ? this.d.now() - maxAge : -Infinity;
-    // auth_required never started a turn: it goes like a finished one (a caller cannot pin memory by not pairing).
-    const done = [...this.tasks.values()].filter((t) => TERMINAL_STATES.has(t.state) || (t.state === 'auth_required' && !this.running.has(t.id))).sort((a, b) => a.updatedAt - b.updatedAt);
+    const done = [...this.tasks.values()].filter(this.evictable).sort((a, b) => a.updatedAt - b.updatedAt);
+    const own = owner === undefined ? [] : done.filter((t) => t.owner === owner);
+    const quota = this.quota();
+    let mine = owner === undefined ? 0 : [...this.tasks.values()].filter((t) => t.owner === owner).length;
     const dropped: string[] = [];
-    for (const t of done) {
-      if (this.tasks.size <= max && t.updatedAt >= oldest) break;
-      this.tasks.delete(t.id);
-      dropped.push(t.id);
+    // `owner`'s own first: a task listed twice is dropped once (delete answers false the second time).
+    for (const t of [...own, ...done]) {
+      if ((t.updatedAt < oldest || this.tasks.size > max || (owner !== undefined && t.owner === owner && mine > quota)) && this.tasks.delete(t.id)) {
+        dropped.push(t.id);
+        if (owner !== undefined && t.owner === owner) mine--;
+      }
     }
     if (dropped.length > 0) this.write(() => this.d.store.remove(dropped));
   }

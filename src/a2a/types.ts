@@ -39,4 +39,6 @@ export interface A2aTask {
   updatedAt: number;
   /** The A2A caller's user id (a2a/access.ts); absent for the operator's tasks (claw.task.create). Never projected. */
   owner?: string;
+  /** Refused before it ran, its first message kept as an excerpt only (tasks.ts): it can never run. Never projected. */
+  excerpt?: boolean;
 }

@@ -147,8 +147,11 @@ export const runtimeConfigSchema = lazySchema(() => {
     a2a: v.optional(
       v.strictObject({
         enabled: v.optional(v.boolean()),
-        /** The A2A JSON-RPC endpoint path on the HTTP listener (default /a2a). */
-        path: v.optional(v.pipe(v.string(), v.regex(/^\/[A-Za-z0-9._~\/-]*$/, 'must be an absolute path such as /a2a'))),
+        /**
+         * The A2A JSON-RPC endpoint path on the HTTP listener (default /a2a): segments not empty, `.` or `..`. One
+         * that overlaps the CKP endpoint, /healthz or /.well-known/ is refused at start (a2a/module.ts).
+         */
+        path: v.optional(v.pipe(v.string(), v.regex(/^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9._~-]+)+\/?$/, 'must be an absolute path such as /a2a, no empty, . or .. segment'))),
         /** The public base URL the card advertises (behind a proxy); default: the listener's own URL. */
         public_url: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/[^\s]+$/, 'must be an http(s) URL'))),
         /** A2A callers' turns may use tools (default false: A2A input is untrusted, CKP-A2A profile §8). */
@@ -159,6 +162,10 @@ export const runtimeConfigSchema = lazySchema(() => {
         peers: v.optional(a2aPeersSchema),
         /** Finished tasks are dropped this long after their last change (default 30 days; 0 = no age limit). */
         max_task_age_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+        /** Tasks one A2A caller may hold (default a tenth of max_tasks): its own oldest finished ones go first. */
+        max_tasks_per_caller: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100_000))),
+        /** Largest A2A message, all parts counted (default 64 KiB); larger: invalid params. */
+        max_message_bytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(4 * 1024 * 1024))),
       }),
     ),
     /** MCP servers over Streamable HTTP, by mcp_source.uri: credentials and loopback (docs/tools.md "MCP over HTTP"). */

@@ -166,7 +166,25 @@ test('the listener names the caller by the secret_ref of the token that matched,
   const mtls = createAuthenticator([], true);
   const peer = { headers: {}, socket: { authorized: true, getPeerCertificate: () => ({ subject: { CN: 'agent-7', O: 'Org' } }) } } as unknown as IncomingMessage;
   const viaCert = mtls.check(peer);
-  assert.equal([viaCert.outcome, viaCert.principal, viaCert.caller === true], ['ok', 'agent-7', false]);
+  assert.equal([viaCert.outcome, viaCert.principal, viaCert.caller === true], ['ok', 'cn:agent-7', false]);
+});
+
+test('certificates: prefixed principals never equal a token ref or `local`; on a listener serving A2A only operator_cns are operators', () => {
+  const cert = (subject: Record<string, string>) => ({ headers: {}, socket: { authorized: true, getPeerCertificate: () => ({ subject }) } }) as unknown as IncomingMessage;
+  const mtls = createAuthenticator([], true, ['ops-console']);
+  // A certificate whose CN spells a token's ref or the loopback caller is still a certificate's principal.
+  assert.is(mtls.check(cert({ CN: 'PARTNER_A' }), true).principal, 'cn:PARTNER_A');
+  assert.is(mtls.check(cert({ CN: 'local' }), true).principal, 'cn:local');
+  assert.is(mtls.check(cert({ O: 'Org', OU: 'x' }), true).principal, 'dn:O=Org,OU=x');
+  // Serving A2A: a listed CN is an operator, any other CN a caller; without A2A on the listener nothing changes.
+  assert.equal(mtls.check(cert({ CN: 'ops-console' }), true), { outcome: 'ok', principal: 'cn:ops-console', caller: false });
+  assert.equal(mtls.check(cert({ CN: 'partner-agent' }), true), { outcome: 'ok', principal: 'cn:partner-agent', caller: true });
+  assert.equal(mtls.check(cert({ CN: 'partner-agent' }), false).caller, false);
+  assert.is(createAuthenticator([], true).check(cert({ CN: 'ops-console' }), true).caller, true, 'no operator_cns: every certificate is a caller where A2A is served');
+  // Both required: the token names the principal and says what it is.
+  const both = createAuthenticator([{ ref: 'OPERATOR', value: 'op-secret' }], true, []);
+  const req = { headers: { authorization: 'Bearer op-secret' }, socket: { authorized: true, getPeerCertificate: () => ({ subject: { CN: 'x' } }) } } as unknown as IncomingMessage;
+  assert.equal(both.check(req, true), { outcome: 'ok', principal: 'OPERATOR', caller: false });
 });
 
 test('a webhook Channel is served (transport webhook) only as the A2A channel: without a2a.enabled it is refused', () => {

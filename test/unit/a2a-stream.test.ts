@@ -35,7 +35,7 @@ async function serve(limits: Partial<StreamLimits> = {}) {
   const { agent, gates } = gatedAgent();
   const tasks = new TaskService({ store: memoryTaskStore(), getAgent: () => agent, tools: false, newId: () => `id-${++n}`, now: () => Date.now(), log: captureLogger(), access: () => ACCESS });
   await tasks.open();
-  const slots = new StreamSlots({ perClient: 2, total: 8, keepaliveMs: 15_000, maxBufferedBytes: 64 * 1024, ...limits });
+  const slots = new StreamSlots({ perCaller: 2, total: 8, keepaliveMs: 15_000, maxBufferedBytes: 64 * 1024, ...limits });
   const route = a2aRpcRoute({ tasks: () => tasks, slots, maxBodyBytes: 65536, requestTimeoutMs: 5_000 });
   const server: Server = createServer((req, res) => route.handle(req, res, { client: '127.0.0.1', loopback: true }));
   const sockets: import('node:net').Socket[] = [];
@@ -90,7 +90,7 @@ test('SendStreamingMessage (1.0): the Task first, then the artifact, then the te
     assert.is(ev.got[0].id, 'req-7');
     assert.is(ev.got[0].result.task.status.state, 'TASK_STATE_WORKING');
     const taskId = ev.got[0].result.task.id;
-    assert.is(s.slots.open('127.0.0.1'), 1);
+    assert.is(s.slots.open('local'), 1);
     s.gates[0].reply('hi there');
     await ev.done;
     assert.equal(
@@ -137,7 +137,7 @@ test('message/stream (0.3): kinds, final on the last status update; tasks/resubs
   }
 });
 
-test('streams per client are capped (429); a client that goes away gives its slot back and is unsubscribed', async () => {
+test('streams per caller are capped (429); a client that goes away gives its slot back and is unsubscribed', async () => {
   const s = await serve();
   try {
     const aborts = [new AbortController(), new AbortController()];
@@ -150,7 +150,7 @@ test('streams per client are capped (429); a client that goes away gives its slo
     await until(() => s.gates.length === 2);
     assert.is(s.gates.length, 2, 'a refused stream creates no task');
     for (const a of aborts) a.abort();
-    await until(() => s.slots.open('127.0.0.1') === 0);
+    await until(() => s.slots.open('local') === 0);
     // Unsubscribed: the tasks run on and finish with no stream left to write to.
     for (const g of s.gates) g.reply('late');
     await until(() => s.tasks.list().tasks.every((t) => t.state === 'completed'));

@@ -26,7 +26,7 @@ export async function createHttpListener(entry: TransportEntry & { http?: HttpOp
     tls = { cert: await read(settings.certFile!, 'tls.cert_file'), key: await read(settings.keyFile!, 'tls.key_file') };
     if (settings.clientCaFile) tls.ca = await read(settings.clientCaFile, 'tls.client_ca_file');
   }
-  const auth = createAuthenticator(tokens, settings.clientCaFile !== undefined);
+  const auth = createAuthenticator(tokens, settings.clientCaFile !== undefined, settings.operatorCns);
   const server = createHttpServer({
     settings,
     auth,

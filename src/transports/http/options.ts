@@ -18,6 +18,11 @@ export const httpOptionsSchema = lazySchema(() =>
         /** A2A callers' tokens: accepted on the A2A routes only, never on the CKP endpoint (docs/a2a.md "Security"). */
         a2a_token_refs: v.optional(v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1))),
         /**
+         * Client-certificate CNs that are operators when the listener serves A2A; any other certificate the CA
+         * signed is then an A2A caller (A2A routes only, 403 on the CKP endpoint; docs/a2a.md "Security").
+         */
+        operator_cns: v.optional(v.array(v.pipe(v.string(), v.minLength(1)))),
+        /**
          * Plain http on a non-loopback address carries tokens in clear text: refused unless this is true
          * (a TLS-terminating proxy in front, a private container network).
          */

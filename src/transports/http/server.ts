@@ -18,8 +18,10 @@ export interface RouteContext {
   client: string;
   /** The peer is on this machine. */
   loopback: boolean;
-  /** Who authenticated (auth.ts check): a bearer token's secret_ref name or a certificate's CN; unset without credentials. */
+  /** Who authenticated (auth.ts check): a bearer token's secret_ref name or `cn:<CN>`; unset without credentials. */
   principal?: string;
+  /** Credentials were checked and passed (a listener with none configured: unset, loopback only). */
+  authenticated?: boolean;
 }
 
 export interface Route {
@@ -60,6 +62,8 @@ export interface ServerDeps {
 export function createHttpServer(d: ServerDeps): HttpServer {
   const s = d.settings;
   const routes = new Map<string, Route>();
+  /** A route admits A2A callers: client certificates not listed in operator_cns are callers here (auth.ts). */
+  let callersServed = false;
   const refusalLog = createRateLimiter(1, () => Date.now(), 1_000);
   const sockets = new Set<Socket>();
   const options = {
@@ -134,12 +138,12 @@ export function createHttpServer(d: ServerDeps): HttpServer {
     }
     const needsAuth = route.auth === 'required' || (route.auth === 'loopback-open' && !ctx.loopback);
     if (needsAuth && d.auth.configured) {
-      const { outcome, principal, caller } = d.auth.check(req);
+      const { outcome, principal, caller } = d.auth.check(req, callersServed);
       if (outcome === 'ok' && caller && !route.admitsCallers) {
         refuse(res, 403, ErrorCode.ChannelAuthFailed, 'this credential is an A2A caller\'s: not accepted on this endpoint');
         return;
       }
-      if (outcome === 'ok') ctx.principal = principal;
+      if (outcome === 'ok') Object.assign(ctx, { principal, authenticated: true });
       else {
         // Never say which token or what was sent; the log gets the address only, once a minute per address
         // (a client hammering the port must not flood the log).
@@ -163,6 +167,7 @@ export function createHttpServer(d: ServerDeps): HttpServer {
   return {
     addRoute(path, route) {
       routes.set(path, route);
+      if (route.admitsCallers) callersServed = true;
     },
     address: () => bound,
     listen: () =>

@@ -65,6 +65,8 @@ export interface HttpSettings {
   tokenRefs: string[];
   /** A2A callers' token refs: A2A routes only. */
   callerTokenRefs: string[];
+  /** Client-certificate CNs that stay operators on a listener serving A2A (auth.ts). */
+  operatorCns: string[];
   allowPlaintext: boolean;
   allowedOrigins: string[];
   certFile?: string;
@@ -94,6 +96,7 @@ export function resolveHttpSettings(endpoint: HttpEndpoint, cfg: HttpOptionsInpu
     bindHost: endpoint.host === 'localhost' ? '127.0.0.1' : endpoint.host,
     tokenRefs: cfg.auth?.bearer_token_refs ?? [],
     callerTokenRefs: cfg.auth?.a2a_token_refs ?? [],
+    operatorCns: cfg.auth?.operator_cns ?? [],
     allowPlaintext: cfg.auth?.allow_plaintext ?? false,
     allowedOrigins: (cfg.allowed_origins ?? []).map((o) => o.toLowerCase()),
     certFile: cfg.tls?.cert_file,
@@ -113,6 +116,11 @@ export function resolveHttpSettings(endpoint: HttpEndpoint, cfg: HttpOptionsInpu
   if (endpoint.tls && (!s.certFile || !s.keyFile)) throw new ClawError('usage', `${where}: https needs tls.cert_file and tls.key_file in claw.runtime.yaml transports[].http`);
   if (!endpoint.tls && cfg.tls) throw new ClawError('usage', `${where}: tls options need an https:// URL`);
   if (s.headersTimeoutMs > s.requestTimeoutMs) s.headersTimeoutMs = s.requestTimeoutMs;
+  // A token's ref is its A2A caller id: `local` is the caller of a listener without credentials, and a `:` would
+  // read as a certificate's `cn:<CN>` (auth.ts). Either would make two credentials one caller.
+  for (const ref of [...s.tokenRefs, ...s.callerTokenRefs]) {
+    if (ref === 'local' || ref.includes(':')) throw new ClawError('usage', `${where}: token ref "${ref}" is reserved (local, or a ":"): rename it`);
+  }
   if (!isLoopback(s.bindHost)) {
     const authenticated = s.tokenRefs.length > 0 || s.callerTokenRefs.length > 0 || s.clientCaFile !== undefined;
     if (!authenticated) {
