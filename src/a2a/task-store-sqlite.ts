@@ -24,7 +24,8 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS claw_a2a_tasks(id TEXT PRIMARY KEY, u
  * once, in one transaction, and the file removed, so a Memory added later does not lose the task history.
  */
 export function sqliteTaskStore(db: TaskDatabase, previousFile?: string): TaskStore {
-  db.exec(SCHEMA);
+  // Created only when missing: on sql.js a no-op DDL is still a journal record, fsynced and replayed at every open.
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'claw_a2a_tasks'").all().length === 0) db.exec(SCHEMA);
   const put = (t: A2aTask) => db.prepare('INSERT OR REPLACE INTO claw_a2a_tasks(id, updated_at, task) VALUES (?, ?, ?)').run(t.id, t.updatedAt, JSON.stringify(t));
   return {
     kind: 'memory',

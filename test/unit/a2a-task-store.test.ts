@@ -106,4 +106,14 @@ test('the data_dir task file of an agent without memory is taken into an empty t
   }
 });
 
+test('the task table is created once: a reopen runs no DDL (a journal record per start on sql.js)', async () => {
+  const db = await openDatabase({ path: ':memory:', adapter: 'sqljs' });
+  const execs: string[] = [];
+  const counting = { exec: (sql: string) => (execs.push(sql), db.exec(sql)), prepare: (sql: string) => db.prepare(sql), transaction: <T>(fn: () => T) => db.transaction(fn) };
+  await sqliteTaskStore(counting).load();
+  await sqliteTaskStore(counting).load();
+  assert.is(execs.length, 1);
+  db.close();
+});
+
 test.run();
