@@ -1,9 +1,9 @@
 // Server-Sent Events: the text/event-stream format (WHATWG HTML §9.2.6 "Parsing an event stream"), read
-// incrementally for the clients that receive it (MCP Streamable HTTP, A2A streaming). Lines end in CRLF,
-// LF or CR (text may be cut anywhere, between CR and LF included); one leading BOM is ignored; a line
-// starting with ':' is a comment; `data` lines are joined with "\n"; a blank line dispatches; an event
-// without data is not dispatched, an unterminated one at the end of the stream is discarded. One event is
-// capped in bytes: a peer cannot make this process buffer without bound.
+// incrementally for the clients that receive it (MCP Streamable HTTP, A2A streaming, model providers).
+// Lines end in CRLF, LF or CR (text may be cut anywhere, between CR and LF included); one leading BOM is
+// ignored; a line starting with ':' is a comment; `data` lines are joined with "\n"; a blank line
+// dispatches; an event without data is not dispatched, an unterminated one at the end of the stream is
+// discarded. One event is capped in bytes: a peer cannot make this process buffer without bound.
 import { ClawError } from './errors.ts';
 import { utf8Length } from './utf8.ts';
 

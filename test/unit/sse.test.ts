@@ -1,4 +1,4 @@
-// The one text/event-stream parser (src/protocol/sse.ts) the MCP and A2A clients share: WHATWG HTML
+// The one text/event-stream parser (src/protocol/sse.ts) the MCP, A2A and provider clients share: WHATWG HTML
 // §9.2.6 line ends, fields and dispatch, fed in pieces cut anywhere, and the per-event byte cap.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -39,6 +39,33 @@ test('line ends: CRLF, LF and CR, each split across chunks at every position', (
   }
   // One byte at a time: a multi-byte character and every CRLF are split.
   assert.equal(events([...bytes].map((b) => Uint8Array.of(b))).map((e) => e.data), want);
+});
+
+const STREAM =
+  '\uFEFF: keep-alive comment\r\n' +
+  'event: first\r\ndata: line one\r\ndata: line two\r\n\r\n' +
+  'data:no-space\n\n' +
+  'data\n\n' + // a field with no colon: data is the empty string
+  'event: only-event\n\n' + // no data: never dispatched
+  'id: 7\rdata: cr only\r\r' +
+  'data:  two spaces keep one\n' +
+  'unknown: x\nretry: 10\n\n' +
+  'data: {"a":"\u00e9 \u2713 \ud834\udd1e"}\n\n' +
+  'data: never finished'; // no blank line at the end: discarded
+
+const EXPECTED = [
+  { event: 'first', data: 'line one\nline two', id: undefined },
+  { event: 'message', data: 'no-space', id: undefined },
+  { event: 'message', data: '', id: undefined },
+  { event: 'message', data: 'cr only', id: '7' },
+  { event: 'message', data: ' two spaces keep one', id: '7' },
+  { event: 'message', data: '{"a":"\u00e9 \u2713 \ud834\udd1e"}', id: '7' },
+];
+
+test('a whole stream, cut at every offset, and one character at a time: the same events', () => {
+  assert.equal(events([STREAM]), EXPECTED);
+  for (let i = 0; i <= STREAM.length; i++) assert.equal(events([STREAM.slice(0, i), STREAM.slice(i)]), EXPECTED, `cut at ${i}`);
+  assert.equal(events([...STREAM]), EXPECTED);
 });
 
 test('a CR that ends a chunk dispatches at once; the LF that follows is not a second line end', () => {
