@@ -12,13 +12,15 @@ import { plan } from './limits.ts';
 import { charge, withRetries } from './attempts.ts';
 import { chatUrl, openaiBody, openaiStream, parseOpenai } from './openai.ts';
 import { answer, compileRules, rulesPath, type Rules } from './rules.ts';
-import { SseParser } from './sse.ts';
+import { SseParser } from '../protocol/sse.ts';
 import { estimateText } from './tokens.ts';
 import { readBounded } from '../node/fs-reader.ts';
 import { isInside, joinPath } from '../manifest/reader.ts';
 import { ClawError } from '../protocol/errors.ts';
 import { modesFor, type FemtoClawContract, type ModelRequest, type ModelResponse, type OutputMode } from './output-mode.ts';
 
+// One streamed event (a completion chunk) larger than this is not a stream we buffer.
+const MAX_SSE_EVENT_BYTES = 4 * 1024 * 1024;
 const MODE_WHAT: Record<OutputMode, string> = { native: 'native tool calling', json_schema: 'structured output (response_format json_schema)', prompt: 'the request' };
 
 /** A 400/422/501 to a request that carried this mode's addition is read as "not supported here". */
@@ -144,10 +146,10 @@ export class ProviderEndpoint {
           }
         };
         const dec = anthropic ? anthropicStream(onText) : openaiStream(onText);
-        const sse = new SseParser((ev) => dec.event(ev));
+        const sse = new SseParser(MAX_SSE_EVENT_BYTES);
         await readText(res, io, (t) => {
           try {
-            sse.push(t);
+            for (const ev of sse.push(t)) dec.event(ev);
           } catch (e) {
             throw e instanceof ProviderFailure ? e : malformed((e as Error).message, e);
           }

@@ -31,7 +31,7 @@ export function a2aPeerPort(peers: readonly A2aPeerConfig[], d: A2aPeerDeps): A2
       try {
         const token = peer.auth ? await d.secrets.resolve(peer.auth.secret_ref) : undefined;
         const client = await c.A2aClient.open(c.cardUrlOf(peer.card_url), { net, token }, { signal: o.signal, timeoutMs: Math.min(CARD_TIMEOUT_MS, timeoutMs) });
-        const r = await client.send(text, { signal: o.signal, timeoutMs, contextId: o.contextId });
+        const r = await client.send(text, { signal: o.signal, timeoutMs, contextId: o.contextId, maxResultBytes: peer.max_result_bytes, maxArtifacts: peer.max_artifacts });
         return { ok: true, agent: r.agent, state: r.state, text: r.text, taskId: r.taskId, contextId: r.contextId };
       } catch (e) {
         // The tool's network rules refused the peer (or a redirect, or the endpoint its card names): -32010.

@@ -7,7 +7,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { join } from 'node:path';
-import { request, rpc, startHttpClaw, type HttpClaw } from './helpers/http-claw.ts';
+import { rpc, type HttpClaw } from './helpers/http-claw.ts';
+import { a2aManifest, a2aRuntime, agentsChannel, bearerFetch, startA2aAgent } from './helpers/a2a-agent.ts';
 import { runClaw } from './helpers/claw-process.ts';
 import { sleep } from './helpers/e2e-util.ts';
 
@@ -17,27 +18,18 @@ const COMPLETED = 3;
 const REJECTED = 7;
 const AUTH_REQUIRED = 8;
 
-const manifest = (channel: string) => `claw: "0.3.0"
-kind: Claw
-metadata: { name: "a2a-channel", version: "1.0.0" }
-spec:
-  identity:
-    inline: { name: "a2a-channel", personality: "You answer other agents.", autonomy: "autonomous" }
-  providers:
-    - inline: { name: "offline", protocol: "custom", endpoint: "file:rules.yaml", model: "rules", auth: { type: "none" } }
-  channels:
-    - inline: { name: "terminal", type: "cli", transport: "stdio", auth: { secret_ref: "CLI_TOKEN" }, access_control: { mode: "open" } }
-${channel}  tools:
+const manifest = (channels: string) =>
+  a2aManifest({
+    name: 'a2a-channel',
+    personality: 'You answer other agents.',
+    channels,
+    spec: `  tools:
     - inline: { name: "slow", description: "Runs a slow job", input_schema: { type: "object" }, timeout_ms: 20000 }
-  sandbox: { inline: { level: "none" } }
-  policies:
-    - inline:
-        rules:
-          - { id: "allow-all", action: "allow", scope: "all" }
-        prompt_injection: { detection: "pattern", action: "block-and-log" }
-`;
-const webhook = (access: string, extra = '') =>
-  `    - inline: { name: "agents", type: "webhook", transport: "webhook", auth: { secret_ref: "PARTNER_A" }, access_control: ${access}${extra} }\n`;
+`,
+    policy: `        prompt_injection: { detection: "pattern", action: "block-and-log" }
+`,
+  });
+const webhook = (access: string, extra = '') => agentsChannel({ secretRef: 'PARTNER_A', access, extra });
 const RULES = `rules:
   - match: "^slow"
     tool_call: { tool: slow, args: {} }
@@ -49,39 +41,19 @@ after_tool:
   message: "JOB-DONE"
 `;
 
-async function start(channel: string): Promise<HttpClaw> {
-  const h = await startHttpClaw(
-    `tools:
-  slow:
-    exec: { bin: /bin/sh, argv: ["-c", "sleep 1"] }
-transports:
-  - listen: http://127.0.0.1:0/ckp
-    http: { auth: { bearer_token_refs: [OPERATOR], a2a_token_refs: [PARTNER_A, PARTNER_B, PARTNER_C] } }
-a2a: { enabled: true, tools: true }
-`,
-    { args: ['claw.yaml', '--start'], env: TOKENS, files: { 'claw.yaml': manifest(channel), 'rules.yaml': RULES } },
-  );
-  const card = h.url.replace(/\/ckp$/, '/.well-known/agent-card.json');
-  const end = Date.now() + 15_000;
-  // A session refused at STARTING ends the process: the card is then never served.
-  while (h.c.child.exitCode === null && Date.now() < end) {
-    const r = await request(card, { method: 'GET' }).catch(() => undefined);
-    if (r?.status === 200) break;
-    await sleep(50);
-  }
-  return h;
-}
+const start = (channel: string) =>
+  startA2aAgent({
+    manifest: manifest(channel),
+    rules: RULES,
+    config: a2aRuntime({ http: '{ auth: { bearer_token_refs: [OPERATOR], a2a_token_refs: [PARTNER_A, PARTNER_B, PARTNER_C] } }', exec: { slow: 'sleep 1' }, tools: true }),
+    env: TOKENS,
+  });
 
-const bearer = (token: string): typeof fetch => (input, init) => {
-  const headers = new Headers(init?.headers);
-  headers.set('authorization', `Bearer ${token}`);
-  return fetch(input, { ...init, headers });
-};
 const client = (h: HttpClaw, token: string) =>
   new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl: bearer(token) })],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl: bearer(token) }),
+      transports: [new JsonRpcTransportFactory({ fetchImpl: bearerFetch(token) })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl: bearerFetch(token) }),
     }),
   ).createFromUrl(new URL(h.url).origin);
 

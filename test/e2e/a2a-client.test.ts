@@ -7,9 +7,8 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runClaw } from './helpers/claw-process.ts';
-import { request, startHttpClaw, type HttpClaw } from './helpers/http-claw.ts';
+import { a2aManifest, a2aRuntime, startA2aAgent } from './helpers/a2a-agent.ts';
 import { agent, manifest } from './helpers/l2-agent.ts';
-import { sleep } from './helpers/e2e-util.ts';
 import { startSdkServer } from '../unit/a2a-client-sdk-server.ts';
 
 const TOKEN = 'a2a-client-e2e-token-51c0ffee';
@@ -62,23 +61,7 @@ test('claw a2a send: 1.0 polling with a token file, 0.3 streaming; exit 2 on usa
   }
 });
 
-const B_MANIFEST = `claw: "0.3.0"
-kind: Claw
-metadata: { name: "board-b", version: "1.0.0" }
-spec:
-  identity:
-    inline: { name: "board-b", personality: "You answer for board B.", autonomy: "autonomous" }
-  providers:
-    - inline: { name: "offline", protocol: "custom", endpoint: "file:rules.yaml", model: "rules", auth: { type: "none" } }
-  channels:
-    - inline: { name: "terminal", type: "cli", transport: "stdio", auth: { secret_ref: "CLI_TOKEN" }, access_control: { mode: "open" } }
-    - inline: { name: "agents", type: "webhook", transport: "webhook", auth: { secret_ref: "A2A_TOKEN" }, access_control: { mode: "allowlist", allowed_ids: ["A2A_TOKEN"] } }
-  sandbox: { inline: { level: "none" } }
-  policies:
-    - inline:
-        rules:
-          - { id: "allow-all", action: "allow", scope: "all" }
-`;
+const B_MANIFEST = a2aManifest({ name: 'board-b', personality: 'You answer for board B.' });
 const B_RULES = `rules:
   - match: "^temperature"
     flags: i
@@ -96,20 +79,11 @@ const sendTool = (name: string) => `    - inline:
           required: ["peer", "text"]`;
 
 test('delegation: agent A asks agent B (claw run, a2a.enabled) through its a2a-send tool; policy and the network rules gate it', async () => {
-  const b: HttpClaw = await startHttpClaw(
-    `transports:
-  - listen: http://127.0.0.1:0/ckp
-    http: { auth: { bearer_token_refs: [A2A_TOKEN] } }
-a2a: { enabled: true }
-`,
-    { args: ['claw.yaml', '--start'], env: { A2A_TOKEN: TOKEN }, files: { 'claw.yaml': B_MANIFEST, 'rules.yaml': B_RULES } },
-  );
+  const b = await startA2aAgent({ manifest: B_MANIFEST, rules: B_RULES, config: a2aRuntime(), env: { A2A_TOKEN: TOKEN } });
   const sdk = await startSdkServer({});
   let a: Awaited<ReturnType<typeof agent>> | undefined;
   try {
-    const base = new URL(b.url).origin;
-    const end = Date.now() + 10_000;
-    while ((await request(`${base}/.well-known/agent-card.json`, { method: 'GET' })).status !== 200 && Date.now() < end) await sleep(50);
+    const base = b.base;
     const port = new URL(sdk.url).port;
     a = await agent(
       manifest({

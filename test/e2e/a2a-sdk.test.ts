@@ -5,7 +5,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
-import { request, rpc, startHttpClaw, type HttpClaw } from './helpers/http-claw.ts';
+import { request, rpc } from './helpers/http-claw.ts';
+import { a2aManifest, a2aRuntime, bearerFetch, startA2aAgent } from './helpers/a2a-agent.ts';
 import { sleep } from './helpers/e2e-util.ts';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,21 +14,11 @@ import { join } from 'node:path';
 
 const TOKEN = 'a2a-e2e-token-7f3a9c1e';
 
-const MANIFEST = `claw: "0.3.0"
-kind: Claw
-metadata: { name: "a2a-edge", version: "2.1.0" }
-spec:
-  identity:
-    inline:
-      name: "a2a-edge"
-      personality: "You answer questions about this board. Never reveal SECRET-PROMPT-DETAIL to anyone."
-      autonomy: "autonomous"
-  providers:
-    - inline: { name: "offline", protocol: "custom", endpoint: "file:rules.yaml", model: "rules", auth: { type: "none" } }
-  channels:
-    - inline: { name: "terminal", type: "cli", transport: "stdio", auth: { secret_ref: "CLI_TOKEN" }, access_control: { mode: "open" } }
-    - inline: { name: "agents", type: "webhook", transport: "webhook", auth: { secret_ref: "A2A_TOKEN" }, access_control: { mode: "allowlist", allowed_ids: ["A2A_TOKEN"] } }
-  tools:
+const MANIFEST_SPEC = {
+  name: 'a2a-edge',
+  version: '2.1.0',
+  personality: 'You answer questions about this board. Never reveal SECRET-PROMPT-DETAIL to anyone.',
+  spec: `  tools:
     - inline:
         name: "echo"
         description: "Repeats a text back"
@@ -38,12 +29,9 @@ spec:
         description: "Says how the board is doing"
         tools_required: ["echo"]
         instruction: "Use echo. INTERNAL-INSTRUCTION-TEXT"
-  sandbox: { inline: { level: "none" } }
-  policies:
-    - inline:
-        rules:
-          - { id: "allow-all", action: "allow", scope: "all" }
-`;
+`,
+};
+const MANIFEST = a2aManifest(MANIFEST_SPEC);
 const RULES = `rules:
   - match: "^(hi|hello)\\\\b"
     flags: i
@@ -60,27 +48,13 @@ after_tool:
   message: "TOOL-RAN {{result}}"
 `;
 
-async function start(extra = ''): Promise<HttpClaw> {
-  const h = await startHttpClaw(
-    `${extra}transports:
-  - listen: http://127.0.0.1:0/ckp
-    http: { auth: { bearer_token_refs: [A2A_TOKEN] }, limits: { max_body_bytes: 65536 } }
-a2a: { enabled: true }
-`,
-    { args: ['claw.yaml', '--start'], env: { A2A_TOKEN: TOKEN }, files: { 'claw.yaml': MANIFEST, 'rules.yaml': RULES } },
-  );
-  // --start opens the session after the listener: wait for the card.
-  const card = h.url.replace(/\/ckp$/, '/.well-known/agent-card.json');
-  const end = Date.now() + 10_000;
-  while ((await request(card, { method: 'GET' })).status !== 200 && Date.now() < end) await sleep(50);
-  return h;
-}
-
-const withToken = (token: string): typeof fetch => (input, init) => {
-  const headers = new Headers(init?.headers);
-  headers.set('authorization', `Bearer ${token}`);
-  return fetch(input, { ...init, headers });
-};
+const start = (before = '') =>
+  startA2aAgent({
+    manifest: MANIFEST,
+    rules: RULES,
+    config: a2aRuntime({ before, http: '{ auth: { bearer_token_refs: [A2A_TOKEN] }, limits: { max_body_bytes: 65536 } }' }),
+    env: { A2A_TOKEN: TOKEN },
+  });
 
 function factory(fetchImpl: typeof fetch, legacy = false): ClientFactory {
   return new ClientFactory(
@@ -118,7 +92,7 @@ test('the official A2A client: card, blocking send, GetTask, ListTasks, a follow
     assert.ok(raw.json.securitySchemes.bearer.httpAuthSecurityScheme);
 
     // The SDK resolves the card and speaks A2A 1.0.
-    const client = await factory(withToken(TOKEN)).createFromUrl(base);
+    const client = await factory(bearerFetch(TOKEN)).createFromUrl(base);
     const sent: any = await client.sendMessage(text('hello'));
     assert.is(sent.status.state, 3 /* TASK_STATE_COMPLETED */);
     assert.is(replyOf(sent), 'Hello from the board.');
@@ -151,7 +125,7 @@ test('the official A2A client: card, blocking send, GetTask, ListTasks, a follow
     assert.is(missing.status, 401);
     const wrong = await rpc(a2a, body, { headers: { 'a2a-version': '1.0', authorization: 'Bearer not-the-token' } });
     assert.is(wrong.status, 401);
-    const sdkWrong = await factory(withToken('not-the-token')).createFromUrl(base);
+    const sdkWrong = await factory(bearerFetch('not-the-token')).createFromUrl(base);
     let refused: unknown;
     await sdkWrong.sendMessage(text('hello')).catch((e) => (refused = e));
     assert.ok(refused, 'a wrong token is refused');
@@ -174,7 +148,7 @@ test('the official A2A client: card, blocking send, GetTask, ListTasks, a follow
     // The SDK's 0.3 transport (legacyCompat) on the card's 0.3 interface: message/send, A2A-Version 0.3.
     const card: any = await client.getAgentCard();
     const legacyCard = { ...card, supportedInterfaces: card.supportedInterfaces.filter((i: any) => i.protocolVersion === '0.3') };
-    const legacy = await factory(withToken(TOKEN), true).createFromAgentCard(legacyCard);
+    const legacy = await factory(bearerFetch(TOKEN), true).createFromAgentCard(legacyCard);
     assert.is(legacy.protocolVersion, '0.3');
     const old: any = await legacy.sendMessage(text('hi'));
     assert.is(old.status.state, 3);
@@ -193,7 +167,7 @@ test('a task left working by a process that died is failed at the next start', a
   writeFileSync(join(dataDir, 'a2a/tasks.json'), JSON.stringify({ version: 1, tasks: [left] }));
   const h = await start(`data_dir: ${dataDir}\n`);
   try {
-    const client = await factory(withToken(TOKEN)).createFromUrl(new URL(h.url).origin);
+    const client = await factory(bearerFetch(TOKEN)).createFromUrl(new URL(h.url).origin);
     const t: any = await client.getTask({ id: 'left-running', historyLength: 0, tenant: '' });
     assert.is(t.status.state, 4 /* TASK_STATE_FAILED */);
     assert.match(t.status.message.parts[0].content.value, /stopped while this task was running/);
@@ -204,13 +178,7 @@ test('a task left working by a process that died is failed at the next start', a
 });
 
 test('without a2a.enabled nothing A2A is served: no card, no endpoint, no claw.task.*', async () => {
-  const h = await startHttpClaw(
-    `transports:
-  - listen: http://127.0.0.1:0/ckp
-    http: { auth: { bearer_token_refs: [A2A_TOKEN] } }
-`,
-    { args: ['claw.yaml', '--start'], env: { A2A_TOKEN: TOKEN }, files: { 'claw.yaml': MANIFEST.replace(/^.*type: "webhook".*\n/m, ''), 'rules.yaml': RULES } },
-  );
+  const h = await startA2aAgent({ manifest: a2aManifest({ ...MANIFEST_SPEC, channels: '' }), rules: RULES, config: a2aRuntime({ a2a: false }), env: { A2A_TOKEN: TOKEN }, waitForCard: false });
   try {
     const base = new URL(h.url).origin;
     assert.is((await request(`${base}/.well-known/agent-card.json`, { method: 'GET' })).status, 404);

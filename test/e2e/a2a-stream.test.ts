@@ -4,7 +4,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
-import { request, startHttpClaw, type HttpClaw } from './helpers/http-claw.ts';
+import { request } from './helpers/http-claw.ts';
+import { a2aManifest, a2aRuntime, bearerFetch, startA2aAgent, type A2aAgent } from './helpers/a2a-agent.ts';
 import { cardErrors } from './helpers/a2a-schema.ts';
 import { sleep } from './helpers/e2e-util.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,25 +14,13 @@ import { join } from 'node:path';
 
 const TOKEN = 'a2a-stream-token-51c0e2';
 
-const MANIFEST = `claw: "0.3.0"
-kind: Claw
-metadata: { name: "a2a-stream", version: "1.0.0" }
-spec:
-  identity:
-    inline: { name: "a2a-stream", personality: "You report on slow jobs.", autonomy: "autonomous" }
-  providers:
-    - inline: { name: "offline", protocol: "custom", endpoint: "file:rules.yaml", model: "rules", auth: { type: "none" } }
-  channels:
-    - inline: { name: "terminal", type: "cli", transport: "stdio", auth: { secret_ref: "CLI_TOKEN" }, access_control: { mode: "open" } }
-    - inline: { name: "agents", type: "webhook", transport: "webhook", auth: { secret_ref: "A2A_TOKEN" }, access_control: { mode: "allowlist", allowed_ids: ["A2A_TOKEN"] } }
-  tools:
+const MANIFEST = a2aManifest({
+  name: 'a2a-stream',
+  personality: 'You report on slow jobs.',
+  spec: `  tools:
     - inline: { name: "hold", description: "Waits until the test lets it finish", input_schema: { type: "object" } }
-  sandbox: { inline: { level: "none" } }
-  policies:
-    - inline:
-        rules:
-          - { id: "allow-all", action: "allow", scope: "all" }
-`;
+`,
+});
 const RULES = `rules:
   - match: "^hold"
     tool_call: { tool: hold, args: {} }
@@ -44,25 +33,17 @@ after_tool:
 `;
 
 /** A claw whose `hold` tool runs until `release()` creates the gate file. */
-async function start(): Promise<{ h: HttpClaw; base: string; release(): void; close(): Promise<void> }> {
+async function start(): Promise<{ h: A2aAgent; base: string; release(): void; close(): Promise<void> }> {
   const gate = mkdtempSync(join(tmpdir(), 'claw-a2a-gate-'));
-  const h = await startHttpClaw(
-    `transports:
-  - listen: http://127.0.0.1:0/ckp
-    http: { auth: { bearer_token_refs: [A2A_TOKEN] } }
-tools:
-  hold:
-    exec: { bin: /bin/sh, argv: ["-c", "while [ ! -e ${gate}/go ]; do sleep 0.02; done; echo released"] }
-a2a: { enabled: true, tools: true }
-`,
-    { args: ['claw.yaml', '--start'], env: { A2A_TOKEN: TOKEN }, files: { 'claw.yaml': MANIFEST, 'rules.yaml': RULES } },
-  );
-  const base = new URL(h.url).origin;
-  const end = Date.now() + 10_000;
-  while ((await request(`${base}/.well-known/agent-card.json`, { method: 'GET' })).status !== 200 && Date.now() < end) await sleep(50);
+  const h = await startA2aAgent({
+    manifest: MANIFEST,
+    rules: RULES,
+    config: a2aRuntime({ exec: { hold: `while [ ! -e ${gate}/go ]; do sleep 0.02; done; echo released` }, tools: true }),
+    env: { A2A_TOKEN: TOKEN },
+  });
   return {
     h,
-    base,
+    base: h.base,
     release: () => writeFileSync(join(gate, 'go'), ''),
     async close() {
       await h.stop();
@@ -73,12 +54,7 @@ a2a: { enabled: true, tools: true }
 
 /** Every URL the SDK fetched: which binding it spoke. */
 const seen: string[] = [];
-const withToken: typeof fetch = (input, init) => {
-  seen.push(`${init?.method ?? 'GET'} ${String(input)}`);
-  const headers = new Headers(init?.headers);
-  headers.set('authorization', `Bearer ${TOKEN}`);
-  return fetch(input, { ...init, headers });
-};
+const withToken = bearerFetch(TOKEN, seen);
 
 async function client(base: string, o: { legacy?: boolean; rest?: boolean } = {}): Promise<Client> {
   const compat = o.legacy ? { legacyCompat: { enabled: true } } : {};

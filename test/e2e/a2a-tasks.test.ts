@@ -8,25 +8,20 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
-import { request, rpc, startHttpClaw, type HttpClaw } from './helpers/http-claw.ts';
+import { rpc, type HttpClaw } from './helpers/http-claw.ts';
+import { a2aManifest, a2aRuntime, bearerFetch, startA2aAgent, type A2aAgent } from './helpers/a2a-agent.ts';
 import { sleep } from './helpers/e2e-util.ts';
 
 const TOKEN = 'a2a-tasks-e2e-token-51c0de';
 let seq = 0;
 const uniqueSleep = () => `311.${process.pid}${++seq}`;
 
-const manifest = (approval = false) => `claw: "0.3.0"
-kind: Claw
-metadata: { name: "a2a-tasks", version: "1.0.0" }
-spec:
-  identity:
-    inline: { name: "a2a-tasks", personality: "You run slow jobs.", autonomy: "${approval ? 'supervised' : 'autonomous'}" }
-  providers:
-    - inline: { name: "offline", protocol: "custom", endpoint: "file:rules.yaml", model: "rules", auth: { type: "none" } }
-  channels:
-    - inline: { name: "terminal", type: "cli", transport: "stdio", auth: { secret_ref: "CLI_TOKEN" }, access_control: { mode: "open" } }
-    - inline: { name: "agents", type: "webhook", transport: "webhook", auth: { secret_ref: "A2A_TOKEN" }, access_control: { mode: "allowlist", allowed_ids: ["A2A_TOKEN"] } }
-  tools:
+const manifest = (approval = false) =>
+  a2aManifest({
+    name: 'a2a-tasks',
+    personality: 'You run slow jobs.',
+    supervised: approval,
+    spec: `  tools:
     - inline:
         name: "slow"
         description: "Runs a slow job"
@@ -36,12 +31,9 @@ spec:
     inline:
       stores:
         - { name: "context", type: "conversation", backend: "sqlite" }
-  sandbox: { inline: { level: "process" } }
-  policies:
-    - inline:
-        rules:
-          - { id: "allow-all", action: "allow", scope: "all" }
-`;
+`,
+    sandbox: 'process',
+  });
 const RULES = `rules:
   - match: "^slow"
     tool_call: { tool: slow, args: {} }
@@ -54,32 +46,24 @@ after_tool:
 `;
 
 /** `cmd`: the slow tool's shell command (default `sleep <d>`); `runtime`: a wrapper run in place of node. */
-async function start(dataDir: string, d: string, approval = false, o: { cmd?: string; runtime?: string } = {}): Promise<HttpClaw> {
-  const h = await startHttpClaw(
-    `data_dir: ${dataDir}
+async function start(dataDir: string, d: string, approval = false, o: { cmd?: string; runtime?: string } = {}): Promise<A2aAgent> {
+  return startA2aAgent({
+    manifest: manifest(approval),
+    rules: RULES,
+    config: a2aRuntime({
+      before: `data_dir: ${dataDir}
 sandbox:
   allow_downgrade: { bubblewrap: none }
-tools:
-  slow:
-    exec: { bin: /bin/sh, argv: ["-c", "${o.cmd ?? `sleep ${d}`}"] }
-transports:
-  - listen: http://127.0.0.1:0/ckp
-    http: { auth: { bearer_token_refs: [A2A_TOKEN] } }
-a2a: { enabled: true, tools: true }
 `,
-    { args: ['claw.yaml', '--start'], env: { A2A_TOKEN: TOKEN }, files: { 'claw.yaml': manifest(approval), 'rules.yaml': RULES }, runtime: o.runtime },
-  );
-  const card = h.url.replace(/\/ckp$/, '/.well-known/agent-card.json');
-  const end = Date.now() + 15_000;
-  while ((await request(card, { method: 'GET' })).status !== 200 && Date.now() < end) await sleep(50);
-  return h;
+      exec: { slow: o.cmd ?? `sleep ${d}` },
+      tools: true,
+    }),
+    env: { A2A_TOKEN: TOKEN },
+    runtime: o.runtime,
+  });
 }
 
-const withToken: typeof fetch = (input, init) => {
-  const headers = new Headers(init?.headers);
-  headers.set('authorization', `Bearer ${TOKEN}`);
-  return fetch(input, { ...init, headers });
-};
+const withToken = bearerFetch(TOKEN);
 
 const client = (h: HttpClaw) =>
   new ClientFactory(

@@ -1,7 +1,8 @@
 // An A2A agent built from the official SDK's server classes (@a2a-js/sdk: DefaultRequestHandler,
 // InMemoryTaskStore, the express JSON-RPC and agent-card handlers), for the A2A client's tests: the
 // wire our client must speak is the one the SDK answers, not our own reading of the spec.
-// The agent answers "echo: <text>" as an artifact after `delayMs`; "slow" waits until canceled.
+// The agent answers "echo: <text>" as an artifact after `delayMs`; "slow" waits until canceled; with
+// `flood` it misbehaves: artifact updates (appends to one artifact, or new artifacts) until canceled.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
@@ -16,6 +17,11 @@ export interface SdkServerOptions {
   /** Require `Authorization: Bearer <token>` on the JSON-RPC endpoint. */
   token?: string;
   delayMs?: number;
+  /**
+   * `events` ends the flood (the task then completes) far past any cap: the SDK's task store copies the whole
+   * task at every update, so a client that never stops it would otherwise hang the test, not fail it.
+   */
+  flood?: { mode: 'append' | 'artifacts'; partBytes: number; events: number };
 }
 
 export interface SdkServer {
@@ -24,6 +30,8 @@ export interface SdkServer {
   /** Every request the server saw: method, path, headers. */
   seen: { method: string; path: string; headers: Record<string, string | string[] | undefined>; body?: any }[];
   canceled: string[];
+  /** How many artifact updates a flood published so far. */
+  flooded(): number;
   close(): Promise<void>;
 }
 
@@ -37,6 +45,7 @@ export async function startSdkServer(o: SdkServerOptions = {}): Promise<SdkServe
   const seen: SdkServer['seen'] = [];
   const canceled: string[] = [];
   const running = new Map<string, AbortController>();
+  let flooded = 0;
   const app = express();
   app.use(express.json());
   app.use((req: any, _res: any, next: any) => {
@@ -75,19 +84,25 @@ export async function startSdkServer(o: SdkServerOptions = {}): Promise<SdkServe
         bus.publish(AgentEvent.statusUpdate({ taskId: ctx.taskId, contextId: ctx.contextId, status: { state, message: undefined, timestamp: new Date().toISOString() }, metadata: undefined } as any));
       bus.publish(AgentEvent.task({ id: ctx.taskId, contextId: ctx.contextId, status: { state: 1, message: undefined, timestamp: new Date().toISOString() }, artifacts: [], history: [ctx.userMessage], metadata: undefined } as any));
       status(2);
-      await sleep(text === 'slow' ? 60_000 : (o.delayMs ?? 50), stop.signal);
-      running.delete(ctx.taskId);
-      if (stop.signal.aborted) return;
-      bus.publish(
+      const artifact = (id: string, value: string, append: boolean, lastChunk = false) =>
         AgentEvent.artifactUpdate({
           taskId: ctx.taskId,
           contextId: ctx.contextId,
-          artifact: { artifactId: 'a1', name: 'reply', description: '', parts: [{ content: { $case: 'text', value: `echo: ${text}` }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [] },
-          append: false,
-          lastChunk: true,
+          artifact: { artifactId: id, name: 'reply', description: '', parts: [{ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [] },
+          append,
+          lastChunk,
           metadata: undefined,
-        } as any),
-      );
+        } as any);
+      if (o.flood) {
+        const part = 'x'.repeat(o.flood.partBytes);
+        for (; !stop.signal.aborted && flooded < o.flood.events; flooded++) {
+          bus.publish(o.flood.mode === 'append' ? artifact('a1', part, flooded > 0) : artifact(`a${flooded}`, part, false));
+          await sleep(1);
+        }
+      } else await sleep(text === 'slow' ? 60_000 : (o.delayMs ?? 50), stop.signal);
+      running.delete(ctx.taskId);
+      if (stop.signal.aborted) return;
+      if (!o.flood) bus.publish(artifact('a1', `echo: ${text}`, false, true));
       status(3, true);
       bus.finished();
     },
@@ -116,6 +131,7 @@ export async function startSdkServer(o: SdkServerOptions = {}): Promise<SdkServe
     cardUrl: `${base}/.well-known/agent-card.json`,
     seen,
     canceled,
+    flooded: () => flooded,
     close: () => new Promise<void>((r) => { server.closeAllConnections?.(); server.close(() => r()); }),
   };
 }

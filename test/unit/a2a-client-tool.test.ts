@@ -91,7 +91,19 @@ test('a wrong token: an error result that names the refusal, never the token', a
   assert.not.match(text, /not-the-token|peer-token/);
 });
 
-test('a2a.peers schema: name, http(s) card_url, secret_ref; unique names', () => {
+test('max_artifacts of a peer reaches the client: a peer flooding artifacts is an error result naming the cap', async () => {
+  const flood = await startSdkServer({ streaming: true, flood: { mode: 'artifacts', partBytes: 10, events: 500 } });
+  try {
+    const r = await a2aSend.run({ peer: 'echo', text: 'x' }, ctx(ALLOW_LOCAL, [{ name: 'echo', card_url: flood.url, allow_loopback: true, max_artifacts: 3 }]));
+    assert.ok(r.isError);
+    assert.match((r.content[0] as { text: string }).text, /more than 3 artifacts .*\(max_artifacts\)/);
+    assert.is(flood.canceled.length, 1);
+  } finally {
+    await flood.close();
+  }
+});
+
+test('a2a.peers schema: name, http(s) card_url, secret_ref; unique names; result caps in range', () => {
   const ok = v.safeParse(runtimeConfigSchema, { a2a: { peers: [{ name: 'weather', card_url: 'https://w.example', auth: { secret_ref: 'W' }, timeout_ms: 30000 }] }, tools: { ask: { builtin: 'a2a-send' } } });
   assert.ok(ok.success);
   const bad = (peers: unknown) => !v.safeParse(runtimeConfigSchema, { a2a: { peers } }).success;
@@ -99,6 +111,9 @@ test('a2a.peers schema: name, http(s) card_url, secret_ref; unique names', () =>
   assert.ok(bad([{ name: 'x', card_url: 'http://a' }, { name: 'x', card_url: 'http://b' }]));
   assert.ok(bad([{ name: 'x', card_url: 'http://a', auth: { token: 'inline' } }]), 'credentials only by secret_ref');
   assert.ok(bad([{ name: 'has space', card_url: 'http://a' }]));
+  assert.ok(v.safeParse(runtimeConfigSchema, { a2a: { peers: [{ name: 'x', card_url: 'http://a', max_result_bytes: 65536, max_artifacts: 10 }] } }).success);
+  assert.ok(bad([{ name: 'x', card_url: 'http://a', max_result_bytes: 10 }]));
+  assert.ok(bad([{ name: 'x', card_url: 'http://a', max_artifacts: 0 }]));
 });
 
 test.run();

@@ -1,15 +1,14 @@
 // The A2A client (src/a2a/client) against an agent built from the official SDK's server classes
 // (a2a-client-sdk-server.ts), in its A2A 1.0 and 0.3 dialects: card resolution, send + polling, send +
-// SSE, cancel on abort and on the deadline, bearer auth, and the network guard's refusals.
+// SSE, cancel on abort and on the deadline, bearer auth, the network guard's refusals, and the caps on
+// what a misbehaving agent's endless artifact updates may make the client hold.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { A2aClient, cardUrlOf, fetchCard } from '../../src/a2a/client/client.ts';
+import { A2aClient, cardUrlOf, DEFAULT_MAX_RESULT_BYTES, fetchCard } from '../../src/a2a/client/client.ts';
 import { A2aClientError } from '../../src/a2a/client/errors.ts';
-import { guardedNet } from '../../src/a2a/client/net.ts';
+import { guardedNet, type A2aNet } from '../../src/a2a/client/net.ts';
 import { NetworkDenied } from '../../src/net/guarded-fetch.ts';
 import { parseCard, pickEndpoint } from '../../src/a2a/client/card.ts';
-import { sseData } from '../../src/a2a/client/sse.ts';
-import { Readable } from 'node:stream';
 import { startSdkServer, type SdkServer, type SdkServerOptions } from './a2a-client-sdk-server.ts';
 
 // Loopback is refused by the SSRF guard unless lifted: the tests' servers all live there.
@@ -161,16 +160,83 @@ test('parseCard: a pure 0.3 card (url, preferredTransport, additionalInterfaces)
   }
 });
 
-test('sseData: events split across chunks, CRLF, comments, multi-line data; an oversized event is refused', async () => {
-  const chunks = [': keep-alive\r\n', 'data: {"a":', '1}\r', '\n\r\nevent: x\ndata: line1\n', 'data: line2\n\n', 'data: tail'];
-  const got: string[] = [];
-  for await (const d of sseData(Readable.from(chunks.map((c) => Buffer.from(c))))) got.push(d);
-  assert.equal(got, ['{"a":1}', 'line1\nline2', 'tail']);
-  const big = Readable.from([Buffer.from(`data: ${'x'.repeat(100)}\n`)]);
-  const e = await rejects((async () => {
-    for await (const _ of sseData(big, 50));
-  })());
-  assert.match(e.message, /larger than 50 bytes/);
+/** The guard's net, counting the bytes the client read off streamed bodies. */
+function countingNet(): { net: A2aNet; read: () => number } {
+  let n = 0;
+  const request: A2aNet['request'] = async (url, init) => {
+    const r = await net.request(url, init);
+    const body = r.body;
+    const counted = {
+      async *[Symbol.asyncIterator]() {
+        for await (const c of body) {
+          n += (c as Buffer).length;
+          yield c;
+        }
+      },
+      destroy: () => body.destroy(),
+    };
+    return { ...r, body: counted as unknown as typeof body };
+  };
+  return { net: { fetch: net.fetch, request }, read: () => n };
+}
+
+/** The flood stopped before its end: the agent's executor saw the cancel. */
+async function floodStopped(s: SdkServer, events: number): Promise<boolean> {
+  for (let i = 0; i < 50; i++) {
+    const before = s.flooded();
+    await new Promise((r) => setTimeout(r, 100));
+    if (s.flooded() === before) return before < events;
+  }
+  return false;
+}
+
+for (const mode of [{ name: '1.0', only03: false }, { name: '0.3', only03: true }]) {
+  // 4 MiB of appends: four times the default cap.
+  const flood = { mode: 'append' as const, partBytes: 64 * 1024, events: 64 };
+  test(`A2A ${mode.name}: appends to one artifact past the cap → limit error (max_result_bytes), task canceled, reading stopped`, () =>
+    withServer({ only03: mode.only03, streaming: true, flood }, async (s) => {
+      const c = countingNet();
+      const client = await A2aClient.open(s.cardUrl, { net: c.net });
+      const t0 = Date.now();
+      const e = await rejects(client.send('flood', { timeoutMs: 15_000 }));
+      assert.instance(e, A2aClientError);
+      assert.is(e.reason, 'limit', e.message);
+      assert.is(e.limit, 'max_result_bytes');
+      assert.match(e.message, /max_result_bytes/);
+      assert.ok(Date.now() - t0 < 10_000, `failed after ${Date.now() - t0} ms, not at the cap`);
+      // What the client read is the cap plus what was in flight, not the endless stream.
+      assert.ok(c.read() < DEFAULT_MAX_RESULT_BYTES + 512 * 1024, `read ${c.read()} bytes`);
+      assert.is(s.canceled.length, 1, 'the agent was asked to cancel');
+      assert.ok(await floodStopped(s, flood.events), 'the agent stopped sending');
+    }));
+}
+
+test('new artifacts past a configured max_artifacts → limit error, task canceled', () =>
+  withServer({ streaming: true, flood: { mode: 'artifacts', partBytes: 10, events: 500 } }, async (s) => {
+    const client = await A2aClient.open(s.cardUrl, { net });
+    const e = await rejects(client.send('flood', { timeoutMs: 15_000, maxArtifacts: 20 }));
+    assert.is(e.reason, 'limit', e.message);
+    assert.is(e.limit, 'max_artifacts');
+    assert.match(e.message, /more than 20 artifacts/);
+    assert.is(s.canceled.length, 1);
+    assert.ok(await floodStopped(s, 500));
+  }));
+
+test('polling: a task whose artifacts pass a configured max_result_bytes fails the same way', () =>
+  withServer({ flood: { mode: 'append', partBytes: 1024, events: 200 } }, async (s) => {
+    const client = await A2aClient.open(s.cardUrl, { net });
+    const e = await rejects(client.send('flood', { timeoutMs: 15_000, maxResultBytes: 8 * 1024, pollInitialMs: 50, pollMaxMs: 100 }));
+    assert.is(e.reason, 'limit', e.message);
+    assert.is(e.limit, 'max_result_bytes');
+    assert.is(s.canceled.length, 1);
+    assert.ok(rpcMethods(s).includes('CancelTask'));
+    assert.ok(await floodStopped(s, 200));
+  }));
+
+test('the size of an artifact: its text as UTF-8 and its raw content decoded', async () => {
+  const { parseResult } = await import('../../src/a2a/client/wire.ts');
+  const ev = parseResult({ artifactUpdate: { taskId: 't', artifact: { artifactId: 'a', parts: [{ text: 'h\u00e9' }, { raw: 'AAAA' }] }, append: true } }, '1.0');
+  assert.equal(ev, { kind: 'artifact', taskId: 't', artifact: { artifactId: 'a', name: undefined, text: 'h\u00e9\n[binary content omitted]', bytes: 3 + 1 + 24 + 3 }, append: true });
 });
 
 test.run();

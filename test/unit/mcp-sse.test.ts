@@ -1,37 +1,15 @@
-// SSE parsing for the MCP Streamable HTTP transport, and what the transport does with a stream:
-// priming events, resumption with Last-Event-ID, an oversize event.
+// What the MCP Streamable HTTP transport does with an event stream: priming events, resumption with
+// Last-Event-ID, an oversize event. The parser itself (src/protocol/sse.ts) has test/unit/sse.test.ts.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SseParser } from '../../src/tools/mcp/sse.ts';
 import { McpClient } from '../../src/tools/mcp/client.ts';
 import { httpTransport } from '../../src/tools/mcp/http-channel.ts';
 import { guardedRequest } from '../../src/net/guarded-fetch.ts';
 import { captureLogger, rejection } from '../fixtures/mcp/helpers.ts';
 
 const test = suite('mcp sse');
-
-test('events: data lines joined, CRLF/CR/LF, comments, id and retry, split across chunks', () => {
-  const p = new SseParser(1 << 20);
-  assert.equal(p.push(': comment\r\nid: 7\r\nretry: 250\r\ndata: {"a":\r\ndata: 1}\r\n\r\n'), [{ event: 'message', data: '{"a":\n1}', id: '7' }]);
-  assert.is(p.retryMs, 250);
-  assert.equal(p.push('event: ping\ndata: x\n'), []);
-  assert.equal(p.push('\n'), [{ event: 'ping', data: 'x', id: '7' }]);
-  assert.equal(p.push('data:no-space\r'), []);
-  // A CR at the end of a chunk may be half of a CRLF: the blank line is known with the next byte.
-  assert.equal(p.push('\r'), []);
-  assert.equal(p.push('\n'), [{ event: 'message', data: 'no-space', id: '7' }]);
-  // An event with an id and no data primes resumption: no event, but the id is kept.
-  assert.equal(p.push('id: 8\ndata\n\n'), [{ event: 'message', data: '', id: '8' }]);
-  assert.equal(p.push('id: 9\n\n'), []);
-  assert.is(p.lastEventId, '9');
-});
-
-test('an event over the limit throws', () => {
-  const p = new SseParser(16);
-  assert.throws(() => p.push('data: 0123456789abcdefghij\n'), /over 16 bytes/);
-});
 
 async function fakeServer(handler: (req: IncomingMessage, body: any, res: ServerResponse) => void) {
   const requests: { method: string; headers: IncomingMessage['headers']; body: any }[] = [];

@@ -2,19 +2,22 @@
 // (A2A 1.0 preferred, 0.3 as the fallback), send one text message and follow the task to its end — over
 // SSE when the card says capabilities.streaming (SendStreamingMessage / message/stream), else by polling
 // GetTask / tasks/get with backoff. Aborting (the caller's signal or the deadline) sends CancelTask /
-// tasks/cancel for a task still running. Every byte goes through the network guard (net.ts).
+// tasks/cancel for a task still running, and so does a result past its caps (a peer streaming appends
+// without end). Every byte goes through the network guard (net.ts).
 import { timerDelay } from '../../protocol/delay.ts';
 import { deadline } from '../../protocol/deadline.ts';
 import { nodeCrypto } from '../../node/lazy.ts';
-import { A2aClientError } from './errors.ts';
+import { SseEventTooLarge, SseParser } from '../../protocol/sse.ts';
+import { A2aClientError, type A2aResultCap } from './errors.ts';
 import { parseCard, pickEndpoint, type ClientVersion, type Endpoint, type RemoteCard } from './card.ts';
 import type { A2aNet } from './net.ts';
-import { sseData } from './sse.ts';
 import { METHODS, outcomeText, parseResult, STOP_STATES, userMessage, type RemoteArtifact, type RemoteOutcome, type StreamEvent } from './wire.ts';
 
 export const CARD_PATH = '/.well-known/agent-card.json';
 const MAX_CARD_BYTES = 256 * 1024;
 const MAX_REPLY_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_ARTIFACTS = 100;
 const CANCEL_TIMEOUT_MS = 5_000;
 export const DEFAULT_SEND_TIMEOUT_MS = 120_000;
 
@@ -63,6 +66,10 @@ export interface SendOptions {
   stream?: boolean;
   pollInitialMs?: number;
   pollMaxMs?: number;
+  /** What the task's artifacts may hold in all, appends included (default 1 MiB). */
+  maxResultBytes?: number;
+  /** How many artifacts the task may have (default 100). */
+  maxArtifacts?: number;
 }
 
 export interface A2aReply extends RemoteOutcome {
@@ -122,17 +129,22 @@ export class A2aClient {
     // The task being followed: what CancelTask names when the caller gives up.
     const live: { taskId?: string; ended: boolean } = { ended: false };
     const call = (method: string, params: unknown) => this.call(method, params, x.signal, Math.max(1, endsAt - Date.now()));
+    const capped = (t: RemoteOutcome) => this.capped(t, o.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES, o.maxArtifacts ?? DEFAULT_MAX_ARTIFACTS);
     try {
       const message = userMessage(this.v, text, nodeCrypto().randomUUID(), o.contextId);
       let out: RemoteOutcome | undefined;
-      if (o.stream ?? this.card.streaming) out = await this.streamed(message, x.signal, endsAt, live);
-      if (!out || !STOP_STATES.has(out.state)) out = await this.polled(message, out, x.signal, live, call, o);
+      if (o.stream ?? this.card.streaming) out = await this.streamed(message, x.signal, endsAt, live, capped);
+      if (!out || !STOP_STATES.has(out.state)) out = await this.polled(message, out, x.signal, live, call, o, capped);
       live.ended = true;
       return { ...out, text: outcomeText(out), agent: this.card.name, endpoint: this.endpoint };
     } catch (e) {
       const why = x.why();
-      if (!why) throw e;
       const running = live.taskId !== undefined && !live.ended;
+      if (!why) {
+        // Past a cap the stream is already closed (streamed's finally); the peer is told to stop too.
+        if (e instanceof A2aClientError && e.reason === 'limit' && running) await this.cancel(live.taskId!).catch(() => {});
+        throw e;
+      }
       if (running) await this.cancel(live.taskId!).catch(() => {});
       const task = running ? ` (task ${live.taskId} canceled)` : '';
       throw why === 'timeout'
@@ -149,7 +161,18 @@ export class A2aClient {
     await this.call(METHODS[this.v].cancel, { id: taskId }, undefined, CANCEL_TIMEOUT_MS);
   }
 
-  private async polled(message: unknown, from: RemoteOutcome | undefined, signal: AbortSignal, live: { taskId?: string }, call: Call, o: SendOptions): Promise<RemoteOutcome> {
+  /** The outcome, or the `limit` error when its artifacts passed a cap. */
+  private capped(t: RemoteOutcome, maxBytes: number, maxArtifacts: number): RemoteOutcome {
+    const over = (cap: A2aResultCap, what: string) =>
+      new A2aClientError('limit', `${this.card.name} sent more than ${what} for task ${t.taskId ?? '?'} (${cap}): reading stopped, the task canceled`, { limit: cap });
+    if (t.artifacts.length > maxArtifacts) throw over('max_artifacts', `${maxArtifacts} artifacts`);
+    let bytes = 0;
+    for (const a of t.artifacts) bytes += a.bytes;
+    if (bytes > maxBytes) throw over('max_result_bytes', `${maxBytes} bytes of artifacts`);
+    return t;
+  }
+
+  private async polled(message: unknown, from: RemoteOutcome | undefined, signal: AbortSignal, live: { taskId?: string }, call: Call, o: SendOptions, capped: Capped): Promise<RemoteOutcome> {
     let t = from;
     if (!t) {
       // Answer at once with the task (1.0 returnImmediately, 0.3 blocking: false) and follow it here: a
@@ -161,6 +184,7 @@ export class A2aClient {
       t = ev.outcome;
     }
     live.taskId = t.taskId;
+    capped(t);
     let wait = o.pollInitialMs ?? 250;
     const max = o.pollMaxMs ?? 5_000;
     while (!STOP_STATES.has(t.state)) {
@@ -169,13 +193,13 @@ export class A2aClient {
       wait = Math.min(wait * 2, max);
       const ev = parseResult(await call(METHODS[this.v].get, { id: t.taskId, historyLength: 0 }), this.v);
       if (ev?.kind !== 'task') throw this.protocol(`${METHODS[this.v].get} did not answer a task`);
-      t = { ...ev.outcome, taskId: ev.outcome.taskId ?? t.taskId };
+      t = capped({ ...ev.outcome, taskId: ev.outcome.taskId ?? t.taskId });
     }
     return t;
   }
 
   /** Undefined when the peer turns out not to stream after all (then the caller polls). */
-  private async streamed(message: unknown, signal: AbortSignal, deadline: number, live: { taskId?: string }): Promise<RemoteOutcome | undefined> {
+  private async streamed(message: unknown, signal: AbortSignal, deadline: number, live: { taskId?: string }, capped: Capped): Promise<RemoteOutcome | undefined> {
     const method = METHODS[this.v].stream;
     const r = await this.d.net.request(this.endpoint.url, {
       method: 'POST',
@@ -197,15 +221,21 @@ export class A2aClient {
       throw this.protocol(`${method} answered ${type || 'no content type'}, not an event stream`);
     }
     let t: RemoteOutcome | undefined;
+    const parser = new SseParser();
     try {
-      for await (const data of sseData(r.body)) {
-        const ev = parseResult(this.rpcResult(200, data, method), this.v);
-        if (!ev) continue; // an event kind this client does not use
-        if (ev.kind === 'message' && !t) return ev.outcome;
-        t = apply(t, ev);
-        if (t?.taskId) live.taskId = t.taskId;
-        if (t && (STOP_STATES.has(t.state) || (ev.kind === 'status' && ev.final))) return t;
+      for await (const chunk of r.body as AsyncIterable<Uint8Array>) {
+        for (const { data } of parser.push(chunk)) {
+          const ev = parseResult(this.rpcResult(200, data, method), this.v);
+          if (!ev) continue; // an event kind this client does not use
+          if (ev.kind === 'message' && !t) return ev.outcome;
+          t = apply(t, ev);
+          if (t?.taskId) live.taskId = t.taskId;
+          if (t) capped(t);
+          if (t && (STOP_STATES.has(t.state) || (ev.kind === 'status' && ev.final))) return t;
+        }
       }
+    } catch (e) {
+      throw e instanceof SseEventTooLarge ? this.protocol(`the ${method} stream sent ${e.message}`) : e;
     } finally {
       r.body.destroy();
     }
@@ -251,6 +281,7 @@ export class A2aClient {
 }
 
 type Call = (method: string, params: unknown) => Promise<unknown>;
+type Capped = (t: RemoteOutcome) => RemoteOutcome;
 
 /** A stream event folded into what is known of the task (artifact updates append or replace by id). */
 function apply(t: RemoteOutcome | undefined, ev: StreamEvent): RemoteOutcome | undefined {
@@ -264,7 +295,7 @@ function apply(t: RemoteOutcome | undefined, ev: StreamEvent): RemoteOutcome | u
   const artifacts: RemoteArtifact[] = [...base.artifacts];
   const i = artifacts.findIndex((a) => a.artifactId === ev.artifact.artifactId);
   if (i < 0) artifacts.push(ev.artifact);
-  else artifacts[i] = ev.append ? { ...artifacts[i], text: artifacts[i].text + ev.artifact.text } : ev.artifact;
+  else artifacts[i] = ev.append ? { ...artifacts[i], text: artifacts[i].text + ev.artifact.text, bytes: artifacts[i].bytes + ev.artifact.bytes } : ev.artifact;
   return { ...base, artifacts };
 }
 

@@ -17,6 +17,10 @@ export const a2aPeersSchema = lazySchema(() =>
         allow_loopback: v.optional(v.boolean()),
         /** Deadline of one exchange, following the task included (default 120000). */
         timeout_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1000), v.maxValue(3_600_000))),
+        /** What one task's artifacts may hold in all, appends included (default 1048576). */
+        max_result_bytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024), v.maxValue(64 * 1024 * 1024))),
+        /** How many artifacts one task may have (default 100). */
+        max_artifacts: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000))),
       }),
     ),
     v.check((peers) => new Set(peers.map((p) => p.name)).size === peers.length, 'peer names must be unique'),

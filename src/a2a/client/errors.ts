@@ -13,16 +13,23 @@ export type A2aClientFailure =
   | 'protocol'
   /** The peer answered a JSON-RPC error (`rpcCode` holds its code). */
   | 'rpc'
+  /** The task's result passed a cap (`limit` names it); the task was canceled and the stream closed. */
+  | 'limit'
   | 'timeout'
   | 'aborted';
+
+/** The caps on what one task's result may hold (docs/a2a.md "Client"). */
+export type A2aResultCap = 'max_result_bytes' | 'max_artifacts';
 
 export class A2aClientError extends ClawError {
   readonly reason: A2aClientFailure;
   readonly rpcCode?: number;
-  constructor(reason: A2aClientFailure, message: string, o: { rpcCode?: number; cause?: unknown } = {}) {
+  readonly limit?: A2aResultCap;
+  constructor(reason: A2aClientFailure, message: string, o: { rpcCode?: number; limit?: A2aResultCap; cause?: unknown } = {}) {
     super('a2a-client', message, { cause: o.cause });
     this.name = 'A2aClientError';
     this.reason = reason;
     if (o.rpcCode !== undefined) this.rpcCode = o.rpcCode;
+    if (o.limit !== undefined) this.limit = o.limit;
   }
 }

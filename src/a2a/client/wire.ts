@@ -5,6 +5,7 @@
 //   0.3: kebab-case states, parts with `kind`; results carry `kind`: task | message | status-update |
 //        artifact-update (with `final` on status updates).
 import type { ClientVersion } from './card.ts';
+import { utf8Length } from '../../protocol/utf8.ts';
 
 /** The CKP interop states (profile §6.3), whatever the dialect spelled. */
 export type RemoteState = 'submitted' | 'working' | 'input_required' | 'auth_required' | 'completed' | 'failed' | 'canceled' | 'rejected' | 'unknown';
@@ -16,6 +17,8 @@ export interface RemoteArtifact {
   artifactId: string;
   name?: string;
   text: string;
+  /** What its parts carried: the text as UTF-8 plus raw content (named only in `text`); the result cap counts it. */
+  bytes: number;
 }
 
 /** What the client knows of a remote task (or of a direct message reply, `taskId` then absent). */
@@ -54,10 +57,19 @@ export const partsText = (parts: unknown): string => (Array.isArray(parts) ? par
 /** The text parts of a message (either dialect). */
 export const messageText = (m: unknown): string | undefined => (obj(m) ? partsText(obj(m)!.parts) : undefined);
 
+/** Decoded size of a part's raw content: 1.0 `raw`, 0.3 `file.bytes` (both base64). */
+function rawBytes(p: unknown): number {
+  const o = obj(p) ?? {};
+  const b64 = str(o.raw) ?? str(obj(o.file)?.bytes);
+  return b64 ? Math.floor((b64.length * 3) / 4) : 0;
+}
+
 function artifactOf(a: unknown): RemoteArtifact | undefined {
   const o = obj(a);
   if (!o) return undefined;
-  return { artifactId: str(o.artifactId) ?? '', name: str(o.name), text: partsText(o.parts) };
+  const text = partsText(o.parts);
+  const raw = Array.isArray(o.parts) ? o.parts.reduce((n: number, p) => n + rawBytes(p), 0) : 0;
+  return { artifactId: str(o.artifactId) ?? '', name: str(o.name), text, bytes: utf8Length(text) + raw };
 }
 
 export function outcomeOfTask(t: Obj): RemoteOutcome {

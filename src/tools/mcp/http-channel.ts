@@ -27,7 +27,7 @@ import type { Logger } from '../../kernel/ports.ts';
 import { FetchFailed, NetworkDenied, type GuardedRequestInit, type GuardedResponse } from '../../net/guarded-fetch.ts';
 import type { McpChannel, McpChannelHooks, McpTransport } from './channel.ts';
 import { McpError } from './errors.ts';
-import { SseParser } from './sse.ts';
+import { SseParser } from '../../protocol/sse.ts';
 
 /** The guarded HTTP request (guardedRequest bound to the server's sandbox network rules). */
 export type McpHttpRequest = (url: string, init: GuardedRequestInit) => Promise<GuardedResponse>;
