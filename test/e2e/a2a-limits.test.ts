@@ -12,25 +12,15 @@ import { join } from 'node:path';
 import { request, rpc, startHttpClaw, type HttpClaw } from './helpers/http-claw.ts';
 import { startClaw } from './helpers/claw-process.ts';
 import { sleep } from './helpers/e2e-util.ts';
+import { a2aManifest, agentsChannel } from './helpers/a2a-agent.ts';
 
-// The A2A agent fixture (as in the other a2a-* suites): a rules provider, one webhook Channel for callers.
-const manifest = (allowed: string[]) => `claw: "0.3.0"
-kind: Claw
-metadata: { name: "a2a-limits", version: "1.0.0" }
-spec:
-  identity:
-    inline: { name: "a2a-limits", personality: "You answer other agents.", autonomy: "autonomous" }
-  providers:
-    - inline: { name: "offline", protocol: "custom", endpoint: "file:rules.yaml", model: "rules", auth: { type: "none" } }
-  channels:
-    - inline: { name: "terminal", type: "cli", transport: "stdio", auth: { secret_ref: "CLI_TOKEN" }, access_control: { mode: "open" } }
-    - inline: { name: "agents", type: "webhook", transport: "webhook", auth: { secret_ref: "UNUSED" }, access_control: { mode: "allowlist", allowed_ids: ${JSON.stringify(allowed)} } }
-  sandbox: { inline: { level: "none" } }
-  policies:
-    - inline:
-        rules:
-          - { id: "allow-all", action: "allow", scope: "all" }
-`;
+// The A2A agent fixture of the other a2a-* suites, with the webhook Channel's allowlist given per test.
+const manifest = (allowed: string[]) =>
+  a2aManifest({
+    name: 'a2a-limits',
+    personality: 'You answer other agents.',
+    channels: agentsChannel({ secretRef: 'UNUSED', access: `{ mode: "allowlist", allowed_ids: ${JSON.stringify(allowed)} }` }),
+  });
 const RULES = `rules:
   - match: "^hello"
     message: "Hello."
