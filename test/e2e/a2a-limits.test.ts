@@ -5,10 +5,10 @@
 // ref named `local`, refuse to start, naming what collides.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeCerts } from './helpers/test-certs.ts';
 import { request, rpc, startHttpClaw, type HttpClaw } from './helpers/http-claw.ts';
 import { startClaw } from './helpers/claw-process.ts';
 import { sleep } from './helpers/e2e-util.ts';
@@ -52,23 +52,10 @@ const send = (text: string | undefined, extra: Record<string, unknown>[] = []) =
   params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [...(text === undefined ? [] : [{ text }]), ...extra] } },
 });
 
-function makeCerts(dir: string): void {
-  const ossl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  ossl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=claw test CA');
-  const leaf = (name: string, ext: string) => {
-    ossl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`);
-    writeFileSync(join(dir, `${name}.ext`), ext);
-    ossl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.crt`, '-days', '1', '-extfile', `${name}.ext`);
-  };
-  leaf('server', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
-  leaf('partner-agent', 'extendedKeyUsage=clientAuth\n');
-  leaf('ops-console', 'extendedKeyUsage=clientAuth\n');
-}
-
 test('mTLS on a listener serving A2A: a partner\'s certificate gets 403 on the CKP endpoint and is the caller cn:<CN> on A2A; an operator_cns certificate reaches CKP', async () => {
   const certs = mkdtempSync(join(tmpdir(), 'claw-a2a-certs-'));
   try {
-    makeCerts(certs);
+    makeCerts(certs, ['partner-agent', 'ops-console']);
     const ca = readFileSync(join(certs, 'ca.crt'));
     const as = (name: string) => ({ tls: { ca, cert: readFileSync(join(certs, `${name}.crt`)), key: readFileSync(join(certs, `${name}.key`)) } });
     const h = await start(

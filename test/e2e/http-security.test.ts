@@ -5,14 +5,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as http from 'node:http';
 import * as net from 'node:net';
-import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initParams, runClaw } from './helpers/claw-process.ts';
 import { sleep } from './helpers/e2e-util.ts';
 import { openStream, request, rpc, startHttpClaw } from './helpers/http-claw.ts';
+import { makeCerts } from './helpers/test-certs.ts';
 
 const TOKEN = 'claw-test-token-7f3a9c1e5b';
 const status = (id: unknown = 1) => ({ jsonrpc: '2.0', id, method: 'claw.status' });
@@ -76,24 +75,10 @@ transports:
   }
 });
 
-function makeCerts(dir: string): void {
-  const ossl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  ossl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=claw test CA');
-  const leaf = (name: string, ext: string) => {
-    ossl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`);
-    writeFileSync(join(dir, `${name}.ext`), ext);
-    ossl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.crt`, '-days', '1', '-extfile', `${name}.ext`);
-  };
-  leaf('server', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
-  leaf('client', 'extendedKeyUsage=clientAuth\n');
-  // A client certificate from a CA the agent does not trust.
-  ossl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'rogue.key', '-out', 'rogue.crt', '-days', '1', '-subj', '/CN=rogue');
-}
-
 test('https: TLS with a test certificate; client certificates required: none 401, untrusted 401, trusted 200; claw send https', async () => {
   const certs = mkdtempSync(join(tmpdir(), 'claw-http-certs-'));
   try {
-    makeCerts(certs);
+    makeCerts(certs, ['client'], { rogue: true });
     const h = await startHttpClaw(
       `transports:
   - listen: https://127.0.0.1:0/ckp

@@ -4,27 +4,15 @@
 // before); a stop while it is opening closes what was opened.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memoryModule } from '../../src/runtime/memory-module.ts';
 import type { Session } from '../../src/kernel/agent.ts';
-import { captureLogger, makeManifest, primitive } from './helpers/fakes.ts';
+import { captureLogger, makeManifest } from './helpers/fakes.ts';
+import { memorySession, tempDirs } from './helpers/memory-session.ts';
 
-const dirs: string[] = [];
-const tmp = () => {
-  const d = mkdtempSync(join(tmpdir(), 'claw-mem-lazy-'));
-  dirs.push(d);
-  return d;
-};
-
-function session(): Session {
-  const stores = [
-    { name: 'context', type: 'conversation' },
-    { name: 'facts', type: 'semantic' },
-  ];
-  return { manifest: makeManifest(3, { memory: primitive('Memory', 'mem', { stores }) }), protocolVersion: '0.3.0', level: 3, capabilities: {}, abort: new AbortController() } as Session;
-}
+const { tmp, removeTempDirs } = tempDirs('claw-mem-lazy-');
+const session = memorySession;
 
 const handler = (mod: ReturnType<typeof memoryModule>, method: string, params: unknown) => mod.methods![method].handler(params, { transport: 'test' } as any, {} as any) as Promise<any>;
 let n = 0;
@@ -159,7 +147,5 @@ test('a manifest without memory never opens anything', async () => {
   await mod.stop!({} as any);
 });
 
-test.after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+test.after(removeTempDirs);
 test.run();

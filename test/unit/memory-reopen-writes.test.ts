@@ -5,30 +5,18 @@
 // not tried (shared.ts probeFts).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memoryModule } from '../../src/runtime/memory-module.ts';
 import { openDatabase } from '../../src/memory/sqlite/open.ts';
 import { openDurable } from '../../src/memory/sqlite/durable.ts';
 import { probeFts } from '../../src/memory/sqlite/shared.ts';
 import type { Session } from '../../src/kernel/agent.ts';
-import { captureLogger, makeManifest, primitive } from './helpers/fakes.ts';
+import { captureLogger } from './helpers/fakes.ts';
+import { memorySession, tempDirs } from './helpers/memory-session.ts';
 
-const dirs: string[] = [];
-const tmp = () => {
-  const d = mkdtempSync(join(tmpdir(), 'claw-mem-reopen-'));
-  dirs.push(d);
-  return d;
-};
-
-function session(): Session {
-  const stores = [
-    { name: 'context', type: 'conversation' },
-    { name: 'facts', type: 'semantic' },
-  ];
-  return { manifest: makeManifest(3, { memory: primitive('Memory', 'mem', { stores }) }), protocolVersion: '0.3.0', level: 3, capabilities: {}, abort: new AbortController() } as Session;
-}
+const { tmp, removeTempDirs } = tempDirs('claw-mem-reopen-');
+const session = memorySession;
 
 const query = (mod: ReturnType<typeof memoryModule>) =>
   mod.methods!['claw.memory.query'].handler({ store: 'facts', query: { type: 'semantic', text: 'kettle' } }, { transport: 'test' } as any, {} as any) as Promise<any>;
@@ -92,8 +80,6 @@ test('the FTS probe reads compile options and runs no statement that creates any
   db.close();
 });
 
-test.after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+test.after(removeTempDirs);
 
 test.run();
