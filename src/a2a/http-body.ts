@@ -3,6 +3,7 @@
 // refusal in its own error shape through `fail`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody } from '../transports/http/body.ts';
+import { DEFAULT_MAX_DEPTH, textNestsDeeperThan } from '../protocol/depth.ts';
 import { A2aError, A2aErrorCode } from './errors.ts';
 
 export interface BodyLimits {
@@ -30,6 +31,9 @@ export function receiveJson(req: IncomingMessage, res: ServerResponse, d: BodyLi
       fail('timeout' in body ? 408 : 413, new A2aError(A2aErrorCode.InvalidRequest, why), { connection: 'close' });
       return;
     }
-    ok(Buffer.from(body.bytes).toString('utf8'));
+    const text = Buffer.from(body.bytes).toString('utf8');
+    // Before JSON.parse, whose time grows with the nesting: a body of brackets must not hold the event loop.
+    if (textNestsDeeperThan(text, DEFAULT_MAX_DEPTH)) return fail(400, new A2aError(A2aErrorCode.InvalidRequest, `the body nests deeper than ${DEFAULT_MAX_DEPTH} levels`));
+    ok(text);
   });
 }

@@ -13,7 +13,7 @@ import { AGENT_CARD_PATH, agentCardRoute } from './card-route.ts';
 import { a2aRestRoute } from './rest-route.ts';
 import { a2aRpcRoute } from './rpc-route.ts';
 import { StreamSlots } from './stream.ts';
-import { TaskService } from './tasks.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES, TaskService } from './tasks.ts';
 import type { TaskStore } from './task-store.ts';
 import type { ChannelGate } from '../channels/access.ts';
 import type { ChannelSpec } from '../channels/types.ts';
@@ -62,8 +62,11 @@ export function a2aModule(d: A2aModuleDeps): KernelModule & { notifications: Tra
     l.addRoute(AGENT_CARD_PATH, agentCardRoute(() => (session ? buildAgentCard(session.manifest, { endpointUrl: `${base}${path}`, runtimeVersion: d.runtimeVersion, security: l.security }) : undefined)));
     // One count of open streams per listener, whichever binding opened them.
     const slots = new StreamSlots();
-    l.addRoute(path, a2aRpcRoute({ tasks: () => service, slots, ...l.limits }));
-    l.addRoute(`${prefix}/`, a2aRestRoute({ tasks: () => service, slots, prefix, ...l.limits }));
+    // A body need not be much larger than the largest message (base64 is 4/3 of the bytes, plus the envelope):
+    // the listener's cap is for operators' requests, and every byte of a body is parsed before any check.
+    const limits = { ...l.limits, maxBodyBytes: Math.min(l.limits.maxBodyBytes, Math.ceil(((c.max_message_bytes ?? DEFAULT_MAX_MESSAGE_BYTES) * 4) / 3) + 64 * 1024) };
+    l.addRoute(path, a2aRpcRoute({ tasks: () => service, slots, ...limits }));
+    l.addRoute(`${prefix}/`, a2aRestRoute({ tasks: () => service, slots, prefix, ...limits }));
   }
   if (d.listeners.length === 0) d.log.warn('a2a is enabled but no http listener is configured: nothing serves it');
   const ap = d.approvals;

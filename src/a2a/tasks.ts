@@ -91,10 +91,11 @@ export function approvalAnswer(m: TaskMessage): { approve: boolean; reason?: str
   if (['deny', 'denied', 'no'].includes(words[0])) return { approve: false };
   return undefined;
 }
-/** A message's size as kept and run: text and URL bytes, raw parts decoded, data parts as JSON. */
+/** A message's size as kept and run: its ids, text and URL bytes, raw parts decoded, data parts as JSON, media types. */
 export function messageBytes(m: TaskMessage): number {
-  let n = 0;
+  let n = Buffer.byteLength(m.messageId) + Buffer.byteLength(m.contextId ?? '') + Buffer.byteLength(m.taskId ?? '');
   for (const p of m.parts) {
+    if ('mediaType' in p && typeof p.mediaType === 'string') n += Buffer.byteLength(p.mediaType);
     if (p.type === 'text') n += Buffer.byteLength(p.text);
     else if (p.type === 'url') n += Buffer.byteLength(p.url);
     else if (p.type === 'raw') n += Buffer.byteLength(p.raw, 'base64');
@@ -103,11 +104,15 @@ export function messageBytes(m: TaskMessage): number {
   return n;
 }
 
-/** The message itself when small; else its turn text cut to REFUSED_EXCERPT_BYTES characters, marked `…`. */
+/**
+ * What a refused task keeps: a new message of the id and the turn text, cut to REFUSED_EXCERPT_BYTES characters and
+ * marked `…` when longer — never the parts as sent (their other fields included).
+ */
 function excerptOf(m: TaskMessage): { message: TaskMessage; cut: boolean } {
-  if (messageBytes(m) <= REFUSED_EXCERPT_BYTES) return { message: m, cut: false };
-  const text = `${turnText(m).slice(0, REFUSED_EXCERPT_BYTES).replace(/[\ud800-\udbff]$/, '')}…`;
-  return { message: { role: m.role, messageId: m.messageId, parts: [{ type: 'text', text }] }, cut: true };
+  const whole = turnText(m);
+  const cut = messageBytes(m) > REFUSED_EXCERPT_BYTES;
+  const text = cut ? `${whole.slice(0, REFUSED_EXCERPT_BYTES).replace(/[\ud800-\udbff]$/, '')}…` : whole;
+  return { message: { role: m.role, messageId: m.messageId, parts: [{ type: 'text', text }] }, cut };
 }
 
 export class TaskService {

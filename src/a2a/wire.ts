@@ -6,6 +6,9 @@ import { TERMINAL_STATES, type A2aTask, type TaskArtifact, type TaskState, type 
 export type WireVersion = '1.0' | '0.3';
 
 const MAX_ID_CHARS = 200;
+/** Parts of one message and the length of a media type: bounded like ids, so nothing a caller sends is kept unbounded. */
+const MAX_PARTS = 64;
+const MAX_MEDIA_TYPE_CHARS = 255;
 
 /** CKP interop state → A2A 1.0 TaskState (1:1, profile §6.3). */
 const STATE_1_0: Record<TaskState, string> = {
@@ -112,8 +115,11 @@ export function parseMessage(x: unknown): TaskMessage | string {
   if (!x || typeof x !== 'object' || Array.isArray(x)) return 'message must be an object';
   const m = x as Record<string, unknown>;
   if (typeof m.messageId !== 'string' || m.messageId === '') return 'message.messageId is required';
+  if (m.messageId.length > MAX_ID_CHARS) return `message.messageId must be at most ${MAX_ID_CHARS} characters`;
+  if (m.taskId !== undefined && (typeof m.taskId !== 'string' || m.taskId.length > MAX_ID_CHARS)) return `message.taskId must be a string of at most ${MAX_ID_CHARS} characters`;
   if (m.role !== 'ROLE_USER' && m.role !== 'user') return 'message.role must be ROLE_USER (user)';
   if (!Array.isArray(m.parts) || m.parts.length === 0) return 'message.parts must be a non-empty array';
+  if (m.parts.length > MAX_PARTS) return `message.parts: at most ${MAX_PARTS} parts`;
   // A contextId names a conversation kept on this agent: bounded like any key a caller chooses.
   if (m.contextId !== undefined && (typeof m.contextId !== 'string' || m.contextId.length > MAX_ID_CHARS)) return `message.contextId must be a string of at most ${MAX_ID_CHARS} characters`;
   const parts: TaskPart[] = [];
@@ -121,6 +127,8 @@ export function parseMessage(x: unknown): TaskMessage | string {
     if (!raw || typeof raw !== 'object') return 'each part must be an object';
     const p = raw as Record<string, unknown>;
     const mediaType = typeof p.mediaType === 'string' ? p.mediaType : undefined;
+    const fileType = p.file && typeof p.file === 'object' ? (p.file as Record<string, unknown>).mimeType : undefined;
+    if ((mediaType ?? (typeof fileType === 'string' ? fileType : '')).length > MAX_MEDIA_TYPE_CHARS) return `a part's media type must be at most ${MAX_MEDIA_TYPE_CHARS} characters`;
     if (typeof p.text === 'string') parts.push({ type: 'text', text: p.text, ...(mediaType ? { mediaType } : {}) });
     else if ('data' in p && (p.kind === undefined || p.kind === 'data')) parts.push({ type: 'data', data: p.data });
     else if (typeof p.url === 'string') parts.push({ type: 'url', url: p.url, ...(mediaType ? { mediaType } : {}) });

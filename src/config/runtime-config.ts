@@ -151,7 +151,7 @@ export const runtimeConfigSchema = lazySchema(() => {
          * The A2A JSON-RPC endpoint path on the HTTP listener (default /a2a): segments not empty, `.` or `..`. One
          * that overlaps the CKP endpoint, /healthz or /.well-known/ is refused at start (a2a/module.ts).
          */
-        path: v.optional(v.pipe(v.string(), v.regex(/^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9._~-]+)+\/?$/, 'must be an absolute path such as /a2a, no empty, . or .. segment'))),
+        path: v.optional(v.pipe(v.string(), v.regex(/^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9._~-]+)+$/, 'must be an absolute path such as /a2a, no empty, . or .. segment, no trailing /'))),
         /** The public base URL the card advertises (behind a proxy); default: the listener's own URL. */
         public_url: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/[^\s]+$/, 'must be an http(s) URL'))),
         /** A2A callers' turns may use tools (default false: A2A input is untrusted, CKP-A2A profile §8). */

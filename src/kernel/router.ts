@@ -3,7 +3,13 @@
 // Handlers return values or throw ProtocolError; anything else becomes -32603 without internals.
 import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import { classify, failure, invalidRequest, success, type JsonRpcId, type JsonRpcResponse } from '../protocol/jsonrpc.ts';
-import { DEFAULT_MAX_DEPTH, exceedsDepth } from '../protocol/depth.ts';
+import { DEFAULT_MAX_DEPTH, exceedsDepth, textNestsDeeperThan } from '../protocol/depth.ts';
+
+/**
+ * Nesting past which a frame is refused unparsed (id null): JSON.parse of 16k levels takes ~25 ms; a frame of
+ * millions would hold the event loop for seconds. Below it the frame is parsed so the refusal can echo its id.
+ */
+const UNPARSED_DEPTH = 16_384;
 import type { InboundFrame, Logger } from './ports.ts';
 import type { InflightTracker } from './inflight.ts';
 
@@ -66,6 +72,10 @@ export class Router {
             })
           : new ProtocolError(ErrorCode.ParseError, 'Parse error: frame is not valid UTF-8');
       this.send(frame, failure(null, err));
+      return;
+    }
+    if (textNestsDeeperThan(p.text, Math.max(UNPARSED_DEPTH, this.maxDepth))) {
+      this.send(frame, failure(null, invalidRequest(`message nests deeper than ${this.maxDepth} levels`)));
       return;
     }
     let value: unknown;

@@ -99,7 +99,7 @@ export function composeRuntime(input: ComposeInput): ComposedRuntime {
     openListeners: (cli) =>
       openTransports(
         listenEntries(cli, config),
-        { log, clock: host.clock, baseDir: host.cwd, configDir, dataDir, maxFrameBytes: config.limits?.max_frame_bytes, secrets, agentName: input.manifest?.name },
+        { log, clock: host.clock, baseDir: host.cwd, configDir, dataDir, maxFrameBytes: config.limits?.max_frame_bytes, secrets, agentName: input.manifest?.name, servesA2a: config.a2a?.enabled === true },
         LISTEN_SCHEMES,
       ),
     connect: (uri, o) => connectClient(uri, { baseDir: host.cwd, clock: host.clock, secrets, sender: o?.sender, connectTimeoutMs: o?.connectTimeoutMs }, CLIENT_SCHEMES),

@@ -20,6 +20,11 @@ export interface ListenContext {
   secrets?: SecretResolver;
   /** The launch manifest's agent name, when there is one (topic and presence naming). */
   agentName?: string;
+  /**
+   * The runtime serves A2A (`a2a.enabled`): its routes join the HTTP listeners after they bind, and client
+   * certificates must be told apart as operators or callers from the first request (docs/a2a.md "Security").
+   */
+  servesA2a?: boolean;
 }
 
 /** Builds a transport for one entry; throws ClawError('usage') for a URI it cannot serve. */

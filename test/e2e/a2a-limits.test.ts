@@ -108,12 +108,12 @@ a2a: { enabled: true }
     await ready(h);
     const a2a = h.url.replace(/\/ckp$/, '/a2a');
     const headers = { authorization: 'Bearer pa-5d1e0c99', 'a2a-version': '1.0' };
-    // 100,000 base64 characters are 75,000 bytes: over 65,536, though the text the gate measures is short.
+    // 100,000 base64 characters are 75,000 bytes (+ the ids, the text and the media type): over 65,536, though the text the gate measures is short.
     const raw = { raw: 'A'.repeat(100_000), mediaType: 'application/octet-stream' };
     const over = await rpc(a2a, send('hello', [raw]), { headers });
     assert.is(over.status, 200);
     assert.is(over.json.error.code, -32602);
-    assert.match(over.json.error.message, /message too large: 75005 bytes, all parts counted \(a2a\.max_message_bytes: 65536\)/);
+    assert.match(over.json.error.message, /message too large: 75065 bytes, all parts counted \(a2a\.max_message_bytes: 65536\)/);
     const rest = await request(`${a2a}/message:send`, { headers, body: JSON.stringify({ message: send(undefined, [{ text: 'x'.repeat(70_000) }]).params.message }) });
     assert.is(rest.status, 400);
     assert.is(rest.json.error.details[0].reason, 'INVALID_PARAMS');
@@ -130,7 +130,7 @@ a2a: { enabled: true }
   }
 });
 
-test('refused at start, naming what collides: a2a.path on the CKP endpoint; a token ref named `local`', async () => {
+test('refused at start, naming what collides: a2a.path on the CKP endpoint; a token ref named `local`; one token under two refs', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'claw-a2a-refuse-'));
   try {
     writeFileSync(join(dir, 'claw.yaml'), manifest([]));
@@ -155,6 +155,11 @@ test('refused at start, naming what collides: a2a.path on the CKP endpoint; a to
     const local = await run('transports:\n  - listen: http://127.0.0.1:0/ckp\n    http: { auth: { a2a_token_refs: [local] } }\na2a: { enabled: true }\n', { local: 'x' });
     assert.is(local.code, 2, local.stderr);
     assert.match(local.stderr, /token ref \\?"local\\?" is reserved/);
+    // One secret under an operator's ref and a partner's would make the partner whichever matched first.
+    const twin = await run('transports:\n  - listen: http://127.0.0.1:0/ckp\n    http: { auth: { bearer_token_refs: [OPS_TOKEN], a2a_token_refs: [PARTNER_TOKEN] } }\na2a: { enabled: true }\n', { OPS_TOKEN: 'same-secret-value-1234', PARTNER_TOKEN: 'same-secret-value-1234' });
+    assert.is(twin.code, 2, twin.stderr);
+    assert.match(twin.stderr, /secret_refs \\?"OPS_TOKEN\\?" and \\?"PARTNER_TOKEN\\?" hold the same token/);
+    assert.not.ok(twin.stderr.includes('same-secret-value-1234'), 'the value never reaches the log');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

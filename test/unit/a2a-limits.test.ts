@@ -21,6 +21,7 @@ import { createChannelGate } from '../../src/channels/access.ts';
 import { loadRuntimeConfig } from '../../src/config/load-config.ts';
 import type { ChannelAgent, ChannelSpec } from '../../src/channels/types.ts';
 import type { TaskPart } from '../../src/a2a/types.ts';
+import { parseMessage } from '../../src/a2a/wire.ts';
 import type { RouteContext } from '../../src/transports/http/server.ts';
 import { captureLogger, deferred } from './helpers/fakes.ts';
 import { openA2aAccess } from './helpers/a2a-open-access.ts';
@@ -73,6 +74,20 @@ test('the message cap counts every part: text bytes, decoded raw bytes, data JSO
   assert.is(svc.list().tasks.length, 1, 'a refused message creates no task');
 });
 
+test('what a caller chooses is bounded too: message and task ids, media types and the number of parts; ids count toward the cap', async () => {
+  const base = { role: 'ROLE_USER', messageId: 'm', parts: [{ text: 'hi' }] };
+  assert.match(String(parseMessage({ ...base, messageId: 'x'.repeat(201) })), /messageId must be at most 200/);
+  assert.match(String(parseMessage({ ...base, taskId: 'x'.repeat(201) })), /taskId must be a string of at most 200/);
+  assert.match(String(parseMessage({ ...base, parts: Array.from({ length: 65 }, () => ({ text: '' })) })), /at most 64 parts/);
+  assert.match(String(parseMessage({ ...base, parts: [{ text: 'a', mediaType: 'x'.repeat(256) }] })), /media type must be at most 255/);
+  assert.match(String(parseMessage({ ...base, role: 'user', parts: [{ kind: 'file', file: { uri: 'https://x', mimeType: 'x'.repeat(256) } }] })), /media type/);
+  assert.is(typeof parseMessage({ ...base, parts: Array.from({ length: 64 }, () => ({ text: 'a', mediaType: 'text/plain' })) }), 'object');
+  const { svc } = setup({ maxMessageBytes: 1000 });
+  await svc.open();
+  const long = { role: 'user' as const, messageId: 'i'.repeat(990), parts: [{ type: 'text' as const, text: 'x'.repeat(20), mediaType: 'text/plain' }] };
+  await svc.create(long, { wait: true, caller: 'A' }).then(() => assert.unreachable('ids were not counted'), (e: Error) => assert.match(e.message, /message too large: 1020 bytes/));
+});
+
 test('a rejected task keeps an excerpt of a large message, not the message', async () => {
   const { svc } = setup({ spec: { access_control: { mode: 'allowlist', allowed_ids: ['A'] } } });
   await svc.open();
@@ -82,9 +97,11 @@ test('a rejected task keeps an excerpt of a large message, not the message', asy
   assert.equal(t.history[0].parts.map((p) => p.type), ['text']);
   const kept = (t.history[0].parts[0] as { text: string }).text;
   assert.ok(kept.length <= 1025 && kept.endsWith('…'), `kept ${kept.length} characters`);
-  // A small refused message is kept as it was.
-  const small = await svc.create(text('hello'), { wait: true, caller: 'STRANGER' });
-  assert.equal(small.history[0].parts, [{ type: 'text', text: 'hello' }]);
+  // A small refused message keeps its text, as a new message: never the parts as sent.
+  const small = await svc.create(msg([{ type: 'text', text: 'hello', mediaType: 'text/x-'.padEnd(200, 'y') }, { type: 'raw', raw: 'QUJD' }]), { wait: true, caller: 'STRANGER' });
+  assert.is(small.history[0].parts.length, 1);
+  assert.match((small.history[0].parts[0] as { text: string }).text, /^hello/);
+  assert.not.ok(JSON.stringify(small.history).includes('text/x-'), 'no field of the parts is kept');
 });
 
 test('auth_required keeps an excerpt: after pairing, a cut message is refused (send it again), a whole one runs', async () => {
@@ -155,7 +172,9 @@ test('a2a.path cannot shadow the CKP endpoint, /, /healthz or /.well-known/: ref
   const enc = new TextEncoder();
   const load = (y: string) => loadRuntimeConfig({ read: async () => enc.encode(y), exists: () => true } as never, { explicit: '/cfg/claw.runtime.yaml' });
   for (const p of ['/', '/a2a/../ckp', '/a//b', '/./a2a', '/a2a/..']) assert.equal((await load(`a2a: { enabled: true, path: "${p}" }\n`)).issues.map((i) => i.path), ['a2a.path'], p);
-  assert.equal((await load('a2a: { enabled: true, path: /agents/a2a/ }\n')).issues, []);
+  assert.equal((await load('a2a: { enabled: true, path: /agents/a2a }\n')).issues, []);
+  // A trailing slash would put both bindings on one route key (JSON-RPC at `path`, HTTP+JSON below it).
+  assert.equal((await load('a2a: { enabled: true, path: /agents/a2a/ }\n')).issues.map((i) => i.path), ['a2a.path']);
   const build = (path: string, url = 'http://127.0.0.1:8080/ckp') => () =>
     a2aModule({ config: { a2a: { enabled: true, path } }, log: captureLogger(), listeners: [{ url, addRoute() {}, security: { bearer: false, clientCert: false }, limits: { maxBodyBytes: 1, requestTimeoutMs: 1 } } as never],
       getAgent: () => undefined, openStore: async () => memoryTaskStore(), newId, now: () => 0, runtimeVersion: '0', openGate: () => { throw new Error('unused'); } });
@@ -218,6 +237,24 @@ test('authenticated without a principal: 401 on both bindings, never the `local`
     // Unauthenticated (a loopback listener without credentials): the local caller, as before.
     s.setCtx({ client: '127.0.0.1', loopback: true });
     assert.is((await s.raw('GET', '/a2a/tasks')).json.tasks.length, 1);
+  } finally {
+    await s.close();
+  }
+});
+
+test('a body nesting deeper than 128 levels is refused before it is parsed, on both bindings, in a bounded time', async () => {
+  const s = await serveRoutes();
+  try {
+    const deep = `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":${'['.repeat(30_000)}${']'.repeat(30_000)}}`;
+    const t0 = Date.now();
+    const rpc = await s.raw('POST', '/a2a', deep);
+    const rest = await s.raw('POST', '/a2a/message:send', `{"message":${'['.repeat(30_000)}${']'.repeat(30_000)}}`);
+    assert.equal([rpc.status, rest.status], [400, 400]);
+    assert.match(rpc.json.error.message, /nests deeper than 128 levels/);
+    assert.ok(Date.now() - t0 < 2_000);
+    // Brackets inside strings are text, not nesting.
+    const ok = await s.raw('POST', '/a2a', JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'SendMessage', params: { message: { messageId: 'b', role: 'ROLE_USER', parts: [{ text: '['.repeat(5_000) }] } } }));
+    assert.is(ok.status, 200);
   } finally {
     await s.close();
   }

@@ -202,7 +202,7 @@ test('batch of invalid elements: an array with one -32600 per element', async ()
 
 test('depth bomb: rejected with -32600 before dispatch, id echoed', async () => {
   const s = setup();
-  const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+  const deep = '['.repeat(10_000) + ']'.repeat(10_000);
   await s.send(`{"jsonrpc":"2.0","id":"deep","method":"echo","params":${deep}}`);
   await s.send(deep);
   assert.is(s.calls.length, 0);
@@ -212,6 +212,22 @@ test('depth bomb: rejected with -32600 before dispatch, id echoed', async () => 
   assert.match(a.error.message, /deeper than 128/);
   assert.is(b.id, null);
   assert.is(b.error.code, -32600);
+});
+
+test('a frame nesting past 16,384 levels is refused unparsed (id null) in a bounded time: JSON.parse would hold the loop for seconds', async () => {
+  const s = setup();
+  const deep = '['.repeat(2_000_000) + ']'.repeat(2_000_000);
+  const t0 = performance.now();
+  await s.send(`{"jsonrpc":"2.0","id":"deep","method":"echo","params":${deep}}`);
+  const took = performance.now() - t0;
+  const [a] = s.replies as any[];
+  assert.equal([a.id, a.error.code], [null, -32600]);
+  assert.match(a.error.message, /deeper than 128/);
+  assert.is(s.calls.length, 0);
+  assert.ok(took < 500, `took ${took.toFixed(0)} ms`);
+  // Brackets inside strings are not nesting: a long string of them is an ordinary request.
+  await s.send(JSON.stringify({ jsonrpc: '2.0', id: 'str', method: 'echo', params: { s: '['.repeat(40_000) } }));
+  assert.is(s.calls.length, 1);
 });
 
 /** `{"jsonrpc":..., "params": {"a": {"a": ...}}}` whose deepest value nests `depth` levels (envelope = 1). */

@@ -71,7 +71,8 @@ export function createAuthenticator(tokens: readonly { ref: string; value: strin
       if (b.outcome !== 'ok') return b;
       // The credential that names the principal says what it is: the token when both are required.
       if (b.principal !== undefined) return { outcome: 'ok', principal: b.principal, caller: b.caller };
-      return { outcome: 'ok', principal: c.principal, caller: callersServed && c.principal !== undefined && !c.operator };
+      // Operator only when listed: a certificate with no CN (an empty subject, a SAN-only one) is a caller too.
+      return { outcome: 'ok', principal: c.principal, caller: callersServed && !c.operator };
     },
   };
 }
@@ -84,7 +85,8 @@ export function subjectName(subject: Record<string, unknown> | undefined): strin
   if (!subject) return undefined;
   const cn = subject.CN;
   if (typeof cn === 'string' && cn !== '') return `cn:${cn}`;
-  const all = Object.entries(subject).map(([k, v]) => `${k}=${String(v)}`).join(',');
+  // Separators in values escaped (RFC 4514 style): two different subjects never read as one caller.
+  const all = Object.entries(subject).map(([k, v]) => `${k}=${String(v).replace(/[\\,=+]/g, (ch) => `\\${ch}`)}`).join(',');
   return all === '' ? undefined : `dn:${all}`;
 }
 

@@ -20,6 +20,12 @@ export async function createHttpListener(entry: TransportEntry & { http?: HttpOp
       tokens.push({ ref, value: await ctx.secrets.resolve(ref), caller });
     }
   }
+  // A token is one principal: the same value under two refs (an operator's and a partner's) would be whichever
+  // matched first, an operator (docs/a2a.md "Security").
+  tokens.forEach((t, i) => {
+    const twin = tokens.findIndex((u, j) => j > i && u.value === t.value);
+    if (twin >= 0) throw new ClawError('usage', `secret_refs "${t.ref}" and "${tokens[twin].ref}" hold the same token: give each credential its own`);
+  });
   let tls: { cert: string; key: string; ca?: string } | undefined;
   if (settings.endpoint.tls) {
     const read = readerIn(ctx.baseDir);
@@ -30,6 +36,7 @@ export async function createHttpListener(entry: TransportEntry & { http?: HttpOp
   const server = createHttpServer({
     settings,
     auth,
+    servesA2a: ctx.servesA2a === true,
     limiter: createRateLimiter(settings.requestsPerMinute, () => ctx.clock.now()),
     log: ctx.log,
     tls,

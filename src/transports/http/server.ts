@@ -57,13 +57,15 @@ export interface ServerDeps {
   tls?: { cert: string; key: string; ca?: string };
   http: typeof import('node:http');
   https?: typeof import('node:https');
+  /** A2A routes will be added (after the bind): callers are told apart from the first request on. */
+  servesA2a?: boolean;
 }
 
 export function createHttpServer(d: ServerDeps): HttpServer {
   const s = d.settings;
   const routes = new Map<string, Route>();
   /** A route admits A2A callers: client certificates not listed in operator_cns are callers here (auth.ts). */
-  let callersServed = false;
+  let callersServed = d.servesA2a === true;
   const refusalLog = createRateLimiter(1, () => Date.now(), 1_000);
   const sockets = new Set<Socket>();
   const options = {
