@@ -3,13 +3,7 @@
 // Handlers return values or throw ProtocolError; anything else becomes -32603 without internals.
 import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import { classify, failure, invalidRequest, success, type JsonRpcId, type JsonRpcResponse } from '../protocol/jsonrpc.ts';
-import { DEFAULT_MAX_DEPTH, exceedsDepth, textNestsDeeperThan } from '../protocol/depth.ts';
-
-/**
- * Nesting past which a frame is refused unparsed (id null): JSON.parse of 16k levels takes ~25 ms; a frame of
- * millions would hold the event loop for seconds. Below it the frame is parsed so the refusal can echo its id.
- */
-const UNPARSED_DEPTH = 16_384;
+import { DEFAULT_MAX_DEPTH, UNPARSED_DEPTH, exceedsDepth, textNestsDeeperThan } from '../protocol/depth.ts';
 import type { InboundFrame, Logger } from './ports.ts';
 import type { InflightTracker } from './inflight.ts';
 

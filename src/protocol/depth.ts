@@ -1,6 +1,12 @@
 // JSON.parse accepts arbitrarily deep nesting; everything after it (validation, logging) recurses.
 // We bound the depth of every inbound message so no frame can exhaust the stack later on.
 export const DEFAULT_MAX_DEPTH = 128;
+/**
+ * Nesting past which an inbound frame is refused without being parsed (textNestsDeeperThan): JSON.parse of 16k
+ * levels takes ~25 ms; a frame of millions (a 4 MiB frame of `[`) would hold the event loop for seconds. Below
+ * it the router parses the frame, so its refusal can echo the request's id.
+ */
+export const UNPARSED_DEPTH = 16_384;
 
 /** Iterative depth measure: true when `value` nests deeper than `max`. */
 export function exceedsDepth(value: unknown, max = DEFAULT_MAX_DEPTH): boolean {

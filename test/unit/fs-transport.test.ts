@@ -236,6 +236,30 @@ test('malformed files: not JSON → -32700 and rejected/; bad name → rejected/
   await stop(s.t, s.dir);
 });
 
+test('a file nesting past 16,384 levels is refused unparsed (-32600, id null) in a bounded time; the next request runs', async () => {
+  const { Router } = await import('../../src/kernel/router.ts');
+  const { InflightTracker } = await import('../../src/kernel/inflight.ts');
+  const dir = mkdtempSync(`${tmpdir()}/claw-fs-`);
+  const log = captureLogger();
+  // The default frame cap (4 MiB): the frame is read, not refused for its size.
+  const t = createFsTransport({ dir, options: resolveFsOptions({ poll_interval_ms: 20, fsync: false }), log, maxFrameBytes: 4 * 1024 * 1024 });
+  opened.push(t);
+  const s = { dir, t };
+  let calls = 0;
+  const router = new Router({ dispatch: async () => (calls++, 'ok'), inflight: new InflightTracker(), log });
+  t.start((f) => router.handle(f, 'fs'));
+  const t0 = Date.now();
+  put(s.dir, `${T}001-d1.json`, `{"jsonrpc":"2.0","id":1,"method":"echo","params":${'['.repeat(1_500_000)}${']'.repeat(1_500_000)}}`);
+  put(s.dir, `${T}002-d2.json`, reqText(2));
+  const r1 = await replyFor(s.dir, 'd1');
+  assert.equal([r1.id, r1.error.code], [null, -32600]);
+  assert.equal(await replyFor(s.dir, 'd2'), { jsonrpc: '2.0', id: 2, result: 'ok' });
+  // Parsed, 1.5 M levels take ~2 s here, twice (transport and router).
+  assert.ok(Date.now() - t0 < 1_500, `${Date.now() - t0} ms`);
+  assert.is(calls, 1);
+  await stop(s.t, s.dir);
+});
+
 test('reply_to names the reply directory outbox/{reply_to}/', async () => {
   const s = setup();
   s.start();

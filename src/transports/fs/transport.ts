@@ -10,6 +10,7 @@ import { nodeCrypto } from '../../node/lazy.ts';
 import type { InboundFrame, Logger, Transport } from '../../kernel/ports.ts';
 import { classify, type JsonRpcMessage } from '../../protocol/jsonrpc.ts';
 import { ErrorCode, isNotExecuted } from '../../protocol/errors.ts';
+import { UNPARSED_DEPTH, textNestsDeeperThan } from '../../protocol/depth.ts';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../protocol/framing.ts';
 import { canonicalJson } from '../../protocol/canonical-json.ts';
 import { DIRS, REPLY_TO, fileName, fsyncDirSync, parseFileName, timestampNs, writeAtomic, writeAtomicAsync } from './layout.ts';
@@ -190,6 +191,8 @@ export function createFsTransport(d: FsTransportDeps): Transport {
     } catch {
       return { hash, expectsReply: true, malformed: true };
     }
+    // Not parsed: the router refuses it unparsed (protocol/depth.ts).
+    if (textNestsDeeperThan(text, UNPARSED_DEPTH)) return { text, hash, expectsReply: true, malformed: true };
     let value: unknown;
     try {
       value = JSON.parse(text);

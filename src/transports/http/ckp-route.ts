@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { InboundFrame } from '../../kernel/ports.ts';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.ts';
 import { classify } from '../../protocol/jsonrpc.ts';
+import { UNPARSED_DEPTH, textNestsDeeperThan } from '../../protocol/depth.ts';
 import { ErrorCode } from '../../protocol/errors.ts';
 import type { Logger } from '../../kernel/ports.ts';
 import type { Route } from './server.ts';
@@ -124,6 +125,8 @@ function post(d: CkpRouteDeps, req: IncomingMessage, res: ServerResponse): void 
  * (the session id follows them). Text the router cannot parse, invalid envelopes and requests are answered.
  */
 function inspect(text: string): { expectsReply: boolean; track?: Map<string | number, 'claw.initialize' | 'claw.shutdown'> } {
+  // Not parsed here either: the router refuses it unparsed (protocol/depth.ts).
+  if (textNestsDeeperThan(text, UNPARSED_DEPTH)) return { expectsReply: true };
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -8,6 +8,7 @@
 import type { InboundFrame, Logger, Transport } from '../../kernel/ports.ts';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.ts';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../protocol/framing.ts';
+import { UNPARSED_DEPTH, textNestsDeeperThan } from '../../protocol/depth.ts';
 import { ClawError, isNotExecuted } from '../../protocol/errors.ts';
 import { MqttConnection } from './connection.ts';
 import { decodeInbound, encodeReply, type InboundRequest, type MqttProps } from './envelope.ts';
@@ -221,6 +222,8 @@ function refusedUnrunText(text: string): boolean {
 
 /** Whether the router will answer this text: a request, a batch with one, or anything it cannot parse. */
 function expectsReply(text: string): boolean {
+  // Not parsed here either: the router refuses it unparsed (protocol/depth.ts).
+  if (textNestsDeeperThan(text, UNPARSED_DEPTH)) return true;
   if (!text.includes('"id"')) {
     try {
       JSON.parse(text);
