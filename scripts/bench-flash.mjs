@@ -13,11 +13,11 @@
 // Usage: node scripts/bench-flash.mjs [--idle-s=40] [--turns=20] [--node=PATH] [--json]
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
-import { createServer, createConnection } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { createRequire } from 'node:module';
-import { ROOT, DEFAULT_CLAW, runtime, parseArgs, guardChildren, runMain, killAll, sleep, Proc, awaitReply, initializeLine, live, extraPids, descendants, table, int } from './bench/lib.mjs';
+import { ROOT, DEFAULT_CLAW, runtime, parseArgs, guardChildren, runMain, killAll, sleep, waitForTcp, Proc, awaitReply, initializeLine, live, extraPids, descendants, table, int } from './bench/lib.mjs';
 import { copyAgent } from './bench/level3.mjs';
 
 const { flags, values, num } = parseArgs(process.argv.slice(2), {
@@ -80,15 +80,7 @@ async function main() {
     writeFileSync(join(work, 'mosquitto.conf'), [`listener ${port} 127.0.0.1`, 'allow_anonymous true', 'persistence false', ...(process.getuid?.() === 0 ? ['user root'] : []), ''].join('\n'));
     const broker = spawn(MOSQUITTO, ['-c', join(work, 'mosquitto.conf')], { stdio: 'ignore' });
     live.add(broker);
-    for (let i = 0; ; i++) {
-      const up = await new Promise((r) => {
-        const s = createConnection({ port, host: '127.0.0.1' }, () => (s.destroy(), r(true)));
-        s.on('error', () => r(false));
-      });
-      if (up) break;
-      if (i > 300) throw new Error('mosquitto did not start');
-      await sleep(10);
-    }
+    await waitForTcp(port, 'mosquitto');
 
     const agentDir = join(work, 'agent');
     const manifestFile = copyAgent(join(ROOT, 'scripts', 'bench', 'level3', 'claw.yaml'), agentDir);

@@ -13,12 +13,12 @@
 import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, createConnection } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { ROOT, sleep, quantile, f2, summaryHead } from './bench/lib.mjs';
+import { ROOT, sleep, waitForTcp, quantile, f2, summaryHead } from './bench/lib.mjs';
 import { bundle, ALIASES } from '../build.config.mjs';
 
 const arg = (k, d) => {
@@ -63,15 +63,7 @@ writeFileSync(
   [`listener ${port} 127.0.0.1`, 'allow_anonymous true', 'set_tcp_nodelay true', 'persistence false', ...(process.getuid?.() === 0 ? ['user root'] : []), ''].join('\n'),
 );
 child(MOSQUITTO, ['-c', join(work, 'mosquitto.conf')]);
-for (let i = 0; ; i++) {
-  const up = await new Promise((r) => {
-    const s = createConnection({ port, host: '127.0.0.1' }, () => (s.destroy(), r(true)));
-    s.on('error', () => r(false));
-  });
-  if (up) break;
-  if (i > 300) throw new Error('mosquitto did not start');
-  await sleep(10);
-}
+await waitForTcp(port, 'mosquitto');
 const broker = `mqtt://127.0.0.1:${port}`;
 
 // ---- builds: the runtime (its scheme tables include mqtt:), and the claw client, both with the production aliases ----

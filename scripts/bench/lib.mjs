@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, arch, platform } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createConnection } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -14,6 +15,19 @@ export const DEFAULT_CLAW = join(ROOT, 'dist', 'claw.mjs');
 export const BARE = join(ROOT, 'scripts', 'bench', 'bare.mjs');
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Resolves once something accepts TCP connections on 127.0.0.1:`port` (a broker the bench started); ~3 s at most. */
+export async function waitForTcp(port, what) {
+  for (let i = 0; ; i++) {
+    const up = await new Promise((r) => {
+      const s = createConnection({ port, host: '127.0.0.1' }, () => (s.destroy(), r(true)));
+      s.on('error', () => r(false));
+    });
+    if (up) return;
+    if (i > 300) throw new Error(`${what} did not start`);
+    await sleep(10);
+  }
+}
 
 /** The runtime every child is started with (scripts/bench.mjs --node=PATH: Node 22, Bun, ...); this Node by default. */
 export const runtime = { exec: process.execPath };

@@ -48,7 +48,8 @@ export interface A2aModuleDeps {
 export function a2aModule(d: A2aModuleDeps): KernelModule & { notifications: Transport } {
   const c = d.config.a2a ?? {};
   const path = c.path ?? DEFAULT_A2A_PATH;
-  const prefix = path.replace(/\/+$/, '');
+  // No trailing slash (runtime-config.ts): the JSON-RPC route is `path`, the HTTP+JSON binding below `path/`.
+  const prefix = path;
   let session: Session | undefined;
   let service: TaskService | undefined;
   let access: A2aAccess | undefined;

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { join } from 'node:path';
 import { rpc, type HttpClaw } from './helpers/http-claw.ts';
-import { a2aManifest, a2aRuntime, agentsChannel, bearerFetch, startA2aAgent } from './helpers/a2a-agent.ts';
+import { a2aManifest, a2aRuntime, agentsChannel, bearerFetch, startA2aAgent, SLOW_TOOL_RULES } from './helpers/a2a-agent.ts';
 import { runClaw } from './helpers/claw-process.ts';
 import { sleep } from './helpers/e2e-util.ts';
 
@@ -30,21 +30,11 @@ const manifest = (channels: string) =>
 `,
   });
 const webhook = (access: string, extra = '') => agentsChannel({ secretRef: 'PARTNER_A', access, extra });
-const RULES = `rules:
-  - match: "^slow"
-    tool_call: { tool: slow, args: {} }
-  - match: "^hello"
-    message: "Hello."
-default:
-  message: "No rule for that."
-after_tool:
-  message: "JOB-DONE"
-`;
 
 const start = (channel: string) =>
   startA2aAgent({
     manifest: manifest(channel),
-    rules: RULES,
+    rules: SLOW_TOOL_RULES,
     config: a2aRuntime({ http: '{ auth: { bearer_token_refs: [OPERATOR], a2a_token_refs: [PARTNER_A, PARTNER_B, PARTNER_C] } }', exec: { slow: 'sleep 1' }, tools: true }),
     env: TOKENS,
   });

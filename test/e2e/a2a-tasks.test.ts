@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { rpc, type HttpClaw } from './helpers/http-claw.ts';
-import { a2aManifest, a2aRuntime, bearerFetch, startA2aAgent, type A2aAgent } from './helpers/a2a-agent.ts';
+import { a2aManifest, a2aRuntime, bearerFetch, startA2aAgent, type A2aAgent, SLOW_TOOL_RULES } from './helpers/a2a-agent.ts';
 import { sleep } from './helpers/e2e-util.ts';
 
 const TOKEN = 'a2a-tasks-e2e-token-51c0de';
@@ -34,22 +34,12 @@ const manifest = (approval = false) =>
 `,
     sandbox: 'process',
   });
-const RULES = `rules:
-  - match: "^slow"
-    tool_call: { tool: slow, args: {} }
-  - match: "^hello"
-    message: "Hello."
-default:
-  message: "No rule for that."
-after_tool:
-  message: "JOB-DONE"
-`;
 
 /** `cmd`: the slow tool's shell command (default `sleep <d>`); `runtime`: a wrapper run in place of node. */
 async function start(dataDir: string, d: string, approval = false, o: { cmd?: string; runtime?: string } = {}): Promise<A2aAgent> {
   return startA2aAgent({
     manifest: manifest(approval),
-    rules: RULES,
+    rules: SLOW_TOOL_RULES,
     config: a2aRuntime({
       before: `data_dir: ${dataDir}
 sandbox:

@@ -9,6 +9,18 @@ import { sleep } from './e2e-util.ts';
 export const agentsChannel = (o: { secretRef?: string; access?: string; extra?: string } = {}) =>
   `    - inline: { name: "agents", type: "webhook", transport: "webhook", auth: { secret_ref: "${o.secretRef ?? 'A2A_TOKEN'}" }, access_control: ${o.access ?? '{ mode: "allowlist", allowed_ids: ["A2A_TOKEN"] }'}${o.extra ?? ''} }\n`;
 
+/** Offline rules: `slow…` calls the `slow` tool (then answers JOB-DONE), `hello…` answers at once. */
+export const SLOW_TOOL_RULES = `rules:
+  - match: "^slow"
+    tool_call: { tool: slow, args: {} }
+  - match: "^hello"
+    message: "Hello."
+default:
+  message: "No rule for that."
+after_tool:
+  message: "JOB-DONE"
+`;
+
 export interface A2aManifest {
   name: string;
   version?: string;
