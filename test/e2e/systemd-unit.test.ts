@@ -9,8 +9,8 @@ import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { initParams, ROOT, startClaw } from './helpers/claw-process.ts';
+import { basename, dirname, join } from 'node:path';
+import { CLAW, initParams, ROOT, startClaw } from './helpers/claw-process.ts';
 import { IDENTITY, manifest } from './helpers/l2-agent.ts';
 
 const UNITS = ['claw.service', 'claw-health.service', 'claw-health.timer'];
@@ -127,9 +127,12 @@ async function probeUnder(extra: string[]): Promise<{ result?: string; error?: s
   writeFileSync(join(dir, 'claw.runtime.yaml'), `data_dir: ./state\ntools:\n  probe:\n    exec: { bin: /bin/sh, argv: ["-c", ${JSON.stringify(script)}] }\n`);
   mkdirSync(join(dir, 'state'));
   for (const p of [dir, creds, join(creds, 'API_KEY'), join(dir, 'state'), join(dir, 'claw.yaml'), join(dir, 'claw.runtime.yaml')]) chownSync(p, NOBODY, NOBODY);
+  // The runtime as installed (install.sh: readable by the service user): the checkout itself may sit in a
+  // directory only root can enter (`mktemp -d` makes 0700 ones).
+  cpSync(dirname(CLAW), join(dir, 'app'), { recursive: true });
   chmodSync(dir, 0o700);
   // LoadCredential= → CLAW_SECRETS_DIR=%d: the provider's API_KEY comes from the credentials directory only.
-  const claw = startClaw(['run', join(dir, 'claw.yaml')], { cwd: dir, env: { CLAW_SECRETS_DIR: creds, HOME: join(dir, 'state'), TMPDIR: '/var/tmp' }, wrap: unitLike(dir, extra) });
+  const claw = startClaw(['run', join(dir, 'claw.yaml')], { cwd: dir, env: { CLAW_SECRETS_DIR: creds, HOME: join(dir, 'state'), TMPDIR: '/var/tmp' }, wrap: unitLike(dir, extra), bundle: join(dir, 'app', basename(CLAW)) });
   try {
     const init = await claw.request('claw.initialize', initParams(), 'init').catch((e) => ({ error: String(e) }));
     if (!init.result) return { error: JSON.stringify(init.error ?? init), stderr: claw.stderr() };

@@ -27,9 +27,10 @@ export interface ClawRun {
 
 let nextId = 1000;
 
-export function startClaw(args: string[], opts: { cwd?: string; env?: Record<string, string>; wrap?: string[] } = {}): ClawRun {
+export function startClaw(args: string[], opts: { cwd?: string; env?: Record<string, string>; wrap?: string[]; bundle?: string } = {}): ClawRun {
   // `wrap`: a command prefix, e.g. ['unshare', '-m', 'sh', '-c', '... exec "$0" "$@"'] for namespaced runs.
-  const cmd = [...(opts.wrap ?? []), process.execPath, CLAW, ...args];
+  // `bundle`: a copy of dist/claw.mjs elsewhere (e.g. where a service user can read it).
+  const cmd = [...(opts.wrap ?? []), process.execPath, opts.bundle ?? CLAW, ...args];
   const child = spawn(cmd[0], cmd.slice(1), {
     cwd: opts.cwd ?? ROOT,
     env: { PATH: process.env.PATH ?? '', ...opts.env },
