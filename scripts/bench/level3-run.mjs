@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { cpus, arch, platform, loadavg } from 'node:os';
 import { execFileSync } from 'node:child_process';
-import { BARE, runtime, initializeLine, summaryHead, f1, f2, mb, r3, table } from './lib.mjs';
+import { BARE, runtime, initializeLine, summaryHead, f1, f2, int, mb, r3, table } from './lib.mjs';
 import { LEVEL3_TARGETS as T, copyAgent, level3Start, level3Fill, stat } from './level3.mjs';
 
 /** `node --version` / `bun --version` of the runtime under test. */
@@ -55,10 +55,10 @@ export async function runLevel3({ opt, claw, tmp, manifest, minimal, progress })
   const bareFirstCpu = m('bare', (r) => r.initCpu);
   const bareRss = m('bare', (r) => r.rssKb);
   const s = {
-    bare: { ms: bareFirst, cpu: bareFirstCpu, rss: bareRss },
-    l1: { ms: m('l1', (r) => r.initMs), cpu: m('l1', (r) => r.initCpu), rss: m('l1', (r) => r.rssKb) },
-    l3: { ms: m('l3', (r) => r.initMs), cpu: m('l3', (r) => r.initCpu), rss: m('l3', (r) => r.rssKb) },
-    query: { ms: m('l3-query', (r) => r.nextMs), cpu: m('l3-query', (r) => r.nextCpu), rss: m('l3-query', (r) => r.rssKb) },
+    bare: { ms: bareFirst, cpu: bareFirstCpu, rss: bareRss, faults: m('bare', (r) => r.initFaults) },
+    l1: { ms: m('l1', (r) => r.initMs), cpu: m('l1', (r) => r.initCpu), rss: m('l1', (r) => r.rssKb), faults: m('l1', (r) => r.initFaults) },
+    l3: { ms: m('l3', (r) => r.initMs), cpu: m('l3', (r) => r.initCpu), rss: m('l3', (r) => r.rssKb), faults: m('l3', (r) => r.initFaults) },
+    query: { ms: m('l3-query', (r) => r.nextMs), cpu: m('l3-query', (r) => r.nextCpu), rss: m('l3-query', (r) => r.rssKb), faults: m('l3-query', (r) => r.nextFaults) },
     fill: {
       hwmKb: stat(fills.map((f) => f.hwmKb)).median,
       hwmMax: Math.max(...fills.map((f) => f.hwmKb)),
@@ -70,9 +70,9 @@ export async function runLevel3({ opt, claw, tmp, manifest, minimal, progress })
     },
   };
   const ok = (r, t) => (r <= t ? 'ok' : 'MISS');
-  const row = (name, x, target) => [name, f1(x.ms), `${f2(x.ms / bareFirst)}x`, f1(x.cpu), `${f2(x.cpu / bareFirstCpu)}x`, mb(x.rss), `${f2(x.rss / bareRss)}x`, target];
+  const row = (name, x, target) => [name, f1(x.ms), `${f2(x.ms / bareFirst)}x`, f1(x.cpu), `${f2(x.cpu / bareFirstCpu)}x`, mb(x.rss), `${f2(x.rss / bareRss)}x`, int(x.faults), target];
   const rows = [
-    ['from spawn to', 'wall ms', 'vs bare', 'CPU ms', 'vs bare', 'RSS MB', 'vs bare', 'targets (wall, RSS)'],
+    ['from spawn to', 'wall ms', 'vs bare', 'CPU ms', 'vs bare', 'RSS MB', 'vs bare', 'page faults', 'targets (wall, RSS)'],
     row('bare: initialize reply', s.bare, ''),
     row('L1 minimal: initialize reply', s.l1, ''),
     row('L3: initialize reply', s.l3, `<= ${T.init}x ${ok(s.l3.ms / bareFirst, T.init)}, RSS <= ${T.rss}x ${ok(s.l3.rss / bareRss, T.rss)}`),
@@ -94,14 +94,14 @@ export async function runLevel3({ opt, claw, tmp, manifest, minimal, progress })
     fillRuns: opt.fillRuns,
     nodeFlags: opt.nodeFlags,
     loadavg: { before: loadBefore, after: loadAfter },
-    firstReplyMs: Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'fill').map(([k, v]) => [k, { ms: r3(v.ms), cpuMs: r3(v.cpu), rssKb: v.rss, ratio: r3(v.ms / bareFirst), cpuRatio: r3(v.cpu / bareFirstCpu), rssRatio: r3(v.rss / bareRss) }])),
+    firstReplyMs: Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'fill').map(([k, v]) => [k, { ms: r3(v.ms), cpuMs: r3(v.cpu), rssKb: v.rss, minorFaults: v.faults, ratio: r3(v.ms / bareFirst), cpuRatio: r3(v.cpu / bareFirstCpu), rssRatio: r3(v.rss / bareRss) }])),
     fill: s.fill,
   };
   if (!opt.json) {
     process.stdout.write(
       `claw-edge Level 3 bench: ${rt}, ${platform()}-${arch()}, ${cpus().length} CPUs; ${manifest.label} and examples/minimal/claw.yaml vs scripts/bench/bare.mjs\n` +
         `${opt.level3Runs} starts of each (medians; warm code and probe caches); load average before ${loadBefore}, after ${loadAfter}\n` +
-        `wall-clock columns are load-affected; CPU (user+sys, all threads, at the reply) much less so\n\n${table(rows)}\n\n${table(fillRows)}\n\n`,
+        `wall-clock columns are load-affected; CPU (user+sys, all threads, at the reply) much less so; page faults: minor, at the reply\n\n${table(rows)}\n\n${table(fillRows)}\n\n`,
     );
   }
   process.stdout.write(`${JSON.stringify(summary)}\n`);

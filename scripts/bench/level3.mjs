@@ -13,7 +13,7 @@
 import { cpSync, mkdirSync, readdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Proc, awaitReply, readRssKb, readCpuMs, median, quantile } from './lib.mjs';
+import { Proc, awaitReply, readRssKb, readCpuMs, readMinorFaults, median, quantile } from './lib.mjs';
 
 export const LEVEL3_TARGETS = { init: 1.5, query: 2, rss: 1.4, hwmMb: 96 };
 
@@ -38,14 +38,16 @@ export async function level3Start(kind, mode, { argv, cwd, env, initLine }) {
     p.write(initLine);
     const init = await awaitReply(p, 1, 60000);
     const initCpu = readCpuMs(p.pid);
+    const initFaults = readMinorFaults(p.pid);
     if (!init.msg.result) throw new Error(`${kind}: initialize failed: ${JSON.stringify(init.msg).slice(0, 400)}`);
     p.write(mode === 'query' ? line(2, 'claw.memory.query', QUERY('kettle')) : line(2, 'claw.status'));
     const next = await awaitReply(p, 2, 60000);
     const nextCpu = readCpuMs(p.pid);
+    const nextFaults = readMinorFaults(p.pid);
     const mem = readRssKb(p.pid);
     if (!next.msg.result) throw new Error(`${kind}: ${mode} failed: ${JSON.stringify(next.msg).slice(0, 400)}`);
     await p.stop();
-    return { t0: p.t0, initMs: init.t - p.t0, initCpu, nextMs: next.t - p.t0, nextCpu, rssKb: mem.rss, hwmKb: mem.hwm };
+    return { t0: p.t0, initMs: init.t - p.t0, initCpu, initFaults, nextMs: next.t - p.t0, nextCpu, nextFaults, rssKb: mem.rss, hwmKb: mem.hwm };
   } finally {
     p.kill();
   }

@@ -166,6 +166,19 @@ export function readCpuMs(pid, tickFallback = true) {
   }
 }
 
+/**
+ * Minor page faults of the process so far (/proc/<pid>/stat field 10): first touches of memory. On a VM they can
+ * cost more than the work (13 us each on the machine of BENCH.md "The rest of the gap"), so a start that touches
+ * fewer pages is faster there; NaN off Linux.
+ */
+export function readMinorFaults(pid) {
+  try {
+    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[7]);
+  } catch {
+    return NaN;
+  }
+}
+
 /** CPU time of reaped descendants (cutime + cstime), ms; 10 ms ticks (USER_HZ 100). */
 export function readChildCpuMs(pid) {
   try {
