@@ -16,6 +16,7 @@ import type { DecideApproval } from '../runner.ts';
 import type { ChannelSpec } from '../types.ts';
 import { telegramApi, TelegramError, type TelegramApi, type TelegramFetch } from './api.ts';
 import { splitMessage } from './split.ts';
+import { checkUpdate, hasUpdateId, type CallbackQuery, type Update } from './update.ts';
 import { fileTelegramState, telegramStateDir, type TelegramState } from './state.ts';
 
 export const DEFAULT_TELEGRAM_API = 'https://api.telegram.org';
@@ -40,12 +41,6 @@ export interface TelegramChannelOptions {
 export interface TelegramChannel extends Transport {
   /** The gate the runner must use: it tells this channel which senders were let through (typing, approvals). */
   observe(gate: ChannelGate): ChannelGate;
-}
-
-interface Update {
-  update_id: number;
-  message?: { message_id: number; from?: { id: number; is_bot?: boolean }; chat: { id: number }; text?: string };
-  callback_query?: { id: string; from: { id: number }; data?: string; message?: { message_id: number; chat: { id: number } } };
 }
 
 interface Approval {
@@ -182,7 +177,7 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
     }
   };
 
-  const onCallback = async (q: NonNullable<Update['callback_query']>) => {
+  const onCallback = async (q: CallbackQuery) => {
     const [verb, key] = (q.data ?? '').split(':');
     const a = approvals.get(key ?? '');
     const presser = String(q.from.id);
@@ -242,9 +237,9 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
     }
     let delay = retryMin;
     while (!stop.signal.aborted) {
-      let updates: Update[];
+      let updates: unknown;
       try {
-        updates = await api.call<Update[]>('getUpdates', { offset: state.offset(), timeout: pollTimeoutS, allowed_updates: ['message', 'callback_query'] }, { timeoutMs: (pollTimeoutS + 15) * 1000, signal: stop.signal });
+        updates = await api.call('getUpdates', { offset: state.offset(), timeout: pollTimeoutS, allowed_updates: ['message', 'callback_query'] }, { timeoutMs: (pollTimeoutS + 15) * 1000, signal: stop.signal });
         delay = retryMin;
       } catch (e) {
         if (stop.signal.aborted) break;
@@ -255,16 +250,22 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
         if (f.kind !== 'flood') delay = Math.min(delay * 2, retryMax);
         continue;
       }
-      if (!Array.isArray(updates)) continue;
-      // Short polling (poll_timeout_s: 0) answers at once: pace it instead of spinning.
-      if (updates.length === 0 && pollTimeoutS === 0) await sleep(1000);
-      for (const u of [...updates].sort((x, y) => x.update_id - y.update_id)) {
-        if (!Number.isSafeInteger(u?.update_id) || u.update_id < state.offset()) continue; // seen before: never twice
-        if (u.message) state.accept({ update_id: u.update_id, chat_id: u.message.chat.id, message_id: u.message.message_id });
-        state.advance(u.update_id + 1);
+      const batch: unknown[] = Array.isArray(updates) ? updates : [updates];
+      const usable = batch.filter(hasUpdateId).sort((x, y) => x.update_id - y.update_id);
+      // Without an update_id no offset can confirm an entry: it is skipped, and a batch of nothing else is
+      // paced like an empty short poll instead of being fetched again at once.
+      if (usable.length < batch.length) log.warn('telegram update without a usable update_id skipped', { channel, count: batch.length - usable.length });
+      if (usable.length === 0 && (batch.length > 0 || pollTimeoutS === 0)) await sleep(1000);
+      for (const raw of usable) {
+        if (raw.update_id < state.offset()) continue; // seen before: never twice
+        const u = checkUpdate(raw);
+        if (typeof u === 'string') log.warn('telegram update skipped', { channel, update_id: raw.update_id, reason: u });
+        else if (u.message) state.accept({ update_id: u.update_id, chat_id: u.message.chat.id, message_id: u.message.message_id });
+        state.advance(raw.update_id + 1);
+        if (typeof u === 'string') continue;
         try {
           if (u.message) onMessage(u, deliver);
-          else if (u.callback_query) void onCallback(u.callback_query);
+          else void onCallback(u.callback_query).catch((e) => log.error('telegram callback failed', { channel, update_id: u.update_id, error: String(e) }));
         } catch (e) {
           log.error('telegram update failed', { channel, update_id: u.update_id, error: e instanceof Error ? e.message : String(e) });
         }
