@@ -1,6 +1,7 @@
 // The shape check every getUpdates entry passes before it is used (Bot API "Update": an update_id and at
-// most one of message, callback_query, …; a Message has chat.id, a CallbackQuery has from). The server is
-// trusted for transport, not for shape: an entry that does not fit is skipped, never allowed to stop polling.
+// most one of message, callback_query, …; a Message has chat.id, a CallbackQuery has from). Only the two
+// requested kinds are served, so an entry needs exactly one of them. The server is trusted for transport,
+// not for shape: an entry that does not fit is skipped, never allowed to stop polling.
 
 export interface Message {
   message_id: number;
