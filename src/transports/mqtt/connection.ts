@@ -85,7 +85,15 @@ export class MqttConnection {
       for (const w of this.readyWaiters.splice(0)) w.resolve();
       this.cfg.onConnect?.(sessionPresent);
     });
-    c.on('message', (topic, payload, packet) => this.cfg.onMessage(topic, payload, packet.properties as MqttProps | undefined));
+    c.on('message', (topic, payload, packet) => {
+      // Thrown inside mqtt.js's packet handler, an error would end the connection and the broker would redeliver
+      // the same message after the reconnect, forever: a message that cannot be handled is dropped instead.
+      try {
+        this.cfg.onMessage(topic, payload, packet.properties as MqttProps | undefined);
+      } catch (err) {
+        this.cfg.log.warn('mqtt message dropped', { topic: topic.slice(0, 200), bytes: payload.length, error: (err as Error).message });
+      }
+    });
     c.on('error', (err: Error & { code?: unknown }) => {
       // Repeated identical failures while the broker is down are logged once per outage.
       const key = `${err.code}:${err.message}`;
