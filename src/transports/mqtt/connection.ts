@@ -23,6 +23,8 @@ export interface ConnectionConfig {
   onMessage(topic: string, payload: Uint8Array, props: MqttProps | undefined): void;
   /** How long one connection attempt waits for its CONNACK; default: the settings' (connect_timeout_ms). */
   connectTimeoutMs?: number;
+  /** MQTT 5 Maximum Packet Size (§3.1.2.11.4): the broker discards larger messages instead of delivering them. */
+  maxPacketBytes?: number;
   /** Each successful CONNACK (first connect and every reconnect). */
   onConnect?(sessionPresent: boolean): void;
 }
@@ -64,7 +66,12 @@ export class MqttConnection {
       resubscribe: false,
       username: s.username,
       password: cfg.password,
-      properties: v5 && !cfg.clean ? { sessionExpiryInterval: cfg.sessionExpirySeconds ?? s.sessionExpirySeconds } : undefined,
+      properties: v5
+        ? {
+            ...(cfg.clean ? {} : { sessionExpiryInterval: cfg.sessionExpirySeconds ?? s.sessionExpirySeconds }),
+            ...(cfg.maxPacketBytes ? { maximumPacketSize: cfg.maxPacketBytes } : {}),
+          }
+        : undefined,
       will: cfg.will && { topic: cfg.will.topic, payload: Buffer.from(cfg.will.payload), qos: 1, retain: cfg.will.retain },
     };
     const client = new Client(stream, options);

@@ -150,6 +150,8 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
     settings: s,
     clientId,
     clean: false,
+    // Room over the frame limit for the topic and properties, so a frame just over it is still answered "oversize".
+    maxPacketBytes: limit + 262_144,
     password: o.password,
     ca: o.ca,
     will: { topic: topics.status, payload: presencePayload({ status: 'offline', agent, swarm: e.swarm }), retain: true },
