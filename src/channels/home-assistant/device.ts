@@ -101,6 +101,9 @@ export async function openHomeAssistantDevice(o: HomeAssistantOptions): Promise<
     onConnect: () => announce(),
     onMessage: (topic, payload) => {
       if (!open) return;
+      // Bytes first: decoding and counting characters of a 100 MB command would hold the loop for seconds.
+      // A character is at most 4 UTF-8 bytes, so no command within the limit is larger.
+      if (payload.length > HA_TEXT_MAX * 64) return void log.info('home assistant command ignored (empty or oversized)', { channel, bytes: payload.length });
       const text = new TextDecoder().decode(payload);
       if (topic === t.haStatus) {
         // Home Assistant's birth message: it may have lost its discovered entities (restart).

@@ -23,6 +23,8 @@ export interface ConnectionConfig {
   onMessage(topic: string, payload: Uint8Array, props: MqttProps | undefined): void;
   /** How long one connection attempt waits for its CONNACK; default: the settings' (connect_timeout_ms). */
   connectTimeoutMs?: number;
+  /** MQTT 5 Maximum Packet Size (§3.1.2.11.4): the broker discards larger messages instead of delivering them. */
+  maxPacketBytes?: number;
   /** Each successful CONNACK (first connect and every reconnect). */
   onConnect?(sessionPresent: boolean): void;
 }
@@ -64,7 +66,12 @@ export class MqttConnection {
       resubscribe: false,
       username: s.username,
       password: cfg.password,
-      properties: v5 && !cfg.clean ? { sessionExpiryInterval: cfg.sessionExpirySeconds ?? s.sessionExpirySeconds } : undefined,
+      properties: v5
+        ? {
+            ...(cfg.clean ? {} : { sessionExpiryInterval: cfg.sessionExpirySeconds ?? s.sessionExpirySeconds }),
+            ...(cfg.maxPacketBytes ? { maximumPacketSize: cfg.maxPacketBytes } : {}),
+          }
+        : undefined,
       will: cfg.will && { topic: cfg.will.topic, payload: Buffer.from(cfg.will.payload), qos: 1, retain: cfg.will.retain },
     };
     const client = new Client(stream, options);
@@ -85,7 +92,15 @@ export class MqttConnection {
       for (const w of this.readyWaiters.splice(0)) w.resolve();
       this.cfg.onConnect?.(sessionPresent);
     });
-    c.on('message', (topic, payload, packet) => this.cfg.onMessage(topic, payload, packet.properties as MqttProps | undefined));
+    c.on('message', (topic, payload, packet) => {
+      // Thrown inside mqtt.js's packet handler, an error would end the connection and the broker would redeliver
+      // the same message after the reconnect, forever: a message that cannot be handled is dropped instead.
+      try {
+        this.cfg.onMessage(topic, payload, packet.properties as MqttProps | undefined);
+      } catch (err) {
+        this.cfg.log.warn('mqtt message dropped', { topic: topic.slice(0, 200), bytes: payload.length, error: (err as Error).message });
+      }
+    });
     c.on('error', (err: Error & { code?: unknown }) => {
       // Repeated identical failures while the broker is down are logged once per outage.
       const key = `${err.code}:${err.message}`;

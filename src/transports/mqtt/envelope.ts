@@ -12,6 +12,8 @@
 // request_id (correlation) identifies one logical request across QoS 1 redeliveries and sender retries; the
 // agent deduplicates on it (dedup.ts).
 
+import { DEFAULT_MAX_DEPTH, textNestsDeeperThan } from '../../protocol/depth.ts';
+
 export const ENVELOPE_MARK = 'claw_mqtt';
 
 export interface MqttProps {
@@ -56,6 +58,9 @@ interface Envelope {
 function parseEnvelope(text: string): Envelope | undefined {
   // Cheap test first: a JSON-RPC message never carries our mark, so most payloads skip the second parse.
   if (!text.includes(`"${ENVELOPE_MARK}"`)) return undefined;
+  // Scanned before parsing: re-serialising `message` recurses, so a deep one would overflow the stack. Left as a
+  // bare payload, the router refuses it like any frame past the depth limit (protocol/depth.ts).
+  if (textNestsDeeperThan(text, DEFAULT_MAX_DEPTH + 1)) return undefined;
   let v: unknown;
   try {
     v = JSON.parse(text);

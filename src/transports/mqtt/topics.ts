@@ -35,6 +35,22 @@ export function replyTopic(swarm: string, clientId: string, prefix = DEFAULT_TOP
   return `${prefix}/${swarm}/_reply/${clientId}`;
 }
 
+/** Longest reply route accepted, in UTF-8 bytes: far below MQTT's 65,535, far above any `_reply` topic. */
+export const REPLY_TOPIC_MAX_BYTES = 1024;
+
+/**
+ * Whether a requester's reply route (Response Topic or envelope `reply_to`) is one of the swarm's `_reply` topics.
+ * Anything else is refused: the agent would publish with its own credentials wherever a requester names (another
+ * device's command topic), and a topic the broker cannot take (U+0000, a lone surrogate, > 65,535 bytes) would be
+ * resent on every reconnect.
+ */
+export function isReplyTopic(topic: string, swarm: string, prefix = DEFAULT_TOPIC_PREFIX): boolean {
+  const head = `${prefix}/${swarm}/_reply/`;
+  const bytes = Buffer.from(topic);
+  // The UTF-8 round trip differs exactly when the text holds a lone surrogate (MQTT §1.5.4: not valid UTF-8).
+  return topic.startsWith(head) && bytes.length <= REPLY_TOPIC_MAX_BYTES && bytes.toString() === topic && isTopicSegment(topic.slice(head.length));
+}
+
 /** The agent name of a `{prefix}/{swarm}/{agent}/status` topic, or undefined for any other topic. */
 export function agentOfStatusTopic(topic: string, swarm: string, prefix = DEFAULT_TOPIC_PREFIX): string | undefined {
   const head = `${prefix}/${swarm}/`;

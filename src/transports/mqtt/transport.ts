@@ -18,7 +18,7 @@ import { interruptedReply } from './interrupted.ts';
 import { nodeCrypto } from '../../node/lazy.ts';
 import { MqttSwarmLink } from './link.ts';
 import { presencePayload, type PresenceStatus } from './presence.ts';
-import { agentTopics } from './topics.ts';
+import { agentTopics, isReplyTopic } from './topics.ts';
 import { describeEndpoint } from './endpoint.ts';
 import type { MqttSettings } from './options.ts';
 import { timerDelay } from '../../protocol/delay.ts';
@@ -73,12 +73,14 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
   let unanswered = 0;
   let drained: (() => void) | undefined;
 
+  // A reply route is the requester's choice among the swarm's `_reply` topics (topics.ts isReplyTopic).
+  const badRoute = (req: InboundRequest) => req.replyTo !== undefined && !isReplyTopic(req.replyTo, e.swarm, s.prefix);
   const publishReply = (req: InboundRequest, text: string) => {
+    // A journal written before the route was checked may still name one: nowhere safe to answer.
+    if (badRoute(req)) return o.log.warn('mqtt reply dropped: reply route is not a reply topic', { request_id: req.requestId });
     const out = encodeReply(text, req);
-    conn.publish(safeReplyTopic(req.replyTo) ?? topics.outbox, out.payload, { props: out.props }).catch((err: Error) => o.log.warn('mqtt reply not published', { error: err.message }));
+    conn.publish(req.replyTo ?? topics.outbox, out.payload, { props: out.props }).catch((err: Error) => o.log.warn('mqtt reply not published', { error: err.message }));
   };
-  // A reply route is the requester's choice, but never a wildcard (not publishable) nor our own inbox (a loop).
-  const safeReplyTopic = (t: string | undefined) => (t && !/[+#]/.test(t) && t !== topics.inbox ? t : undefined);
 
   /** Hand one request to the router (now, or at start()); `key` names it in the journal. */
   const dispatch = (req: InboundRequest, key: string, bytes: number) => {
@@ -114,7 +116,10 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
     // After close() nothing more is delivered. Such a message was already acknowledged to the broker: it is lost
     // unless its sender retries (same request_id). The window is the few ms between close() and DISCONNECT.
     if (!open) return;
-    const req = decodeInbound(payload, props);
+    // Oversize is decided before the payload is decoded: only an MQTT 5 route (packet properties) survives it; an
+    // envelope's route would need the whole payload parsed, so its refusal goes to the outbox.
+    const req = decodeInbound(payload.length > limit ? new Uint8Array(0) : payload, props);
+    if (badRoute(req)) return o.log.warn('mqtt request dropped: reply route is not a reply topic', { request_id: req.requestId, bytes: Buffer.byteLength(req.replyTo!) });
     const key = req.requestId;
     if (key !== undefined && cache.admit(key, (replies) => replies.forEach((r) => publishReply(req, r))) === 'duplicate') {
       o.log.debug('mqtt duplicate request answered from the stored reply', { request_id: key });
@@ -145,6 +150,8 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
     settings: s,
     clientId,
     clean: false,
+    // Room over the frame limit for the topic and properties, so a frame just over it is still answered "oversize".
+    maxPacketBytes: limit + 262_144,
     password: o.password,
     ca: o.ca,
     will: { topic: topics.status, payload: presencePayload({ status: 'offline', agent, swarm: e.swarm }), retain: true },
