@@ -10,6 +10,7 @@ import type { JsonRpcMessage } from '../protocol/jsonrpc.ts';
 import { ClawError } from '../protocol/errors.ts';
 import { DEFAULT_MAX_FRAME_BYTES } from '../protocol/framing.ts';
 import { MqttConnection } from '../transports/mqtt/connection.ts';
+import { isPublishableTopic } from '../transports/mqtt/topics.ts';
 import { decodeInbound, encodeReply, type InboundRequest } from '../transports/mqtt/envelope.ts';
 import { ReplyCache } from '../transports/mqtt/dedup.ts';
 import { resolveMqttSettings } from '../transports/mqtt/options.ts';
@@ -68,8 +69,9 @@ export async function openMqttQueue(
   let unanswered = 0;
   let drained: (() => void) | undefined;
 
-  // A reply route is the sender's choice, but never a wildcard nor the channel's own topic (a loop).
-  const routeOf = (req: InboundRequest) => (req.replyTo && !/[+#]/.test(req.replyTo) && req.replyTo !== topic ? req.replyTo : replyTopic);
+  // A reply route is the sender's choice (docs/channels.md: the broker's ACL says where the channel may publish),
+  // but never the channel's own topic (a loop) nor a topic the broker cannot take (isPublishableTopic).
+  const routeOf = (req: InboundRequest) => (req.replyTo && isPublishableTopic(req.replyTo) && req.replyTo !== topic ? req.replyTo : replyTopic);
   const publishReply = (req: InboundRequest, text: string) => {
     const out = encodeReply(text, req);
     conn.publish(routeOf(req), out.payload, { props: out.props }).catch((e: Error) => o.log.warn('channel reply not published', { channel, error: e.message }));

@@ -6,7 +6,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { Aedes } from 'aedes';
 import type { InboundFrame } from '../../src/kernel/ports.ts';
 import { decodeInbound } from '../../src/transports/mqtt/envelope.ts';
-import { isReplyTopic } from '../../src/transports/mqtt/topics.ts';
+import { isPublishableTopic, isReplyTopic } from '../../src/transports/mqtt/topics.ts';
 import { createMqttTransport } from '../../src/transports/mqtt/transport.ts';
 import { connectMqttClient } from '../../src/transports/mqtt/client-mqtt.ts';
 import { parseMqttUrl } from '../../src/transports/mqtt/endpoint.ts';
@@ -15,6 +15,11 @@ import { captureLogger } from './helpers/fakes.ts';
 
 const enc = new TextEncoder();
 const deepEnvelope = (levels: number) => `{"claw_mqtt":1,"reply_to":"claw/home/_reply/c1","request_id":"d1","message":${'['.repeat(levels)}${']'.repeat(levels)}}`;
+
+test('a channel reply route is published only when the broker can take it (no NUL, wildcard, lone surrogate, or > 1,024 bytes)', () => {
+  for (const ok of ['peer/replies', 'team/replies/alice', 'ü/ñ']) assert.ok(isPublishableTopic(ok), ok);
+  for (const bad of ['', 'a\u0000b', 'a/+', 'a/#', 'a\ud800b', 'x'.repeat(1025)]) assert.not.ok(isPublishableTopic(bad), JSON.stringify(bad.slice(0, 20)));
+});
 
 test('a deeply nested envelope is not re-serialised: it stays a bare frame the router refuses for depth', () => {
   const r = decodeInbound(enc.encode(deepEnvelope(1_000_000)), undefined);

@@ -46,9 +46,18 @@ export const REPLY_TOPIC_MAX_BYTES = 1024;
  */
 export function isReplyTopic(topic: string, swarm: string, prefix = DEFAULT_TOPIC_PREFIX): boolean {
   const head = `${prefix}/${swarm}/_reply/`;
+  return topic.startsWith(head) && isPublishableTopic(topic) && isTopicSegment(topic.slice(head.length));
+}
+
+/**
+ * A topic name the broker takes and the agent may publish to: no wildcard or U+0000, valid UTF-8, at most
+ * REPLY_TOPIC_MAX_BYTES. A route failing this would make the broker drop the connection or mqtt.js fail to encode,
+ * and the reply be resent on every reconnect.
+ */
+export function isPublishableTopic(topic: string): boolean {
   const bytes = Buffer.from(topic);
   // The UTF-8 round trip differs exactly when the text holds a lone surrogate (MQTT §1.5.4: not valid UTF-8).
-  return topic.startsWith(head) && bytes.length <= REPLY_TOPIC_MAX_BYTES && bytes.toString() === topic && isTopicSegment(topic.slice(head.length));
+  return topic.length > 0 && !/[+#\u0000]/.test(topic) && bytes.length <= REPLY_TOPIC_MAX_BYTES && bytes.toString() === topic;
 }
 
 /** The agent name of a `{prefix}/{swarm}/{agent}/status` topic, or undefined for any other topic. */
