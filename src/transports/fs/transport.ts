@@ -93,15 +93,21 @@ export function createFsTransport(d: FsTransportDeps): Transport {
 
   /** Write a reply file into the sender's reply directory (outbox/ or outbox/{reply_to}/). Async only so a throw is a rejection. */
   const writeReply = async (rid: string, replyTo: string | undefined, reply: JsonRpcMessage | JsonRpcMessage[]) => {
-    const sub = replyTo ? `${DIRS.outbox}/${replyTo}` : DIRS.outbox;
-    const dir = path(sub);
+    let sub: string = DIRS.outbox;
     if (replyTo) {
       try {
-        mkdirSync(dir);
+        mkdirSync(path(DIRS.outbox, replyTo));
       } catch {}
+      try {
+        // outbox/{reply_to} may be a peer's symlink to a host directory: never written through; outbox/ instead.
+        assertRealDir(root, (sub = `${DIRS.outbox}/${replyTo}`));
+      } catch (e) {
+        d.log.warn('fs transport: reply_to is not a real directory; reply written to outbox/', { request_id: rid, error: String(e) });
+        sub = DIRS.outbox;
+      }
     }
-    // outbox/{reply_to} may be a peer's symlink to a host directory: never written through.
     assertRealDir(root, sub);
+    const dir = path(sub);
     writeAtomic(dir, fileName(timestampNs(), rid), JSON.stringify(reply), false, fileMode);
   };
 
