@@ -2,11 +2,11 @@
 // request as inbox/{timestamp_ns}-{request_id}.json (`.tmp` then rename, profile §6.3) and waits for
 // a file named *-{request_id}.json in its reply directory: outbox/, or outbox/{sender}/ when the
 // client has a sender name (sent as the request's `reply_to`). Replies are removed once read.
-import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts';
 import { ClawError } from '../../protocol/errors.ts';
 import { newRequestId, type ClientOptions, type RequestOptions, type TransportClient } from '../client.ts';
-import { DIRS, REPLY_TO, REQUEST_ID, fileName, parseFileName, timestampNs, writeAtomic } from './layout.ts';
+import { DIRS, REPLY_TO, REQUEST_ID, fileName, parseFileName, readRegular, timestampNs, writeAtomic } from './layout.ts';
 import { FS_DEFAULTS, modeOf, parseFsUri } from './options.ts';
 import { timerDelay } from '../../protocol/delay.ts';
 
@@ -54,7 +54,7 @@ export async function connectFsClient(uri: string, opts: ClientOptions): Promise
       const file = `${replyDir}/${name}`;
       let value: unknown;
       try {
-        value = JSON.parse(readFileSync(file, 'utf8'));
+        value = JSON.parse(String(readRegular(file)));
       } catch {
         continue; // renamed into place complete; unreadable means someone else took it: keep waiting
       }
@@ -160,7 +160,7 @@ export async function connectFsClient(uri: string, opts: ClientOptions): Promise
           if (seen.has(n) || !n.endsWith('.json')) continue;
           seen.add(n);
           try {
-            fn(JSON.parse(readFileSync(`${dir}/${n}`, 'utf8')) as JsonRpcNotification);
+            fn(JSON.parse(String(readRegular(`${dir}/${n}`))) as JsonRpcNotification);
           } catch {}
         }
       };

@@ -1,6 +1,14 @@
 // The directory layout and file naming of the filesystem transport (runtime profile §6.3,
-// docs/transports.md). Everything here is pure apart from the atomic writer.
-import { closeSync, fchmodSync, fdatasync, fsync as fsyncCb, fsyncSync, openSync, renameSync, writeSync, unlinkSync } from 'node:fs';
+// docs/transports.md). Everything here is pure apart from the file I/O helpers at the end.
+//
+// A peer sharing only this directory is untrusted (docs/security.md): it may plant symlinks, FIFOs or
+// directories under any name. So every file is created fresh (O_EXCL|O_NOFOLLOW, a random `.tmp` name),
+// every directory written or renamed into is lstat'ed to be a real directory, and every file read is
+// opened O_NOFOLLOW|O_NONBLOCK and fstat'ed to be a regular file before one byte is read. Node has no
+// openat/renameat, so a peer swapping a directory for a symlink between the check and the use can still
+// win that race (docs/transports.md "untrusted peers").
+import { closeSync, constants as C, fchmodSync, fdatasync, fstatSync, fsync as fsyncCb, fsyncSync, lstatSync, openSync, readSync, renameSync, writeSync, unlinkSync } from 'node:fs';
+import { nodeCrypto } from '../../node/lazy.ts';
 
 export const DIRS = {
   inbox: 'inbox',
@@ -47,8 +55,8 @@ export function fileName(ts: string, requestId: string): string {
  * `*.tmp`), optionally fsynced, then renamed into place (profile §6.3).
  */
 export function writeAtomic(dir: string, name: string, text: string, fsync: boolean, mode = 0o600): void {
-  const tmp = `${dir}/${name}.tmp`;
-  const fd = openSync(tmp, 'w', 0o600);
+  const tmp = tmpName(dir, name);
+  const fd = openSync(tmp, CREATE, 0o600);
   try {
     // Exactly `mode`, whatever the umask: containers under different uids share files through a group.
     if (mode !== 0o600) fchmodSync(fd, mode);
@@ -67,8 +75,8 @@ export function writeAtomic(dir: string, name: string, text: string, fsync: bool
  */
 export async function writeAtomicAsync(dir: string, name: string, text: string, fsync: boolean): Promise<void> {
   if (!fsync) return writeAtomic(dir, name, text, false);
-  const tmp = `${dir}/${name}.tmp`;
-  const fd = openSync(tmp, 'w', 0o600);
+  const tmp = tmpName(dir, name);
+  const fd = openSync(tmp, CREATE, 0o600);
   try {
     writeSync(fd, text);
     await new Promise<void>((resolve, reject) => fdatasync(fd, (e) => (e ? reject(e) : resolve())));
@@ -94,7 +102,7 @@ function renameOrDrop(tmp: string, to: string): void {
 export async function fsyncDir(dir: string): Promise<void> {
   let fd: number;
   try {
-    fd = openSync(dir, 'r');
+    fd = openSync(dir, DIR_FLAGS);
   } catch {
     return;
   }
@@ -104,11 +112,59 @@ export async function fsyncDir(dir: string): Promise<void> {
 
 export function fsyncDirSync(dir: string): void {
   try {
-    const fd = openSync(dir, 'r');
+    const fd = openSync(dir, DIR_FLAGS);
     try {
       fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
   } catch {}
+}
+
+/** Create only, never through a link: a planted name (symlink or not) makes the open fail. */
+const CREATE = C.O_WRONLY | C.O_CREAT | C.O_EXCL | (C.O_NOFOLLOW ?? 0);
+/** Never blocks (a FIFO opens at once) and never follows a symlink (ELOOP). */
+const READ = C.O_RDONLY | (C.O_NOFOLLOW ?? 0) | (C.O_NONBLOCK ?? 0);
+const DIR_FLAGS = READ | (C.O_DIRECTORY ?? 0);
+
+/** A temporary name a peer cannot guess in advance (it could only plant it in a race it cannot aim). */
+const tmpName = (dir: string, name: string) => `${dir}/${name}.${nodeCrypto().randomBytes(6).toString('hex')}.tmp`;
+
+/**
+ * Throws unless each of `root/a`, `root/a/b`, … of `sub` is a real directory (lstat: a symlink is not one),
+ * so a write or rename into `root/sub` stays inside `root`.
+ */
+export function assertRealDir(root: string, sub: string): void {
+  let at = root;
+  for (const part of sub.split('/')) {
+    at += `/${part}`;
+    if (!lstatSync(at).isDirectory()) throw Object.assign(new Error(`${at} is not a directory (a symlink?): refused`), { code: 'ENOTDIR' });
+  }
+}
+
+/**
+ * The bytes of a regular file, at most `cap` of them: `{ over }` when it holds more (read up to cap + 1,
+ * so a file that lies about its size, or grows, is still cut off). Throws ELOOP for a symlink and
+ * ENOTREG for anything else (FIFO, device, directory, socket, a second hard link), unread.
+ */
+export function readRegular(file: string, cap = Infinity): Buffer | { over: number } {
+  const fd = openSync(file, READ);
+  try {
+    const st = fstatSync(fd);
+    // A second link means the name may be a host file's other name: refused like a symlink.
+    if (!st.isFile() || st.nlink > 1) throw Object.assign(new Error(`${file} is not a regular file: refused unread`), { code: 'ENOTREG' });
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const buf = Buffer.allocUnsafe(Math.min(Math.max(st.size + 1, 65536), cap + 1 - total, 1 << 24));
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      chunks.push(buf.subarray(0, n));
+      total += n;
+      if (total > cap) return { over: Math.max(total, st.size) };
+    }
+    return Buffer.concat(chunks, total);
+  } finally {
+    closeSync(fd);
+  }
 }

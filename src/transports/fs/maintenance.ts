@@ -1,7 +1,7 @@
 // Housekeeping of the filesystem transport's directories (docs/transports.md "retention"):
 // a crashed writer's `.tmp` files, archived and rejected requests, replies nobody collected,
 // answered request_ids past the dedup retention, notifications beyond the kept number.
-import { readdirSync, statSync, unlinkSync } from 'node:fs';
+import { lstatSync, readdirSync, unlinkSync } from 'node:fs';
 import type { Logger } from '../../kernel/ports.ts';
 import { DIRS, parseFileName } from './layout.ts';
 import type { ResolvedFsOptions } from './options.ts';
@@ -24,7 +24,8 @@ export function sweep(root: string, opt: ResolvedFsOptions, nowMs: number, log: 
         continue;
       }
       try {
-        const st = statSync(file);
+        // lstat: a peer's symlink to a host directory is removed as a link, never swept through.
+        const st = lstatSync(file);
         fn(name, file, st.mtimeMs, st.isDirectory());
       } catch {}
     }

@@ -5,7 +5,7 @@
 // leaves processing/, so a re-delivered request_id gets the stored reply and never runs twice,
 // across restarts too. A request found in processing/ at start-up without a stored answer was cut
 // off by a crash: it is answered with an "interrupted" error, never run again (at most once).
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, renameSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
 import { nodeCrypto } from '../../node/lazy.ts';
 import type { InboundFrame, Logger, Transport } from '../../kernel/ports.ts';
 import { classify, type JsonRpcMessage } from '../../protocol/jsonrpc.ts';
@@ -13,7 +13,7 @@ import { ErrorCode, isNotExecuted } from '../../protocol/errors.ts';
 import { UNPARSED_DEPTH, textNestsDeeperThan } from '../../protocol/depth.ts';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../protocol/framing.ts';
 import { canonicalJson } from '../../protocol/canonical-json.ts';
-import { DIRS, REPLY_TO, fileName, fsyncDirSync, parseFileName, timestampNs, writeAtomic, writeAtomicAsync } from './layout.ts';
+import { DIRS, REPLY_TO, assertRealDir, fileName, fsyncDirSync, parseFileName, readRegular, timestampNs, writeAtomic, writeAtomicAsync } from './layout.ts';
 import { modeOf, type ResolvedFsOptions } from './options.ts';
 import { sweep } from './maintenance.ts';
 import { timerDelay } from '../../protocol/delay.ts';
@@ -85,7 +85,7 @@ export function createFsTransport(d: FsTransportDeps): Transport {
 
   const readAnswered = (rid: string): Answered | undefined => {
     try {
-      return JSON.parse(readFileSync(path(DIRS.answered, `${rid}.json`), 'utf8')) as Answered;
+      return JSON.parse(String(readRegular(path(DIRS.answered, `${rid}.json`)))) as Answered;
     } catch {
       return undefined;
     }
@@ -93,8 +93,21 @@ export function createFsTransport(d: FsTransportDeps): Transport {
 
   /** Write a reply file into the sender's reply directory (outbox/ or outbox/{reply_to}/). Async only so a throw is a rejection. */
   const writeReply = async (rid: string, replyTo: string | undefined, reply: JsonRpcMessage | JsonRpcMessage[]) => {
-    const dir = replyTo ? path(DIRS.outbox, replyTo) : path(DIRS.outbox);
-    if (replyTo) mkdirSync(dir, { recursive: true });
+    let sub: string = DIRS.outbox;
+    if (replyTo) {
+      try {
+        mkdirSync(path(DIRS.outbox, replyTo));
+      } catch {}
+      try {
+        // outbox/{reply_to} may be a peer's symlink to a host directory: never written through; outbox/ instead.
+        assertRealDir(root, (sub = `${DIRS.outbox}/${replyTo}`));
+      } catch (e) {
+        d.log.warn('fs transport: reply_to is not a real directory; reply written to outbox/', { request_id: rid, error: String(e) });
+        sub = DIRS.outbox;
+      }
+    }
+    assertRealDir(root, sub);
+    const dir = path(sub);
     writeAtomic(dir, fileName(timestampNs(), rid), JSON.stringify(reply), false, fileMode);
   };
 
@@ -107,6 +120,7 @@ export function createFsTransport(d: FsTransportDeps): Transport {
     try {
       const keepIn = malformed ? DIRS.rejected : opt.processed === 'archive' ? DIRS.archive : undefined;
       const masked = keepIn && info ? maskedText(info) : undefined;
+      if (keepIn) assertRealDir(root, keepIn);
       if (keepIn && masked !== undefined) {
         writeAtomic(path(keepIn), name, masked, false, fileMode);
         unlinkSync(from);
@@ -159,6 +173,7 @@ export function createFsTransport(d: FsTransportDeps): Transport {
           // initialized yet, invalid params, a parse error) is sent but not stored, so a retry runs.
           if (!refusedUnrun(reply)) {
             const record: Answered = { hash: info.hash, reply };
+            assertRealDir(root, DIRS.answered);
             await writeAtomicAsync(path(DIRS.answered), `${rid}.json`, JSON.stringify(record), opt.fsync);
           }
           if (reply !== null) await writeReply(rid, info.replyTo, reply);
@@ -180,10 +195,16 @@ export function createFsTransport(d: FsTransportDeps): Transport {
   };
 
   const inspect = (name: string): Inspected => {
-    const file = path(DIRS.processing, name);
-    const size = statSync(file).size;
-    if (size > limit) return { hash: `oversize:${size}`, expectsReply: true, malformed: true };
-    const bytes = readFileSync(file);
+    let bytes: Buffer | { over: number };
+    try {
+      bytes = readRegular(path(DIRS.processing, name), limit);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      // A symlink, FIFO, device, directory: refused unread, so nothing of what it names reaches a reply.
+      if (code !== 'ELOOP' && code !== 'ENOTREG') throw e;
+      return { hash: 'not-regular', expectsReply: true, malformed: true, refuse: 'Invalid request: not a regular file (a symlink, FIFO, device or directory); refused unread' };
+    }
+    if ('over' in bytes) return { hash: `oversize:${bytes.over}`, expectsReply: true, malformed: true };
     let hash = digest(bytes);
     let text: string;
     try {
@@ -321,13 +342,15 @@ export function createFsTransport(d: FsTransportDeps): Transport {
           if (!parsed) {
             // Not `{timestamp_ns}-{request_id}.json`: no request_id to answer under; set aside, never retried.
             try {
-              if (statSync(path(DIRS.inbox, name)).isDirectory()) continue;
+              if (lstatSync(path(DIRS.inbox, name)).isDirectory()) continue;
+              assertRealDir(root, DIRS.rejected);
               renameSync(path(DIRS.inbox, name), path(DIRS.rejected, name));
               d.log.warn('fs transport: file name is not {timestamp_ns}-{request_id}.json; moved to rejected/', { file: name });
             } catch {}
             continue;
           }
           try {
+            assertRealDir(root, DIRS.processing);
             renameSync(path(DIRS.inbox, name), path(DIRS.processing, name));
           } catch (e) {
             if ((e as NodeJS.ErrnoException).code !== 'ENOENT') d.log.warn('fs transport: cannot claim request', { file: name, error: String(e) });
@@ -370,7 +393,11 @@ export function createFsTransport(d: FsTransportDeps): Transport {
     closed,
     start(fn) {
       deliver = fn;
-      for (const sub of Object.values(DIRS)) mkdirSync(path(sub), { recursive: true });
+      for (const sub of Object.values(DIRS)) {
+        mkdirSync(path(sub), { recursive: true });
+        // A state directory that is a symlink would take every write elsewhere: refuse to start.
+        assertRealDir(root, sub);
+      }
       // Crash recovery first: what a previous run claimed and did not finish.
       for (const name of readdirSync(path(DIRS.processing)).sort()) {
         const parsed = parseFileName(name);
@@ -401,6 +428,7 @@ export function createFsTransport(d: FsTransportDeps): Transport {
       // Agent-initiated notifications (claw.heartbeat) go to notifications/, newest last.
       if (!open) return;
       safe(() => {
+        assertRealDir(root, DIRS.notifications);
         writeAtomic(path(DIRS.notifications), fileName(timestampNs(), `n${process.pid}-${++notifySeq}`), JSON.stringify(message), false, fileMode);
       });
     },
