@@ -100,13 +100,14 @@ export function createFsTransport(d: FsTransportDeps): Transport {
       } catch {}
       try {
         // outbox/{reply_to} may be a peer's symlink to a host directory: never written through; outbox/ instead.
-        assertRealDir(root, (sub = `${DIRS.outbox}/${replyTo}`));
+        assertRealDir(root, `${DIRS.outbox}/${replyTo}`);
+        sub = `${DIRS.outbox}/${replyTo}`;
       } catch (e) {
         d.log.warn('fs transport: reply_to is not a real directory; reply written to outbox/', { request_id: rid, error: String(e) });
-        sub = DIRS.outbox;
       }
     }
-    assertRealDir(root, sub);
+    // Checked above with its reply directory (outbox/ is its first part); alone otherwise.
+    if (sub === DIRS.outbox) assertRealDir(root, sub);
     const dir = path(sub);
     writeAtomic(dir, fileName(timestampNs(), rid), JSON.stringify(reply), false, fileMode);
   };
