@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Agent-loop overhead per turn, excluding the provider (issue 6: "agent-loop overhead per turn
+// Agent-loop overhead per turn, excluding the provider ("agent-loop overhead per turn
 // excluding the provider"). Bundles src/agent/service.ts with esbuild (the code the runtime ships) and
 // runs whole turns in process through createAgentService — system prompt built once, the real
 // validator, correction builder, skill attribution and MemoryHistory — against a provider stub that

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// FemtoClaw validation benchmark (issue 6: "validation time per message, goal ≤ 50 µs p50 for a
+// FemtoClaw validation benchmark ("validation time per message, goal ≤ 50 µs p50 for a
 // typical tool call"). Bundles src/femtoclaw/validate.ts with esbuild (the same compiled code the
 // runtime ships), then times validateOutput on representative model outputs, in process:
 //   - per message: batches of B calls timed with process.hrtime.bigint, per-call time = batch / B,

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// claw-edge memory benchmark (issue 4, BENCH.md "Memory"): the stores of src/memory on a durable database in a
+// claw-edge memory benchmark (BENCH.md "Memory"): the stores of src/memory on a durable database in a
 // temp directory, per adapter.
 //
 //   1. store throughput   single: N store() calls of one entry each (each one fsync'ed journal record or

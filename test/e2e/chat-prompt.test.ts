@@ -1,4 +1,4 @@
-// The system prompt the running agent sends (issue 6; src/agent/prompt.ts, src/runtime/agent-module.ts):
+// The system prompt the running agent sends (src/agent/prompt.ts, src/runtime/agent-module.ts):
 // Identity personality, locale and context files (read beside the manifest, cut at 16 KiB, a missing
 // one said on stderr and left out), the skills' instructions (applicability when a required tool is not
 // bound: test/unit/agent-skills.test.ts), every tool's description and argument schema, and the FemtoClaw output contract — exactly

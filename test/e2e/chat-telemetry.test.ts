@@ -1,4 +1,4 @@
-// Telemetry never blocks the agent (spec §5.11; issue 6 "bounded queue, drops counted"), end to end: a
+// Telemetry never blocks the agent (spec §5.11; bounded, drops counted), end to end: a
 // `claw chat` whose webhook collector accepts connections and never answers still answers every line at
 // once and exits within the close timeout; what the collector never took is said once on stderr. The
 // file exporter beside it (its own queue) still gets every event.

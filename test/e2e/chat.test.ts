@@ -1,4 +1,4 @@
-// `claw chat` end to end (issue 6 "Tests and proof"): dist/claw.mjs against a real HTTP model
+// `claw chat` end to end: dist/claw.mjs against a real HTTP model
 // (test/helpers/fake-llm-server.ts) scripted per test. Each test checks the exact reply lines on
 // stdout, whether a tool's side effect happened, what the model was sent, the audit log (verified
 // with `claw audit verify`) and the telemetry file (events, and no prompt or response text).

@@ -1,4 +1,4 @@
-// Crash test of the filesystem transport (issue 5): 50 cycles in which a writer (`claw send`) and the
+// Crash test of the filesystem transport: 50 cycles in which a writer (`claw send`) and the
 // reader (`claw run` serving fs:) are SIGKILLed at random moments. The writer retries with the same
 // request_id until it has an answer (at-least-once delivery). Checked: no partial read (no parse
 // error ever answered), nothing lost (every request gets a definitive answer), nothing executed twice

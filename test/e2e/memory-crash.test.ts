@@ -1,4 +1,4 @@
-// Durability of claw.memory.store end to end (profile §8: a reply means durable; issue 4): a child `claw run`
+// Durability of claw.memory.store end to end (profile §8: a reply means durable): a child `claw run`
 // storing in a loop is SIGKILLed at random moments 50 times and every acknowledged entry is there after each
 // restart; a truncated journal; a corrupt snapshot (clear error naming the file, previous snapshot kept); a full
 // disk (a 640 KiB tmpfs in a private mount namespace: the write fails with -32030, nothing acknowledged is lost).

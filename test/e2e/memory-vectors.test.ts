@@ -1,4 +1,4 @@
-// Memory methods end to end through dist/claw.mjs (spec §9.3.4, seed TV-L3-03 / TV-L3-08, issue 4): exact replies,
+// Memory methods end to end through dist/claw.mjs (spec §9.3.4, seed TV-L3-03 / TV-L3-08): exact replies,
 // persistence across restarts, request_id idempotency after a restart, every store type on the wire, the errors.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

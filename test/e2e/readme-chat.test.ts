@@ -1,4 +1,4 @@
-// The README's first command (issue 6): `claw chat examples/chat/claw.yaml` on a machine with no LLM.
+// The README's first command: `claw chat examples/chat/claw.yaml` on a machine with no LLM.
 // The example is copied as it is into a fresh directory (no .claw-data, HOME empty), and the README's
 // own lines are piped in: the Ollama endpoint is refused, the offline rules answer, `echo` runs, `note`
 // asks for approval and writes into the agent's workspace, and the conversation store opens on sql.js.

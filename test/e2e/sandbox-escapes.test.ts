@@ -1,5 +1,5 @@
 // Tools that try to get out, end to end through dist/claw.mjs: each attempt must fail with the right
-// error and leave nothing running (issue 3 "Sandbox tests that try to escape").
+// error and leave nothing running.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, symlinkSync, writeFileSync, readFileSync, existsSync } from 'node:fs';

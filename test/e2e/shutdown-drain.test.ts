@@ -1,4 +1,4 @@
-// claw.shutdown while a slow request is in flight (issue 2), end to end now that Level 2 gives a
+// claw.shutdown while a slow request is in flight, end to end now that Level 2 gives a
 // slow request to make: drained when it finishes in time, not drained (and cancelled) when it doesn't.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,4 +1,4 @@
-// A three-process swarm on one machine over the filesystem bus (issue 5): leader + two workers
+// A three-process swarm on one machine over the filesystem bus: leader + two workers
 // from examples/swarm, each a real `claw run`. Discover, delegate, report, broadcast, peer tasks
 // through the worker's own gates, and workers SIGKILLed mid-task (retry → failover → dead letter).
 import { test } from 'uvu';

@@ -1,4 +1,4 @@
-// The three-process swarm again, over MQTT through Debian's mosquitto on a loopback port (issue 5):
+// The three-process swarm again, over MQTT through Debian's mosquitto on a loopback port:
 // presence is the retained status document with a Last Will, requests ride MQTT 5 request/response.
 // The shipped dist/claw.mjs (the MQTT swarm bus is in its scheme table: src/runtime/schemes.ts).
 // Skipped (with the reason printed) only when mosquitto is not installed; .ci/run installs it.

@@ -1,4 +1,4 @@
-// The validator's verdict table (./femtoclaw-rows.ts) through the agent loop (issue 6 "Tests and proof":
+// The validator's verdict table (./femtoclaw-rows.ts) through the agent loop (for
 // each case checks the verdict, that no tool ran, the telemetry event and the audit record). Every row
 // is one model output in a real runTurn with the real validator and correction builder, a real
 // hash-chained AuditLog (recordValidation, verified afterwards with verifyAuditText) and a real

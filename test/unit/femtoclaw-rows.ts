@@ -1,4 +1,4 @@
-// The FemtoClaw validator's verdict table (issue 6 "Tests and proof"): one row per rule of FemtoClaw
+// The FemtoClaw validator's verdict table: one row per rule of FemtoClaw
 // §4–§10, shared by femtoclaw-validate.test.ts (the pure verdict) and femtoclaw-loop-table.test.ts
 // (the same rows through the agent loop: nothing executed, the telemetry event, the audit record).
 

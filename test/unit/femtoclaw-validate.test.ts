@@ -1,4 +1,4 @@
-// validateOutput (src/femtoclaw/validate.ts): one row per rule of FemtoClaw §4–§10 and issue 6,
+// validateOutput (src/femtoclaw/validate.ts): one row per rule of FemtoClaw §4–§10 and the project's own,
 // each checked for the exact verdict (step, reason, and where it applies field/tool/issues), that
 // no argument check ran before step 5, and that nothing executed. The same table runs in worker
 // threads to show the verdict is a function of the input only.

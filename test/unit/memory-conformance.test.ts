@@ -1,4 +1,4 @@
-// Level 3 per capability group (docs/protocol.md, the integrator's decision for issue 4): a level-3 method is
+// Level 3 per capability group (docs/protocol.md, the integrator's decision): a level-3 method is
 // answered when the runtime implements its whole group and the manifest is level 3 by its primitives; the
 // initialize reply keeps conformanceLevel = min(manifest, runtime) and lists exactly the implemented groups.
 import { test } from 'uvu';

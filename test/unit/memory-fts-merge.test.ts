@@ -1,5 +1,5 @@
 // The sql.js full-text index (FTS4) is kept merged: a MATCH looks each term up in every index segment, and FTS4
-// on its own lets 15 segments pile up per level (issue 4's query goal; src/memory/stores/semantic.ts
+// on its own lets 15 segments pile up per level (the full-text query goal; src/memory/stores/semantic.ts
 // keepSegmentsMerged). These tests count the segments after many small write transactions, check the setting is
 // written once (not on every open), that an index made by an older version gets it, and that ranking is unchanged.
 import { test } from 'uvu';

@@ -1,5 +1,5 @@
 // The fast full-text paths of the semantic store rank exactly as the plain ones did (BENCH.md "Memory",
-// issue 4's query goal): on a random corpus with many ties, every query's ids AND scores equal those of the
+// the full-text query goal): on a random corpus with many ties, every query's ids AND scores equal those of the
 // reference — FTS4: every match's matchinfo('pcnalx') → bm25FromMatchinfo, all hits sorted, then cut; FTS5: the
 // query joined with the entries table. Also the two helpers alone: matchinfoScorer (idf once per query) against
 // bm25FromMatchinfo, and topK against sort + slice. Native half re-run under .build/runtimes Node 22 / Bun.

@@ -1,4 +1,4 @@
-// Telemetry's bounded queue (spec §5.11 "never blocks"; issue 6 "bounded queue, drops counted"): emit()
+// Telemetry's bounded queue (spec §5.11 "never blocks"; bounded, drops counted): emit()
 // never waits, a full queue drops and counts, and the counts are said once at session end — through the
 // runtime's real opener (openTelemetry) with a real file exporter and a real HTTP exporter to a dead port.
 import { test } from 'uvu';
