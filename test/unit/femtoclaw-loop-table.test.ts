@@ -1,5 +1,5 @@
-// The validator's verdict table (./femtoclaw-rows.ts) through the agent loop (for
-// each case checks the verdict, that no tool ran, the telemetry event and the audit record). Every row
+// The validator's verdict table (./femtoclaw-rows.ts) through the agent loop: for
+// each case the verdict, that no tool ran, the telemetry event and the audit record. Every row
 // is one model output in a real runTurn with the real validator and correction builder, a real
 // hash-chained AuditLog (recordValidation, verified afterwards with verifyAuditText) and a real
 // Telemetry sink (sanitize, queue, exporter). A rejected row is followed by a valid message so the turn
