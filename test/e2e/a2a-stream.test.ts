@@ -32,13 +32,17 @@ after_tool:
   message: "Held job done: {{result}}"
 `;
 
-/** A claw whose `hold` tool runs until `release()` creates the gate file. */
+/**
+ * A claw whose `hold` tool runs until `release()` creates the gate file, or `close()` removes the gate: a hold
+ * started just before the claw is killed must not outlive the test (a SIGKILLed runtime leaves its tools to
+ * the next start's orphan sweep, and this data directory has no next start).
+ */
 async function start(): Promise<{ h: A2aAgent; base: string; release(): void; close(): Promise<void> }> {
   const gate = mkdtempSync(join(tmpdir(), 'claw-a2a-gate-'));
   const h = await startA2aAgent({
     manifest: MANIFEST,
     rules: RULES,
-    config: a2aRuntime({ exec: { hold: `while [ ! -e ${gate}/go ]; do sleep 0.02; done; echo released` }, tools: true }),
+    config: a2aRuntime({ exec: { hold: `while [ -d ${gate} ] && [ ! -e ${gate}/go ]; do sleep 0.02; done; echo released` }, tools: true }),
     env: { A2A_TOKEN: TOKEN },
   });
   return {

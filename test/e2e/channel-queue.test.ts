@@ -131,7 +131,7 @@ function holdDir(policy: 'skip' | 'queue'): string {
   writeFileSync(join(dir, 'offline-rules.yaml'), readFileSync(join(dir, 'offline-rules.yaml'), 'utf8').replace('rules:\n', 'rules:\n  - match: "^hold$"\n    tool_call: { tool: hold }\n'));
   writeFileSync(
     join(dir, 'claw.runtime.yaml'),
-    `data_dir: ./data\nchannels:\n  team-queue:\n    listen: fs:queue\n    fs: { poll_interval_ms: 50 }\ntools:\n  hold:\n    exec: { bin: /bin/sh, argv: ["-c", "touch ${dir}/started; while [ ! -e ${dir}/go ]; do sleep 0.02; done; echo held"] }\n`,
+    `data_dir: ./data\nchannels:\n  team-queue:\n    listen: fs:queue\n    fs: { poll_interval_ms: 50 }\ntools:\n  hold:\n    exec: { bin: /bin/sh, argv: ["-c", "touch ${dir}/started; while [ -d ${dir} ] && [ ! -e ${dir}/go ]; do sleep 0.02; done; echo held"] }\n`,
   );
   return dir;
 }
