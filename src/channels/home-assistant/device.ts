@@ -3,7 +3,7 @@
 // process dies), the retained discovery configs (./discovery.ts), the current lifecycle state. A command on
 // the text entity becomes a `channel.message` from the binding's `user` through the channel runner (gate,
 // scheduler, turn); its answer is the `Last reply` sensor. When Home Assistant announces itself on
-// `<prefix>/status` (`online`) everything is published again. `decommission: true` removes the device
+// `<prefix>/status` (`online`) everything is published again (at most once per REANNOUNCE_MS). `decommission: true` removes the device
 // (empty retained configs) and serves nothing.
 import type { InboundFrame, Logger, Transport } from '../../kernel/ports.ts';
 import type { SecretResolver } from '../../kernel/secrets.ts';
@@ -21,6 +21,11 @@ declare const __CLAW_VERSION__: string;
 const RUNTIME_VERSION = typeof __CLAW_VERSION__ === 'string' ? __CLAW_VERSION__ : '0.0.0-dev';
 /** How often the lifecycle sensor looks at the agent's state (a change is published once). */
 const LIFECYCLE_POLL_MS = 250;
+/**
+ * Birth messages closer together than this share one republish (a trailing one, so a real restart is still
+ * answered): a client that may publish on `<prefix>/status` cannot turn a burst into thousands of retained publishes.
+ */
+const REANNOUNCE_MS = 5_000;
 
 export interface HomeAssistantOptions {
   channel: string;
@@ -30,6 +35,8 @@ export interface HomeAssistantOptions {
   dataDir: string;
   secrets?: SecretResolver;
   lifecycle: Pick<Lifecycle, 'state'>;
+  /** Least time between two republishes on birth messages (default REANNOUNCE_MS). */
+  reannounceMs?: number;
 }
 
 type Answer = { result?: { reply?: string; outcome?: string; tool_calls?: number }; error?: { code: number; message: string; data?: { reason?: string } } };
@@ -55,11 +62,14 @@ export async function openHomeAssistantDevice(o: HomeAssistantOptions): Promise<
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
   let seq = 0;
+  let announcedAt = -Infinity;
+  let reannounce: ReturnType<typeof setTimeout> | undefined;
 
   const publish = (topic: string, payload: string, retain: boolean) =>
     conn.publish(topic, payload, { retain }).catch((e: Error) => log.warn('home assistant publish failed', { channel, topic, error: e.message }));
 
   const announce = () => {
+    announcedAt = Date.now();
     if (b.decommission) {
       for (const c of configs) void publish(c.topic, '', true);
       for (const topic of [t.availability, t.replyState, t.replyAttributes, t.lifecycle]) void publish(topic, '', true);
@@ -70,6 +80,15 @@ export async function openHomeAssistantDevice(o: HomeAssistantOptions): Promise<
     void publish(t.availability, 'online', true);
     lastState = o.lifecycle.state;
     void publish(t.lifecycle, lastState, true);
+  };
+
+  /** A birth message: republish now, or once when the last republish is recent (a burst joins the due one). */
+  const onBirth = () => {
+    if (reannounce) return;
+    reannounce = setTimeout(() => {
+      reannounce = undefined;
+      if (open) announce();
+    }, Math.max(0, announcedAt + (o.reannounceMs ?? REANNOUNCE_MS) - Date.now()));
   };
 
   const onCommand = (text: string) => {
@@ -107,7 +126,7 @@ export async function openHomeAssistantDevice(o: HomeAssistantOptions): Promise<
       const text = new TextDecoder().decode(payload);
       if (topic === t.haStatus) {
         // Home Assistant's birth message: it may have lost its discovered entities (restart).
-        if (text === 'online') announce();
+        if (text === 'online') onBirth();
         return;
       }
       if (topic !== t.command || b.decommission) return;
@@ -138,6 +157,7 @@ export async function openHomeAssistantDevice(o: HomeAssistantOptions): Promise<
     async close() {
       open = false;
       clearInterval(timer);
+      clearTimeout(reannounce);
       if (conn.connected && !b.decommission) {
         // A clean disconnect sends no Last Will: say offline ourselves, with the state we stop in.
         await Promise.all([publish(t.lifecycle, 'STOPPED', true), publish(t.availability, 'offline', true)]);

@@ -32,6 +32,10 @@ export const fsTransportOptionsSchema = lazySchema(() => v.strictObject({
    * Default "0600"; "0660" with a shared group when writer and reader run under different uids.
    */
   file_mode: v.optional(v.pipe(v.string(), v.regex(/^0?[0-7]{3}$/, 'must be an octal mode such as "0660"'))),
+  /** Requests claimed and not yet answered at once; the rest wait in inbox/ (a flood stays bounded). */
+  max_in_flight: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  /** Bytes of request files held in memory at once (one request is always let through). */
+  max_in_flight_bytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
 }));
 
 export type FsTransportOptions = v.InferOutput<typeof fsTransportOptionsSchema>;
@@ -46,12 +50,15 @@ export const FS_DEFAULTS = {
   notifications_keep: 100,
   fsync: false,
   file_mode: '0600',
+  // Sized for a 256 MB board: a request costs a few times its bytes while parsed and routed.
+  max_in_flight: 16,
+  max_in_flight_bytes: 16 * 1024 * 1024,
 };
 
 export type ResolvedFsOptions = typeof FS_DEFAULTS;
 
 const BOOL_KEYS = new Set(['watch', 'fsync']);
-const NUM_KEYS = new Set(['poll_interval_ms', 'retention_ms', 'tmp_max_age_ms', 'dedup_retention_ms', 'notifications_keep']);
+const NUM_KEYS = new Set(['poll_interval_ms', 'retention_ms', 'tmp_max_age_ms', 'dedup_retention_ms', 'notifications_keep', 'max_in_flight', 'max_in_flight_bytes']);
 
 /**
  * `fs:/abs/dir`, `fs:///abs/dir`, `fs:rel/dir` (against `baseDir`), with options as query parameters.

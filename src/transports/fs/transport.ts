@@ -40,6 +40,8 @@ interface Answered {
 /** What a request file holds, as far as the transport needs to know. */
 interface Inspected {
   text?: string;
+  /** Bytes of the file held with `text` (counted against max_in_flight_bytes). */
+  size?: number;
   hash: string;
   replyTo?: string;
   /** The router will send a reply (a request, an invalid message, a batch with one of those). */
@@ -71,6 +73,9 @@ export function createFsTransport(d: FsTransportDeps): Transport {
   const timers: ReturnType<typeof setInterval>[] = [];
   /** request_id → the running request's completion (a duplicate arriving meanwhile waits for it). */
   const running = new Map<string, Promise<void>>();
+  /** Claimed and not yet answered: bounded by max_in_flight(_bytes) so a flood waits in inbox/ (docs/transports.md). */
+  let held = 0;
+  let heldBytes = 0;
   let scanning = false;
   let rescan = false;
   let notifySeq = 0;
@@ -193,6 +198,7 @@ export function createFsTransport(d: FsTransportDeps): Transport {
       if (running.get(rid) === p) running.delete(rid);
     });
     running.set(rid, p);
+    return p;
   };
 
   const inspect = (name: string): Inspected => {
@@ -206,6 +212,7 @@ export function createFsTransport(d: FsTransportDeps): Transport {
       return { hash: 'not-regular', expectsReply: true, malformed: true, refuse: 'Invalid request: not a regular file (a symlink, FIFO, device or directory); refused unread' };
     }
     if ('over' in bytes) return { hash: `oversize:${bytes.over}`, expectsReply: true, malformed: true };
+    const size = bytes.length;
     let hash = digest(bytes);
     let text: string;
     try {
@@ -214,12 +221,12 @@ export function createFsTransport(d: FsTransportDeps): Transport {
       return { hash, expectsReply: true, malformed: true };
     }
     // Not parsed: the router refuses it unparsed (protocol/depth.ts).
-    if (textNestsDeeperThan(text, UNPARSED_DEPTH)) return { text, hash, expectsReply: true, malformed: true };
+    if (textNestsDeeperThan(text, UNPARSED_DEPTH)) return { text, size, hash, expectsReply: true, malformed: true };
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch {
-      return { text, hash, expectsReply: true, malformed: true };
+      return { text, size, hash, expectsReply: true, malformed: true };
     }
     const isObj = typeof value === 'object' && value !== null && !Array.isArray(value);
     const replyTo = isObj ? (value as { reply_to?: unknown }).reply_to : undefined;
@@ -230,48 +237,61 @@ export function createFsTransport(d: FsTransportDeps): Transport {
       hash = digest(canonicalJson(rest));
     } else hash = digest(canonicalJson(value));
     if (replyTo !== undefined && (typeof replyTo !== 'string' || !REPLY_TO.test(replyTo))) {
-      return { text, hash, value, expectsReply: true, malformed: true, refuse: 'Invalid request: reply_to must be 1-128 characters of A-Z a-z 0-9 _ . - (a directory name under outbox/)' };
+      return { text, size, hash, value, expectsReply: true, malformed: true, refuse: 'Invalid request: reply_to must be 1-128 characters of A-Z a-z 0-9 _ . - (a directory name under outbox/)' };
     }
     const items = Array.isArray(value) ? value : [value];
     const kinds = items.map((x) => classify(x).type);
     const malformed = (Array.isArray(value) && value.length === 0) || (!Array.isArray(value) && kinds[0] === 'invalid');
     const expectsReply = malformed || kinds.some((k) => k === 'request' || k === 'invalid');
-    return { text, hash, value, replyTo: replyTo as string | undefined, expectsReply, malformed };
+    return { text, size, hash, value, replyTo: replyTo as string | undefined, expectsReply, malformed };
   };
 
-  /** Handle one claimed file (already in processing/). */
-  const handle = (name: string, rid: string, recovered: boolean) => {
-    let info: Inspected;
+  /** Read one claimed file (already in processing/); undefined when it cannot be read. */
+  const read = (name: string): Inspected | undefined => {
     try {
-      info = inspect(name);
+      return inspect(name);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') d.log.warn('fs transport: cannot read request', { file: name, error: String(e) });
-      return;
     }
+  };
+
+  /** Count a read file as held until `done` settles; its end frees room for what waits in inbox/. */
+  const hold = (info: Inspected, done: Promise<unknown> | undefined) => {
+    const n = info.size ?? 0;
+    held++;
+    heldBytes += n;
+    const release = () => {
+      held--;
+      heldBytes -= n;
+      scheduleScan();
+    };
+    void Promise.resolve(done).then(release, release);
+  };
+
+  /** Handle one claimed and read file; settles when it is answered and retired. */
+  const handle = (name: string, rid: string, recovered: boolean, info: Inspected): Promise<unknown> | undefined => {
     const prior = readAnswered(rid);
     if (prior) {
       // At-least-once delivery + request_id dedup = exactly-once execution (profile §5, §6.2).
       if (prior.hash === info.hash) {
         d.log.debug('fs transport: re-delivered request answered from store', { request_id: rid });
         const resend = prior.reply;
-        track((async () => {
+        return track((async () => {
           if (resend !== null) await writeReply(rid, info.replyTo, resend).catch((e) => d.log.warn('fs transport: write failed', { error: String(e) }));
           await retire(name, info.malformed, info);
         })());
       } else {
         const err = failureFor(info.value, ErrorCode.InvalidRequest, `Invalid request: request_id ${rid} was already used for a different request`);
-        track((async () => {
+        return track((async () => {
           await writeReply(rid, info.replyTo, err).catch((e) => d.log.warn('fs transport: write failed', { error: String(e) }));
           await retire(name, true, info);
         })());
       }
-      return;
     }
     const inflight = running.get(rid);
     if (inflight) {
       // Same request_id while the first copy runs: answer it when the first one is answered.
-      void inflight.then(() => handle(name, rid, recovered));
-      return;
+      return inflight.then(() => handle(name, rid, recovered, info));
     }
     if (recovered) {
       // Found in processing/ at start-up with no stored answer: a crash interrupted it. We cannot know
@@ -282,16 +302,13 @@ export function createFsTransport(d: FsTransportDeps): Transport {
             reason: 'interrupted',
           })
         : null;
-      completeTracked(name, rid, info, reply);
-      return;
+      return completeTracked(name, rid, info, reply);
     }
-    if (info.refuse) {
-      completeTracked(name, rid, info, failureFor(info.value, ErrorCode.InvalidRequest, info.refuse));
-      return;
-    }
+    if (info.refuse) return completeTracked(name, rid, info, failureFor(info.value, ErrorCode.InvalidRequest, info.refuse));
     if (!deliver) return;
     let done!: () => void;
-    running.set(rid, new Promise<void>((r) => (done = r)));
+    const finished = new Promise<void>((r) => (done = r));
+    running.set(rid, finished);
     let ended = false;
     const end = (reply: JsonRpcMessage | JsonRpcMessage[] | null) => {
       if (ended) return;
@@ -310,9 +327,13 @@ export function createFsTransport(d: FsTransportDeps): Transport {
     deliver({ payload, reply: (m) => end(m) });
     // Notifications (and responses) get no reply: they are done once handed to the router.
     if (!info.expectsReply) end(null);
+    return finished;
   };
 
-  /** Claim every request file in the inbox, in name order (timestamp, then request_id). */
+  /**
+   * Claim the request files in the inbox, in name order (timestamp, then request_id), while fewer than
+   * max_in_flight are held and their bytes are under max_in_flight_bytes; the rest stay for a later scan.
+   */
   const scan = () => {
     if (!open || !deliver) return;
     if (scanning) {
@@ -335,9 +356,11 @@ export function createFsTransport(d: FsTransportDeps): Transport {
           throw e;
         }
         names.sort();
-        const claimed: { name: string; requestId: string }[] = [];
+        const claimed: { name: string; requestId: string; info: Inspected }[] = [];
+        let bytes = heldBytes;
         for (const name of names) {
           if (!open) return;
+          if (held + claimed.length >= opt.max_in_flight || bytes >= opt.max_in_flight_bytes) break;
           if (name.endsWith('.tmp')) continue; // a writer is still writing it (cleaned by the sweep when old)
           const parsed = parseFileName(name);
           if (!parsed) {
@@ -357,12 +380,15 @@ export function createFsTransport(d: FsTransportDeps): Transport {
             if ((e as NodeJS.ErrnoException).code !== 'ENOENT') d.log.warn('fs transport: cannot claim request', { file: name, error: String(e) });
             continue;
           }
-          claimed.push({ name, requestId: parsed.requestId });
+          const info = read(name);
+          if (!info) continue;
+          bytes += info.size ?? 0;
+          claimed.push({ name, requestId: parsed.requestId, info });
         }
         // fsync: the claims must be durable before anything runs, or a power loss would put a request
         // that already ran back into the inbox. One directory fsync covers the whole scan.
         if (opt.fsync && claimed.length > 0) fsyncDirSync(path(DIRS.processing));
-        for (const c of claimed) handle(c.name, c.requestId, false);
+        for (const c of claimed) hold(c.info, handle(c.name, c.requestId, false, c.info));
       } while (rescan && open);
     } catch (e) {
       d.log.error('fs transport: scan failed', { error: String(e) });
@@ -402,7 +428,8 @@ export function createFsTransport(d: FsTransportDeps): Transport {
       // Crash recovery first: what a previous run claimed and did not finish.
       for (const name of readdirSync(path(DIRS.processing)).sort()) {
         const parsed = parseFileName(name);
-        if (parsed) handle(name, parsed.requestId, true);
+        const info = parsed && read(name);
+        if (info) hold(info, handle(name, parsed.requestId, true, info));
       }
       if (opt.watch) {
         try {
