@@ -3,8 +3,8 @@
 // process dies), the retained discovery configs (./discovery.ts), the current lifecycle state. A command on
 // the text entity becomes a `channel.message` from the binding's `user` through the channel runner (gate,
 // scheduler, turn); its answer is the `Last reply` sensor. When Home Assistant announces itself on
-// `<prefix>/status` (`online`) everything is published again (at most once per REANNOUNCE_MS). `decommission: true` removes the device
-// (empty retained configs) and serves nothing.
+// `<prefix>/status` (`online`) everything is published again (at most once per REANNOUNCE_MS).
+// `decommission: true` removes the device (empty retained configs) and serves nothing.
 import type { InboundFrame, Logger, Transport } from '../../kernel/ports.ts';
 import type { SecretResolver } from '../../kernel/secrets.ts';
 import type { Lifecycle } from '../../kernel/lifecycle.ts';
