@@ -5,8 +5,6 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer, type Server, type Socket } from 'node:net';
-import { Aedes } from 'aedes';
 import { channelsModule } from '../../src/runtime/channels-module.ts';
 import { writeAtomic, timestampNs } from '../../src/transports/fs/layout.ts';
 import { MqttConnection } from '../../src/transports/mqtt/connection.ts';
@@ -17,6 +15,7 @@ import type { Session } from '../../src/kernel/agent.ts';
 import type { RuntimeConfig } from '../../src/config/runtime-config.ts';
 import type { ChannelAgent } from '../../src/channels/types.ts';
 import { captureLogger, makeManifest, primitive, until } from './helpers/fakes.ts';
+import { startAedes } from './helpers/aedes.ts';
 import { findMosquitto, startMosquitto } from '../helpers/mosquitto.ts';
 
 const queueChannel = (name: string, extra: Record<string, unknown> = {}) =>
@@ -109,19 +108,9 @@ test('MQTT URL: the path overrides the queue_name topic; passwords and wildcards
   assert.throws(() => parseChannelMqttUrl('mqtt://h/a/+', 'x'), /cannot be a topic name/);
 });
 
-let broker: Aedes;
-let server: Server;
-const sockets = new Set<Socket>();
 test('MQTT binding (3.1.1 envelope): reply to the sender route, QoS 1 redelivery deduplicated, bare messages to {topic}/replies', async () => {
-  broker = await Aedes.createBroker();
-  server = createServer((sock) => {
-    sock.setNoDelay(true);
-    sockets.add(sock);
-    sock.on('close', () => sockets.delete(sock));
-    broker.handle(sock);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.address() as { port: number }).port;
+  const mqttd = await startAedes();
+  const { port } = mqttd;
   const dataDir = mkdtempSync(join(tmpdir(), 'claw-chmod-'));
   const a = fakeAgent();
   const m = module({ channels: { q: { listen: `mqtt://127.0.0.1:${port}?protocol=3.1.1` } } }, dataDir, a.agent);
@@ -156,9 +145,7 @@ test('MQTT binding (3.1.1 envelope): reply to the sender route, QoS 1 redelivery
   } finally {
     await peer?.close();
     await m.stop!(session());
-    for (const s of sockets) s.destroy();
-    await new Promise<void>((r) => server.close(() => r()));
-    await new Promise<void>((r) => broker.close(() => r()));
+    await mqttd.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 });

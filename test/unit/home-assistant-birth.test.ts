@@ -2,23 +2,19 @@
 // costs at most one republish now and one trailing republish, and a later single birth is still answered.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createServer, type Socket } from 'node:net';
-import { Aedes } from 'aedes';
 import mqtt from 'mqtt';
 import { openHomeAssistantDevice } from '../../src/channels/home-assistant/device.ts';
 import type { ResolvedManifest } from '../../src/manifest/resolved.ts';
 import { captureLogger, tick, until } from './helpers/fakes.ts';
+import { startAedes } from './helpers/aedes.ts';
 
 test('a burst of 500 birth messages yields at most two republishes; a later birth still republishes', async () => {
-  const broker = await Aedes.createBroker();
+  const mqttd = await startAedes();
+  const { broker, port } = mqttd;
   let configs = 0;
   broker.on('publish', (packet, client) => {
     if (client?.id.startsWith('claw-ha-') && packet.topic.endsWith('/config')) configs++;
   });
-  const sockets = new Set<Socket>();
-  const server = createServer((s) => (sockets.add(s), broker.handle(s)));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.address() as { port: number }).port;
   const gap = 400;
   const device = await openHomeAssistantDevice({
     channel: 'ha',
@@ -47,9 +43,7 @@ test('a burst of 500 birth messages yields at most two republishes; a later birt
   } finally {
     ha.end(true);
     await device.close();
-    for (const s of sockets) s.destroy();
-    await new Promise<void>((r) => server.close(() => r()));
-    await new Promise<void>((r) => broker.close(() => r()));
+    await mqttd.close();
   }
 });
 

@@ -2,19 +2,15 @@
 // must not cost seconds of CPU and gigabytes of memory before it is ignored.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createServer, type Socket } from 'node:net';
-import { Aedes } from 'aedes';
 import mqtt from 'mqtt';
 import { openHomeAssistantDevice } from '../../src/channels/home-assistant/device.ts';
 import type { ResolvedManifest } from '../../src/manifest/resolved.ts';
 import { captureLogger, until } from './helpers/fakes.ts';
+import { startAedes } from './helpers/aedes.ts';
 
 test('an oversized command is ignored by its byte length, unread, and later commands still arrive', async () => {
-  const broker = await Aedes.createBroker();
-  const sockets = new Set<Socket>();
-  const server = createServer((s) => (sockets.add(s), broker.handle(s)));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.address() as { port: number }).port;
+  const mqttd = await startAedes();
+  const { port } = mqttd;
   const log = captureLogger();
   const device = await openHomeAssistantDevice({
     channel: 'ha',
@@ -39,9 +35,7 @@ test('an oversized command is ignored by its byte length, unread, and later comm
   } finally {
     pub.end(true);
     await device.close();
-    for (const s of sockets) s.destroy();
-    await new Promise<void>((r) => server.close(() => r()));
-    await new Promise<void>((r) => broker.close(() => r()));
+    await mqttd.close();
   }
 });
 

@@ -3,44 +3,31 @@
 // by the broker (not silently downgraded). noDelay is set on the broker's sockets too (Nagle adds ~40-90 ms).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createServer, type Server, type Socket } from 'node:net';
-import { Aedes } from 'aedes';
 import type { InboundFrame } from '../../src/kernel/ports.ts';
 import { createMqttTransport, type MqttTransport } from '../../src/transports/mqtt/transport.ts';
 import { connectMqttClient } from '../../src/transports/mqtt/client-mqtt.ts';
 import { parseMqttUrl } from '../../src/transports/mqtt/endpoint.ts';
 import { resolveMqttSettings } from '../../src/transports/mqtt/options.ts';
 import { captureLogger } from './helpers/fakes.ts';
+import { startAedes, type InProcessBroker } from './helpers/aedes.ts';
 import { createFileJournal } from '../../src/transports/mqtt/journal.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-let broker: Aedes;
-let server: Server;
+let mqttd: InProcessBroker;
+let broker: InProcessBroker['broker'];
 let port = 0;
 const closers: (() => Promise<void>)[] = [];
-const sockets = new Set<Socket>();
 
 test.before(async () => {
-  broker = await Aedes.createBroker();
-  server = createServer((sock) => {
-    sock.setNoDelay(true);
-    sockets.add(sock);
-    sock.on('close', () => sockets.delete(sock));
-    broker.handle(sock);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  port = (server.address() as { port: number }).port;
+  mqttd = await startAedes();
+  ({ broker, port } = mqttd);
 });
 test.after.each(async () => {
   for (const c of closers.splice(0).reverse()) await c().catch(() => {});
 });
-test.after(async () => {
-  for (const s of sockets) s.destroy();
-  await new Promise<void>((r) => server.close(() => r()));
-  await new Promise<void>((r) => broker.close(() => r()));
-});
+test.after(() => mqttd.close());
 
 const url = (path: string) => `mqtt://127.0.0.1:${port}${path}?protocol=3.1.1`;
 

@@ -3,8 +3,6 @@
 // sandbox does not allow, a sandbox that denies the network, and a missing configuration are refused.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createServer, type Server, type Socket } from 'node:net';
-import { Aedes } from 'aedes';
 import { mqttToolPort } from '../../src/tools/builtins/mqtt-port.ts';
 import { mqttPublish } from '../../src/tools/builtins/mqtt-publish.ts';
 import { mqttRead } from '../../src/tools/builtins/mqtt-read.ts';
@@ -12,28 +10,9 @@ import { topicMatches } from '../../src/tools/builtins/mqtt-topics.ts';
 import { SandboxViolation } from '../../src/tools/types.ts';
 import { runtimeConfigSchema } from '../../src/config/runtime-config.ts';
 import * as v from 'valibot';
+import { startAedes } from './helpers/aedes.ts';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent } as any;
-
-async function broker() {
-  const b = await Aedes.createBroker();
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    b.handle(s);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.address() as { port: number }).port;
-  return {
-    url: `mqtt://127.0.0.1:${port}`,
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-      await new Promise<void>((r) => b.close(() => r()));
-    },
-  };
-}
 
 const ctx = (mqtt: any, network: any = { mode: 'allowlist', allowed_hosts: ['127.0.0.1'] }) =>
   ({ signal: new AbortController().signal, sandbox: { level: 'none', capabilities: { network } }, cwd: '/', run: null as any, fetch: null as any, mqtt }) as any;
@@ -66,7 +45,7 @@ test('mqtt_tools in claw.runtime.yaml: filters are checked', () => {
 });
 
 test('mqtt-publish and mqtt-read: allowed topics work, everything else is refused', async () => {
-  const b = await broker();
+  const b = await startAedes();
   try {
     const port = mqttToolPort({ broker: b.url, mqtt: { protocol_version: 4 }, publish: ['home/+/set'], read: ['home/#'] }, { baseDir: '/', log: silent });
     const published = await mqttPublish.run({ topic: 'home/lamp/set', payload: 'ON', retain: true }, ctx(port));

@@ -2,8 +2,6 @@
 // device's command topic). Each must neither stop the agent serving nor make it publish outside the `_reply` topics.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createServer, type Server, type Socket } from 'node:net';
-import { Aedes } from 'aedes';
 import type { InboundFrame } from '../../src/kernel/ports.ts';
 import { decodeInbound } from '../../src/transports/mqtt/envelope.ts';
 import { isPublishableTopic, isReplyTopic } from '../../src/transports/mqtt/topics.ts';
@@ -12,6 +10,7 @@ import { connectMqttClient } from '../../src/transports/mqtt/client-mqtt.ts';
 import { parseMqttUrl } from '../../src/transports/mqtt/endpoint.ts';
 import { resolveMqttSettings } from '../../src/transports/mqtt/options.ts';
 import { captureLogger } from './helpers/fakes.ts';
+import { startAedes, type InProcessBroker } from './helpers/aedes.ts';
 
 const enc = new TextEncoder();
 const deepEnvelope = (levels: number) => `{"claw_mqtt":1,"reply_to":"claw/home/_reply/c1","request_id":"d1","message":${'['.repeat(levels)}${']'.repeat(levels)}}`;
@@ -47,25 +46,14 @@ test('reply routes: only the swarm\'s _reply topics, valid UTF-8, no NUL or wild
     assert.not.ok(isReplyTopic(bad, 'home'), JSON.stringify(bad.slice(0, 40)));
 });
 
-let broker: Aedes;
-let server: Server;
+let mqttd: InProcessBroker;
+let broker: InProcessBroker['broker'];
 let port = 0;
-const sockets = new Set<Socket>();
 test.before(async () => {
-  broker = await Aedes.createBroker();
-  server = createServer((sock) => {
-    sockets.add(sock);
-    sock.on('close', () => sockets.delete(sock));
-    broker.handle(sock);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  port = (server.address() as { port: number }).port;
+  mqttd = await startAedes();
+  ({ broker, port } = mqttd);
 });
-test.after(async () => {
-  for (const s of sockets) s.destroy();
-  await new Promise<void>((r) => server.close(() => r()));
-  await new Promise<void>((r) => broker.close(() => r()));
-});
+test.after(() => mqttd.close());
 
 test('through the transport: hostile envelopes are refused or dropped, nothing leaves the _reply topics, the agent keeps serving', async () => {
   const url = `mqtt://127.0.0.1:${port}/home/kitchen?protocol=3.1.1`;
