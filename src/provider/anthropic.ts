@@ -3,7 +3,7 @@
 // System messages go to `system`; tool results become `tool_result` blocks of a user turn;
 // consecutive turns of one role are merged (the API wants user/assistant alternation).
 import type { ChatMessage, ToolDefinition } from '../kernel/ports.ts';
-import { type CallSlot, type Completion, type StreamDecoder, firstCall, isObj, num } from './completion.ts';
+import { type CallSlot, type Completion, type StreamDecoder, callIndex, firstCall, isObj, num } from './completion.ts';
 import { ProviderFailure, malformed } from './failure.ts';
 import { rawValueAt } from './json-span.ts';
 import { MAX_OUTPUT_TOKENS } from './limits.ts';
@@ -115,6 +115,7 @@ export function anthropicStream(onText: (t: string) => void): StreamDecoder {
           const b = j.content_block;
           if (typeof j.index !== 'number' || !isObj(b)) throw malformed('content_block_start without index or block');
           if (b.type === 'tool_use') {
+            callIndex(j.index);
             if (typeof b.name !== 'string') throw malformed('tool_use block without a name');
             slots[j.index] = { id: typeof b.id === 'string' ? b.id : '', name: b.name, args: '' };
             startInput[j.index] = rawValueAt(data, ['content_block', 'input']);

@@ -1,5 +1,6 @@
 // What a protocol adapter produces from one response, before the client adds provider and model.
 import type { NativeToolCall } from '../kernel/ports.ts';
+import { malformed } from './failure.ts';
 
 export interface Completion {
   text: string;
@@ -20,6 +21,19 @@ export interface StreamDecoder {
 export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
 
 export const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The most tool calls (Anthropic: content blocks) one answer may number. A streamed chunk names its call by
+ * index; the calls are kept in an array, and every pass over an array visits each index up to its length, so
+ * an index of 2³² from a hostile server would stall the event loop for hours: beyond this it is malformed.
+ */
+export const MAX_CALL_INDEX = 255;
+
+/** A streamed call's index, checked: an integer from 0 to MAX_CALL_INDEX. */
+export function callIndex(i: unknown): number {
+  if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i > MAX_CALL_INDEX) throw malformed(`tool call index ${String(i).slice(0, 24)} is not an integer from 0 to ${MAX_CALL_INDEX}`);
+  return i;
+}
 
 /** Tool calls gathered (possibly piecewise) in response order. */
 export interface CallSlot {

@@ -3,7 +3,7 @@
 // `max_completion_tokens`), `parallel_tool_calls: false` with tools (FemtoClaw wants one call),
 // `stream_options.include_usage` when streaming so the ledger gets real numbers.
 import type { ChatMessage, ToolDefinition } from '../kernel/ports.ts';
-import { type CallSlot, type Completion, type StreamDecoder, firstCall, isObj, num } from './completion.ts';
+import { type CallSlot, type Completion, type StreamDecoder, callIndex, firstCall, isObj, num } from './completion.ts';
 import { ProviderFailure, malformed } from './failure.ts';
 import { rawValueAt } from './json-span.ts';
 
@@ -120,7 +120,7 @@ export function openaiStream(onText: (t: string) => void): StreamDecoder {
       }
       if (Array.isArray(d.tool_calls)) {
         d.tool_calls.forEach((c: any, k: number) => {
-          const idx = typeof c?.index === 'number' ? c.index : k;
+          const idx = callIndex(typeof c?.index === 'number' ? c.index : k);
           const s = (slots[idx] ??= { id: '', name: '', args: '' });
           if (typeof c.id === 'string') s.id = c.id;
           const f = c.function;
