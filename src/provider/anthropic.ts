@@ -84,7 +84,9 @@ export function parseAnthropic(body: string): Completion {
     if (b?.type === 'text' && typeof b.text === 'string') text += b.text;
     else if (b?.type === 'tool_use') {
       if (typeof b.name !== 'string' || !isObj(b.input)) throw malformed(`content[${i}] tool_use without name or input`);
-      slots.push({ id: typeof b.id === 'string' ? b.id : '', name: b.name, args: rawValueAt(body, ['content', i, 'input'])! });
+      // Only the first call's input is used (completion.ts firstCall): cutting each out of the body would
+      // cost the body's length per call.
+      slots.push({ id: typeof b.id === 'string' ? b.id : '', name: b.name, args: slots.length === 0 ? rawValueAt(body, ['content', i, 'input'])! : '' });
     }
   });
   const usage = usageOf(j.usage);

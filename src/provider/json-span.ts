@@ -73,3 +73,19 @@ export function rawValueAt(text: string, path: readonly Seg[]): string | undefin
   }
   return text.slice(start, endOfValue(text, start));
 }
+
+/** The raw text of each element of the array at `path`, in one pass over the array (undefined if none is there). */
+export function rawElementsAt(text: string, path: readonly Seg[]): string[] | undefined {
+  const arr = rawValueAt(text, path);
+  if (arr === undefined || arr.charCodeAt(0) !== 91) return undefined;
+  const out: string[] = [];
+  let i = ws(arr, 1);
+  while (i < arr.length && arr.charCodeAt(i) !== 93) {
+    const end = endOfValue(arr, i);
+    out.push(arr.slice(i, end));
+    i = ws(arr, end);
+    if (arr.charCodeAt(i) !== 44) break;
+    i = ws(arr, i + 1);
+  }
+  return out;
+}

@@ -5,7 +5,7 @@
 import type { ChatMessage, ToolDefinition } from '../kernel/ports.ts';
 import { type CallSlot, type Completion, type StreamDecoder, callIndex, firstCall, isObj, num } from './completion.ts';
 import { ProviderFailure, malformed } from './failure.ts';
-import { rawValueAt } from './json-span.ts';
+import { rawElementsAt, rawValueAt } from './json-span.ts';
 
 export function chatUrl(endpoint: string): string {
   const base = endpoint.replace(/\/+$/, '');
@@ -79,7 +79,9 @@ export function parseOpenai(body: string): Completion {
     msg.tool_calls.forEach((c: any, i: number) => {
       const f = c?.function;
       if (!isObj(f) || typeof f.name !== 'string') throw malformed(`tool_calls[${i}] has no function name`);
-      slots.push({ id: typeof c.id === 'string' ? c.id : '', name: f.name, args: argsText(f.arguments, body, ['choices', 0, 'message', 'tool_calls', i, 'function', 'arguments']) });
+      // Only the first call's arguments are used (completion.ts firstCall): cutting a JSON value out of the
+      // body for every call would cost the body's length per call.
+      slots.push({ id: typeof c.id === 'string' ? c.id : '', name: f.name, args: i === 0 ? argsText(f.arguments, body, ['choices', 0, 'message', 'tool_calls', i, 'function', 'arguments']) : '' });
     });
   }
   const usage = usageOf(j.usage);
@@ -90,6 +92,12 @@ export function parseOpenai(body: string): Completion {
 export function openaiStream(onText: (t: string) => void): StreamDecoder {
   let text = '';
   const slots: CallSlot[] = [];
+  /**
+   * Each call's argument fragments. A fragment that is a JSON value rather than a string (some servers send the
+   * arguments whole) is cut out of its chunk's text only at the end, for the call that is used (the first), from
+   * the chunk's tool_calls elements split in one pass: cutting each from the whole chunk would be quadratic.
+   */
+  const parts = new Map<CallSlot, (string | (() => string))[]>();
   let usage: Completion['usage'];
   let done = false;
   let finished = false;
@@ -119,14 +127,18 @@ export function openaiStream(onText: (t: string) => void): StreamDecoder {
         onText(d.content);
       }
       if (Array.isArray(d.tool_calls)) {
+        let elements: string[] | undefined;
+        const element = (k: number) => (elements ??= rawElementsAt(data, ['choices', 0, 'delta', 'tool_calls']) ?? [])[k] ?? '';
         d.tool_calls.forEach((c: any, k: number) => {
           const idx = callIndex(typeof c?.index === 'number' ? c.index : k);
           const s = (slots[idx] ??= { id: '', name: '', args: '' });
+          if (!parts.has(s)) parts.set(s, []);
           if (typeof c.id === 'string') s.id = c.id;
           const f = c.function;
           if (!isObj(f)) return;
           if (typeof f.name === 'string') s.name += f.name;
-          if (f.arguments !== undefined) s.args += argsText(f.arguments, data, ['choices', 0, 'delta', 'tool_calls', k, 'function', 'arguments']);
+          const a = f.arguments;
+          if (a !== undefined) parts.get(s)!.push(typeof a === 'string' ? a : () => argsText(a, element(k), ['function', 'arguments']));
         });
       }
     },
@@ -135,6 +147,8 @@ export function openaiStream(onText: (t: string) => void): StreamDecoder {
     },
     finish() {
       if (!done && !finished) throw new ProviderFailure('truncated', 'the stream ended before [DONE]', { retryable: true });
+      const first = slots.find((s) => s !== undefined);
+      if (first) first.args = parts.get(first)!.map((p) => (typeof p === 'string' ? p : p())).join('');
       return { text, ...firstCall(slots), ...(usage ? { usage } : {}) };
     },
   };

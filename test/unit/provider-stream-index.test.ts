@@ -3,8 +3,8 @@
 // that picks the first call visit four billion holes (the event loop stalled for hours).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openaiStream } from '../../src/provider/openai.ts';
-import { anthropicStream } from '../../src/provider/anthropic.ts';
+import { openaiStream, parseOpenai } from '../../src/provider/openai.ts';
+import { anthropicStream, parseAnthropic } from '../../src/provider/anthropic.ts';
 import { ProviderFailure } from '../../src/provider/failure.ts';
 
 const BAD = [4294967294, 2 ** 31, 256, -1, 1.5];
@@ -47,6 +47,29 @@ test('Anthropic stream: a tool_use block index out of 0..255 is malformed, answe
       d.finish();
     }, `index ${index}`);
   }
+});
+
+test('many tool calls whose arguments are JSON values: the first call is cut out once, not every call from the whole text', () => {
+  const value = { note: 'x'.repeat(15_000) };
+  const n = 256;
+  const within = (what: string, run: () => { toolCall?: { arguments: string }; toolCallCount: number }) => {
+    const t = Date.now();
+    const r = run();
+    assert.ok(Date.now() - t < 1500, `${what}: ${Date.now() - t} ms`);
+    assert.is(r.toolCallCount, what === 'openai stream' ? 1 : n);
+    // A streamed call's fragments are joined: here the same value sent by each of the chunk's entries.
+    assert.is(r.toolCall?.arguments, JSON.stringify(value).repeat(what === 'openai stream' ? n : 1));
+  };
+  within('openai stream', () => {
+    const d = openaiStream(() => {});
+    d.event({ event: 'message', data: JSON.stringify({ choices: [{ delta: { tool_calls: Array.from({ length: n }, (_, k) => ({ index: 0, ...(k === 0 ? { id: 'c' } : {}), function: { ...(k === 0 ? { name: 'echo' } : {}), arguments: value } })) } }] }) });
+    d.event({ event: 'message', data: '[DONE]' });
+    return d.finish();
+  });
+  within('openai body', () =>
+    parseOpenai(JSON.stringify({ choices: [{ message: { content: null, tool_calls: Array.from({ length: n }, (_, k) => ({ id: `c${k}`, function: { name: 'echo', arguments: value } })) } }] })),
+  );
+  within('anthropic body', () => parseAnthropic(JSON.stringify({ content: Array.from({ length: n }, (_, k) => ({ type: 'tool_use', id: `t${k}`, name: 'echo', input: value })) })));
 });
 
 test.run();
