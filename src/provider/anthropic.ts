@@ -134,7 +134,8 @@ export function anthropicStream(onText: (t: string) => void): StreamDecoder {
             text += d.text;
             if (d.text !== '') onText(d.text);
           } else if (d.type === 'input_json_delta' && typeof d.partial_json === 'string') {
-            const s = slots[j.index];
+            // Checked like the start's: an index such as "__proto__" would reach Array.prototype.
+            const s = slots[callIndex(j.index)];
             if (!s) throw malformed('input_json_delta for a block that is not a tool_use');
             s.args += d.partial_json;
           }

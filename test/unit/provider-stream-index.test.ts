@@ -49,6 +49,16 @@ test('Anthropic stream: a tool_use block index out of 0..255 is malformed, answe
   }
 });
 
+test('Anthropic stream: an input_json_delta index that is not 0..255 ("__proto__" included) is malformed; Array.prototype stays clean', () => {
+  for (const index of ['__proto__', 'constructor', -1, 4294967294]) {
+    refused(() => {
+      const d = anthropicStream(() => {});
+      d.event({ event: 'content_block_delta', data: JSON.stringify({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: 'polluted' } }) });
+    }, `index ${String(index)}`);
+  }
+  assert.not.ok('args' in Array.prototype, 'Array.prototype.args was written');
+});
+
 test('many tool calls whose arguments are JSON values: the first call is cut out once, not every call from the whole text', () => {
   const value = { note: 'x'.repeat(15_000) };
   const n = 256;
