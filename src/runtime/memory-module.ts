@@ -139,8 +139,8 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
         dedup = tables.sqliteDedupStore(opened.db);
       }
       service = opened;
-      d.log.info('memory open', { stores: [...opened.stores.values()].map((x) => `${x.name}:${x.kind}`), database: opened.dbPath, adapter: opened.db?.adapter,
-        ...(opened.db?.adapter === 'sqljs' && wasm ? { wasm: wasm.tier, budget_mb: wasm.budgetMb ?? null, budget_from: wasm.source } : {}) });
+      d.log.info('memory open', { stores: [...opened.stores.values()].map((x) => `${x.name}:${x.kind}`), database: opened.dbPath, adapter: opened.db?.adapter, engine: opened.db?.engine,
+        ...(opened.db?.engine === 'sql.js' && wasm ? { wasm: wasm.tier, budget_mb: wasm.budgetMb ?? null, budget_from: wasm.source } : {}) });
     } catch (e) {
       if (session !== s) return;
       // Memory calls answer -32030 with this reason; everything else works.

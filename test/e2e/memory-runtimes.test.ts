@@ -1,8 +1,8 @@
 // Memory through dist/claw.mjs on every runtime of .build/runtimes (scripts/install-runtimes.sh): `adapter: auto`
-// keeps a new memory database on the journalled sql.js path on every runtime, Node 22 and Bun included (bytes
-// written per entry on flash: docs/memory.md "Choosing the adapter"); a database node:sqlite made stays native.
-// stderr stays JSON lines (Node 22's ExperimentalWarning for node:sqlite is not printed). A sql.js database
-// written on Node 18 and opened on Node 22 stays on sql.js with every entry.
+// keeps a new memory database on the journalled path on every runtime, Node 22 and Bun included (bytes written
+// per entry on flash: docs/memory.md "Choosing the adapter") — held by sql.js on Node, by bun:sqlite on Bun; a
+// database node:sqlite made stays native. stderr stays JSON lines (Node 22's ExperimentalWarning for node:sqlite
+// is not printed). A journalled database written on one runtime opens on another with every entry.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, rmSync } from 'node:fs';
@@ -12,11 +12,11 @@ import { CLAW, ROOT, initParams } from './helpers/claw-process.ts';
 import { stderrRecords } from './helpers/e2e-util.ts';
 import { agentDir, ENTRY_ID } from './memory-agent.ts';
 
-const RUNTIMES: [string, string, 'sqljs' | 'native'][] = [
-  ['node (this one)', process.execPath, 'sqljs'],
-  ['node18', join(ROOT, '.build/runtimes/node18/node_modules/.bin/node'), 'sqljs'],
-  ['node22', join(ROOT, '.build/runtimes/node22/node_modules/.bin/node'), 'sqljs'],
-  ['bun', join(ROOT, '.build/runtimes/bun/node_modules/.bin/bun'), 'sqljs'],
+const RUNTIMES: [string, string, 'sqljs' | 'native', string][] = [
+  ['node (this one)', process.execPath, 'sqljs', 'sql.js'],
+  ['node18', join(ROOT, '.build/runtimes/node18/node_modules/.bin/node'), 'sqljs', 'sql.js'],
+  ['node22', join(ROOT, '.build/runtimes/node22/node_modules/.bin/node'), 'sqljs', 'sql.js'],
+  ['bun', join(ROOT, '.build/runtimes/bun/node_modules/.bin/bun'), 'sqljs', 'bun:sqlite'],
 ];
 const dirs: string[] = [];
 
@@ -36,8 +36,8 @@ const storeLine = (id: number, content: string) => ({
 });
 const queryLine = (id: number) => ({ jsonrpc: '2.0', id, method: 'claw.memory.query', params: { store: 'context', query: { type: 'semantic', text: 'deadline' } } });
 
-for (const [name, bin, adapter] of RUNTIMES) {
-  (existsSync(bin) ? test : test.skip)(`${name}: store → query through the ${adapter} adapter, stderr JSON only`, () => {
+for (const [name, bin, adapter, engine] of RUNTIMES) {
+  (existsSync(bin) ? test : test.skip)(`${name}: store → query through the ${adapter} adapter on ${engine}, stderr JSON only`, () => {
     const a = agentDir();
     dirs.push(a.dir);
     const s = session(bin, a.dir, a.manifest, [storeLine(1, 'Project deadline is March 15'), queryLine(2)]);
@@ -47,9 +47,32 @@ for (const [name, bin, adapter] of RUNTIMES) {
       s.replies.get(2).result.entries.map((e: any) => [e.id, e.content, e.score]),
       [[id, 'Project deadline is March 15', 9.99999000001e-7]],
     );
-    assert.is(s.logs.find((l) => l.msg === 'memory open')?.adapter, adapter);
+    const open = s.logs.find((l) => l.msg === 'memory open');
+    assert.is(open?.adapter, adapter);
+    assert.is(open?.engine, engine);
+    // The V8 tier of the wasm is logged only where sql.js runs.
+    assert.is('wasm' in open!, engine === 'sql.js');
+    assert.ok(existsSync(join(a.dir, '.claw-data', 'memory', 'memory-0.db.claw-journal')), 'journalled layout');
   });
 }
+
+const bun = RUNTIMES[3][1];
+(existsSync(bun) ? test : test.skip)('a journalled database moves Node → Bun → Node with every entry; adapter: sqljs on Bun is sql.js', () => {
+  const a = agentDir();
+  dirs.push(a.dir);
+  const first = session(process.execPath, a.dir, a.manifest, [storeLine(1, 'deadline on node')]);
+  const onBun = session(bun, a.dir, a.manifest, [storeLine(2, 'deadline on bun'), queryLine(3)]);
+  assert.is(onBun.logs.find((l) => l.msg === 'memory open')?.engine, 'bun:sqlite');
+  const ids = [first.replies.get(1).result.ids[0], onBun.replies.get(2).result.ids[0]].sort();
+  assert.equal(onBun.replies.get(3).result.entries.map((e: any) => e.id).sort(), ids);
+  const back = session(process.execPath, a.dir, a.manifest, [queryLine(4)]);
+  assert.is(back.logs.find((l) => l.msg === 'memory open')?.engine, 'sql.js');
+  assert.equal(back.replies.get(4).result.entries.map((e: any) => e.id).sort(), ids);
+  agentDir({ dir: a.dir, config: 'memory:\n  adapter: sqljs\n' });
+  const named = session(bun, a.dir, a.manifest, [queryLine(5)]);
+  assert.is(named.logs.find((l) => l.msg === 'memory open')?.engine, 'sql.js');
+  assert.equal(named.replies.get(5).result.entries.map((e: any) => e.id).sort(), ids);
+});
 
 const node18 = RUNTIMES[1][1];
 const node22 = RUNTIMES[2][1];

@@ -1,4 +1,5 @@
-// Durability for the sql.js adapter: the database lives in WASM memory; every write transaction is appended to
+// Durability for the journalled adapter (image-db.ts): the database lives in memory (sql.js's WebAssembly heap,
+// or an in-memory bun:sqlite database on Bun); every write transaction is appended to
 // a journal as one checksummed record and fsynced before it is acknowledged; now and then the whole image is
 // written out as a snapshot (export()) and the journal starts over. SD cards wear per write and power gets
 // pulled, so: a write costs one small append, never a rewrite of the file; a crash at any instant leaves a
@@ -59,7 +60,7 @@ import {
   type ParsedJournal,
   type Snapshot,
 } from './format.ts';
-import { SqlJsDatabase, openSqlJsRaw, type LoggedStatement, type SqlJsDb, type WriteLog } from './sqljs.ts';
+import { ImageDatabase, type ImageDb, type ImageEngine, type LoggedStatement, type WriteLog } from './image-db.ts';
 import type { SqlValue } from './types.ts';
 
 /** The synchronous fs calls the durable layer makes; inject a wrapper to simulate ENOSPC, EIO, torn writes. */
@@ -125,7 +126,7 @@ export interface DurableControl {
   readonly files: { snapshot: string; previous: string; journal: string; previousJournal: string };
 }
 
-export type DurableDatabase = SqlJsDatabase & { readonly durable: DurableControl };
+export type DurableDatabase = ImageDatabase & { readonly durable: DurableControl };
 
 function fsyncDir(fs: DurableFs, dir: string): void {
   let fd: number | undefined;
@@ -168,9 +169,9 @@ function tryUnlink(fs: DurableFs, p: string): void {
   }
 }
 
-/** The journal writer and snapshotter behind one sql.js database. */
+/** The journal writer and snapshotter behind one journalled database. */
 class DurableLog implements WriteLog, DurableControl {
-  db!: SqlJsDatabase;
+  db!: ImageDatabase;
   fd = -1;
   /** SQL texts already written to the current journal → index. */
   private sqlIndex = new Map<string, number>();
@@ -446,7 +447,7 @@ class DurableLog implements WriteLog, DurableControl {
    * Works out which snapshot and journals make up the acknowledged state (see the layout above), loads it and
    * returns what to do with the journal next.
    */
-  async recover(wasmPath?: string): Promise<void> {
+  async recover(wasmPath?: string, engineChoice: EngineChoice = 'sql.js'): Promise<void> {
     const { fs, files } = this;
     tryUnlink(fs, `${this.path}.tmp`);
     tryUnlink(fs, `${files.journal}.tmp`);
@@ -530,8 +531,8 @@ class DurableLog implements WriteLog, DurableControl {
       resnapshot = true;
     }
 
-    const raw: SqlJsDb = await openSqlJsRaw({ wasmPath, image: base?.image });
-    this.db = new SqlJsDatabase(raw, this, () => this.closeFiles());
+    const { raw, engine } = await openImage(engineChoice, base?.image, wasmPath);
+    this.db = new ImageDatabase(raw, engine, this, () => this.closeFiles());
     if (base) {
       try {
         raw.exec('PRAGMA schema_version');
@@ -626,10 +627,26 @@ const DDL = /^\s*(create|drop|alter)\b/i;
 /** Whether a journal holds a statement that changed the schema (every SQL text appears once as a string). */
 const changedSchema = (j: ParsedJournal): boolean => j.records.some((rec) => rec.some(([ref]) => typeof ref === 'string' && DDL.test(ref)));
 
-/** Opens (creating if needed) a durable sql.js database at `path`. */
-export async function openDurable(path: string, opts: DurabilityOptions = {}, wasmPath?: string): Promise<DurableDatabase> {
+/**
+ * Which engine holds the image: `'auto'` bun:sqlite where the runtime has it (bun-image.ts), else sql.js;
+ * `'sql.js'` always sql.js (`adapter: sqljs` asked for by name).
+ */
+export type EngineChoice = 'auto' | 'sql.js';
+
+async function openImage(choice: EngineChoice, image: Uint8Array | undefined, wasmPath?: string): Promise<{ raw: ImageDb; engine: ImageEngine }> {
+  if (choice === 'auto') {
+    const { openBunImageRaw } = await import('./bun-image.ts');
+    const raw = await openBunImageRaw(image);
+    if (raw) return { raw, engine: 'bun:sqlite' };
+  }
+  const { openSqlJsRaw } = await import('./sqljs.ts');
+  return { raw: await openSqlJsRaw({ wasmPath, image }), engine: 'sql.js' };
+}
+
+/** Opens (creating if needed) a durable journalled database at `path`. */
+export async function openDurable(path: string, opts: DurabilityOptions = {}, wasmPath?: string, engine: EngineChoice = 'sql.js'): Promise<DurableDatabase> {
   const log = new DurableLog(path, opts);
-  await log.recover(wasmPath);
+  await log.recover(wasmPath, engine);
   const db = log.db as DurableDatabase;
   Object.defineProperty(db, 'durable', { value: log, enumerable: false });
   return db;

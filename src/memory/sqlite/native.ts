@@ -93,7 +93,7 @@ class NativeDatabase implements SqliteDatabase {
   prepare(sql: string): Statement {
     const s = this.statement(sql);
     const args = (raw: BindParams): unknown[] => {
-      // Same strings as the sql.js adapter stores (shared.ts wellFormedParams), whichever engine binds them.
+      // Same strings as the journalled adapter stores (shared.ts wellFormedParams), whichever engine binds them.
       const params = wellFormedParams(raw);
       if (this.engine === 'node') return params; // node:sqlite takes bare or prefixed names natively
       const { named, positional } = splitParams(params);
@@ -111,7 +111,7 @@ class NativeDatabase implements SqliteDatabase {
   }
 
   /**
-   * Compiled statements by SQL text, least recently used evicted (as in the sql.js adapter): stores call
+   * Compiled statements by SQL text, least recently used evicted (as in the journalled adapter): stores call
    * prepare() per operation, and compiling an FTS query costs about as much as running it at 10k entries.
    * SQLite re-prepares a cached statement by itself after a schema change.
    */

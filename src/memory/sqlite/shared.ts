@@ -57,7 +57,7 @@ export function toError(e: unknown, code = 'sqlite.error'): Error {
 
 /**
  * Transaction with nesting: the outermost level is BEGIN/COMMIT, inner levels SAVEPOINTs. `beforeCommit` runs
- * after `fn` succeeded and before COMMIT (the sql.js adapter appends and fsyncs its journal record there); if it
+ * after `fn` succeeded and before COMMIT (the journalled adapter appends and fsyncs its journal record there); if it
  * throws, everything is rolled back and the error propagates.
  */
 export class TxRunner {
@@ -110,16 +110,17 @@ export class TxRunner {
  * The FTS engine compiled into this SQLite, from its compile options (FTS4 comes with ENABLE_FTS3). Asked, not
  * tried: creating a temp virtual table of a module that is not compiled in (FTS5 in sql.js) fails, and on sql.js
  * that failure alone took ~16 ms of CPU at every open (measured in isolation, with lazy and eager WebAssembly
- * compilation alike; BENCH.md "Level 3 agent"), then the FTS4 table was created and dropped.
+ * compilation alike; BENCH.md "Level 3 agent"), then the FTS4 table was created and dropped. `fts5: false` asks
+ * for FTS4 at most (the journalled layout, which sql.js must be able to replay).
  */
-export function probeFts(get: (sql: string) => Record<string, unknown> | undefined): 'fts5' | 'fts4' | 'none' {
+export function probeFts(get: (sql: string) => Record<string, unknown> | undefined, allow: { fts5?: boolean } = {}): 'fts5' | 'fts4' | 'none' {
   let r: Record<string, unknown> | undefined;
   try {
     r = get("SELECT sqlite_compileoption_used('ENABLE_FTS5') AS fts5, sqlite_compileoption_used('ENABLE_FTS3') + sqlite_compileoption_used('ENABLE_FTS4') AS fts4");
   } catch {
     // A SQLite built without its compile-option diagnostics: the stores rank in JS (same scores, slower).
   }
-  return Number(r?.fts5) > 0 ? 'fts5' : Number(r?.fts4) > 0 ? 'fts4' : 'none';
+  return allow.fts5 !== false && Number(r?.fts5) > 0 ? 'fts5' : Number(r?.fts4) > 0 ? 'fts4' : 'none';
 }
 
 /**

@@ -1,6 +1,7 @@
 // The one database interface the memory capability talks to. Its shape is the subset of node:sqlite's
 // DatabaseSync that Bun's bun:sqlite and sql.js can also honour, so the store code is written once and the
-// adapter (native file-backed SQLite, or sql.js WASM with our own journal) is a deployment detail.
+// adapter (native file-backed SQLite, or an in-memory image — sql.js, or bun:sqlite on Bun — with our own journal)
+// is a deployment detail.
 
 /** A value SQLite can bind or return. Integers come back as `number` (as node:sqlite does by default). */
 export type SqlValue = null | number | bigint | string | Uint8Array;
@@ -43,13 +44,15 @@ export type AdapterName = 'sqljs' | 'native';
 
 export interface SqliteDatabase {
   readonly adapter: AdapterName;
+  /** Which SQLite runs the statements (logged at `memory open`): 'sql.js' or 'bun:sqlite' journalled, 'node' or 'bun' native. */
+  readonly engine?: string;
   readonly capabilities: SqliteCapabilities;
   /** Runs one or more statements without parameters and without results (DDL, pragmas). */
   exec(sql: string): void;
   prepare(sql: string): Statement;
   /**
    * Runs `fn` inside a transaction and returns its result; commits when it returns, rolls back when it throws.
-   * Nested calls become savepoints. With the sql.js adapter the commit is acknowledged only after the journal
+   * Nested calls become savepoints. With the journalled adapter the commit is acknowledged only after the journal
    * record is on disk (fsync), so a returned value means "durable". Must not be async: the work inside must be
    * synchronous, as every statement method is.
    */
@@ -60,11 +63,14 @@ export interface SqliteDatabase {
 export interface OpenOptions {
   /** Database file; `':memory:'` (the default) keeps nothing on disk. */
   path?: string;
-  /** `'auto'` (default): native when the runtime has node:sqlite or bun:sqlite, else sql.js (see `autoPrefers`). */
+  /**
+   * `'auto'` (default): native when the runtime has node:sqlite or bun:sqlite, else journalled (see `autoPrefers`).
+   * `'sqljs'` is the journalled adapter held by sql.js; chosen by `'auto'`, Bun holds it in bun:sqlite instead.
+   */
   adapter?: AdapterName | 'auto';
   /**
    * What `'auto'` prefers for a database file: `'native'` (default) the runtime's engine when there is one;
-   * `'journal'` sql.js with our journal unless the file is already a native one (bytes written per entry on flash:
+   * `'journal'` the journalled adapter unless the file is already a native one (bytes written per entry on flash:
    * open.ts, docs/memory.md). `:memory:` takes native either way.
    */
   autoPrefers?: 'native' | 'journal';
@@ -75,6 +81,6 @@ export interface OpenOptions {
    * bytes per commit to the WAL (1024 → 3–7× fewer) at some cost in full-text latency.
    */
   pageSize?: number;
-  /** sql.js only: journal and snapshot policy, fs injection (see durable.ts). */
+  /** journalled only: journal and snapshot policy, fs injection (see durable.ts). */
   durability?: import('./durable.ts').DurabilityOptions;
 }
