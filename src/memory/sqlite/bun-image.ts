@@ -51,6 +51,8 @@ class BunImageStatement implements ImageStatement {
   private params: unknown[] = [];
   private rows?: IterableIterator<Record<string, SqlValue>>;
   private row?: Record<string, SqlValue>;
+  /** The column names of the current run, read once per run (bun builds the array on every access). */
+  private names?: string[];
 
   constructor(private readonly s: BunStatement) {}
 
@@ -79,11 +81,11 @@ class BunImageStatement implements ImageStatement {
   get(): SqlValue[] {
     const row = this.row;
     if (row === undefined) return [];
-    return this.s.columnNames.map((n) => row[n]);
+    return this.getColumnNames().map((n) => row[n]);
   }
 
   getColumnNames(): string[] {
-    return this.s.columnNames;
+    return (this.names ??= this.s.columnNames);
   }
 
   /** Ends the current run (bun resets the statement when its iterator is closed) and, as in sql.js, the bindings. */
@@ -91,6 +93,7 @@ class BunImageStatement implements ImageStatement {
     const rows = this.rows;
     this.rows = undefined;
     this.row = undefined;
+    this.names = undefined;
     this.params = [];
     rows?.return?.();
     return true;
