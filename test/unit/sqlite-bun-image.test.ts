@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../../src/memory/sqlite/open.ts';
-import { openDurable, type DurableFs } from '../../src/memory/sqlite/durable.ts';
+import { openDurable, type DurableDatabase, type DurableFs } from '../../src/memory/sqlite/durable.ts';
 import type { SqliteDatabase } from '../../src/memory/sqlite/types.ts';
 
 const onBun = typeof (globalThis as { Bun?: unknown }).Bun !== 'undefined';
@@ -22,6 +22,7 @@ const tmpPath = (): string => {
 /** What the memory service opens: 'auto', journalled. */
 const openAuto = (path: string, durability = {}) => openDatabase({ path, autoPrefers: 'journal', durability });
 const openSqlJs = (path: string) => openDatabase({ path, adapter: 'sqljs' });
+const snapshot = (db: SqliteDatabase) => (db as DurableDatabase).durable.snapshot();
 const count = (db: SqliteDatabase, table = 't') => Number(db.prepare(`SELECT count(*) AS n FROM ${table}`).get()!.n);
 
 test("'auto' holds the journalled layout in bun:sqlite on Bun, in sql.js elsewhere; 'sqljs' by name is sql.js", async () => {
@@ -83,26 +84,41 @@ if (onBun) {
         js.prepare('INSERT INTO f(body) VALUES (?)').run(i % 10 === 0 ? `quick fox ${i}` : `slow dog ${i}`);
       }
     });
-    (js as unknown as { durable: { snapshot(): void } }).durable.snapshot();
+    snapshot(js);
     js.prepare('INSERT INTO t(v) VALUES (?)').run('after the snapshot, in the journal');
     js.close();
 
+    // Each engine in turn sees everything the other acknowledged.
+    const sees = (db: SqliteDatabase, engine: string, rows: number, quick: number) => {
+      assert.is(db.engine, engine);
+      assert.is(count(db), rows);
+      assert.is(db.prepare('SELECT count(*) AS n FROM f WHERE f MATCH ?').get('quick')!.n, quick);
+      assert.equal([...(db.prepare('SELECT b FROM t WHERE id = 2').get()!.b as Uint8Array)], [1, 0, 255]);
+    };
     const bun = await openAuto(path);
-    assert.is(bun.engine, 'bun:sqlite');
-    assert.is(count(bun), 501);
-    assert.is(bun.prepare('SELECT count(*) AS n FROM f WHERE f MATCH ?').get('quick')!.n, 50);
-    assert.equal([...(bun.prepare('SELECT b FROM t WHERE id = 2').get()!.b as Uint8Array)], [1, 0, 255]);
+    sees(bun, 'bun:sqlite', 501, 50);
     bun.prepare('INSERT INTO t(v) VALUES (?)').run('from bun, journal');
-    (bun as unknown as { durable: { snapshot(): void } }).durable.snapshot();
+    snapshot(bun);
     bun.prepare('INSERT INTO f(body) VALUES (?)').run('quick brown from bun');
     bun.close();
 
     const back = await openSqlJs(path);
-    assert.is(back.engine, 'sql.js');
-    assert.is(count(back), 502);
-    assert.is(back.prepare('SELECT count(*) AS n FROM f WHERE f MATCH ?').get('quick')!.n, 51);
-    assert.is(back.prepare("SELECT v FROM t ORDER BY id DESC LIMIT 1").get()!.v, 'from bun, journal');
+    sees(back, 'sql.js', 502, 51);
+    assert.is(back.prepare('SELECT v FROM t ORDER BY id DESC LIMIT 1').get()!.v, 'from bun, journal');
     back.close();
+  });
+
+  test('a lone surrogate is stored as U+FFFD on bun:sqlite, live and after the replay on sql.js (one row, not two)', async () => {
+    const path = tmpPath();
+    const db = await openAuto(path);
+    db.exec('CREATE TABLE k(v TEXT PRIMARY KEY)');
+    db.prepare('INSERT INTO k VALUES (?)').run('a\uD800');
+    assert.throws(() => db.prepare('INSERT INTO k VALUES (?)').run('a\uDBFF'), /UNIQUE/);
+    assert.is(db.prepare('SELECT v FROM k').get()!.v, 'a\uFFFD');
+    db.close();
+    const js = await openSqlJs(path);
+    assert.equal(js.prepare('SELECT v FROM k').all().map((r) => r.v), ['a\uFFFD']);
+    js.close();
   });
 
   test('a torn journal tail is dropped and the acknowledged writes stay', async () => {
@@ -178,7 +194,7 @@ if (!onBun && !process.env.CLAW_SQLITE_NESTED && fs.existsSync(bun)) {
     });
     const out = `${r.stdout}\n${r.stderr}`.replace(/\x1b\[[0-9;]*m/g, '');
     assert.is(r.status, 0, out);
-    assert.ok(/Passed:\s+7\b/.test(out), out);
+    assert.ok(/Passed:\s+8\b/.test(out), out);
   });
 }
 
