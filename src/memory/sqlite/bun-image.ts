@@ -7,6 +7,7 @@
 // stepping is bun's row iterator (one sqlite3_step per next()), and parameters are bound as sql.js binds them.
 // Imported through a variable so bundlers leave 'bun:sqlite' alone; on Node this module is never loaded.
 import type { ImageDb, ImageStatement } from './image-db.ts';
+import { isBun } from './shared.ts';
 import type { SqlValue } from './types.ts';
 
 interface BunStatement {
@@ -25,8 +26,6 @@ interface BunDatabaseClass {
   new (path: string): BunDatabase;
   deserialize?(image: Uint8Array): BunDatabase;
 }
-
-const isBun = () => typeof (globalThis as { Bun?: unknown }).Bun !== 'undefined';
 
 let loading: Promise<BunDatabaseClass | undefined> | undefined;
 

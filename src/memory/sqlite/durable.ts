@@ -61,6 +61,7 @@ import {
   type Snapshot,
 } from './format.ts';
 import { ImageDatabase, type ImageDb, type ImageEngine, type LoggedStatement, type WriteLog } from './image-db.ts';
+import { isBun } from './shared.ts';
 import type { SqlValue } from './types.ts';
 
 /** The synchronous fs calls the durable layer makes; inject a wrapper to simulate ENOSPC, EIO, torn writes. */
@@ -634,7 +635,8 @@ const changedSchema = (j: ParsedJournal): boolean => j.records.some((rec) => rec
 export type EngineChoice = 'auto' | 'sql.js';
 
 async function openImage(choice: EngineChoice, image: Uint8Array | undefined, wasmPath?: string): Promise<{ raw: ImageDb; engine: ImageEngine }> {
-  if (choice === 'auto') {
+  // Not on Bun, the bun:sqlite engine's chunk is not even loaded.
+  if (choice === 'auto' && isBun()) {
     const { openBunImageRaw } = await import('./bun-image.ts');
     const raw = await openBunImageRaw(image);
     if (raw) return { raw, engine: 'bun:sqlite' };

@@ -2,7 +2,7 @@
 // Both write their own file with SQLite's rollback journal / WAL, so no journal of ours is involved. Imported
 // dynamically through a variable so bundlers leave the specifier alone and Node 18/20 never load it.
 import { ClawError } from '../../protocol/errors.ts';
-import { TxRunner, probeFts, splitParams, wellFormedParams } from './shared.ts';
+import { TxRunner, isBun, probeFts, splitParams, wellFormedParams } from './shared.ts';
 import type { BindParams, Row, RunResult, SqlValue, SqliteCapabilities, SqliteDatabase, Statement } from './types.ts';
 
 interface NativeStatement {
@@ -21,8 +21,6 @@ interface NativeDb {
 type Engine = 'node' | 'bun';
 
 const STATEMENT_CACHE = 256;
-
-const isBun = () => typeof (globalThis as { Bun?: unknown }).Bun !== 'undefined';
 
 /**
  * Node 22 emits "ExperimentalWarning: SQLite is an experimental feature" when node:sqlite loads, and prints it as

@@ -3,6 +3,9 @@ import { ClawError } from '../../protocol/errors.ts';
 import { isWellFormed, toWellFormed } from '../../protocol/well-formed.ts';
 import type { BindParams, SqlValue, SqliteDatabase } from './types.ts';
 
+/** Whether this runtime is Bun (bun:sqlite then exists). */
+export const isBun = (): boolean => typeof (globalThis as { Bun?: unknown }).Bun !== 'undefined';
+
 export function isNamed(p: unknown): p is Record<string, SqlValue> {
   return typeof p === 'object' && p !== null && !(p instanceof Uint8Array) && !Array.isArray(p);
 }
