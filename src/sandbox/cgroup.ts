@@ -12,7 +12,8 @@
 //   - cgroup v1: the `pids` hierarchy, `<own pids group>/claw-edge/run-*`. The v1 memory and cpu
 //     hierarchies are not used (memory_mb is RLIMIT_DATA there).
 // Everything is probed by doing it (mkdir, write pids.max, rmdir): a readable tree proves nothing.
-import { mkdir, readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
+import { readFileSync, readdirSync } from 'node:fs';
+import { mkdir, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface CgroupSupport {
@@ -44,11 +45,25 @@ function parseMountinfo(text: string): MountLine[] {
   return out;
 }
 
-async function tryRead(p: string): Promise<string | undefined> {
+/**
+ * Reads and listings here are of /proc and the cgroup filesystem: kernel-generated text that never waits on a
+ * device, so they are synchronous. fs/promises would take four thread-pool round trips per file (~3 ms of wall
+ * time for the start-up probe here, more on a board), on the path to READY. Creating and removing groups stays
+ * asynchronous: the kernel may take its time tearing a group down.
+ */
+function tryRead(p: string): string | undefined {
   try {
-    return await readFile(p, 'utf8');
+    return readFileSync(p, 'utf8');
   } catch {
     return undefined;
+  }
+}
+
+function tryList(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
   }
 }
 
@@ -78,7 +93,7 @@ async function probeDir(base: string, files: Record<string, string>): Promise<bo
 async function ensureV2Base(base: string, controllers: string[]): Promise<boolean> {
   try {
     await mkdir(base, { recursive: true });
-    const have = ((await tryRead(join(base, 'cgroup.subtree_control'))) ?? '').split(/\s+/);
+    const have = (tryRead(join(base, 'cgroup.subtree_control')) ?? '').split(/\s+/);
     const want = controllers.filter((c) => !have.includes(c));
     if (want.length > 0) await writeFile(join(base, 'cgroup.subtree_control'), want.map((c) => `+${c}`).join(' '));
     return true;
@@ -89,7 +104,7 @@ async function ensureV2Base(base: string, controllers: string[]): Promise<boolea
 
 /** Run groups left by a runtime that died mid-run: rmdir succeeds only on empty ones. */
 async function removeStale(base: string): Promise<void> {
-  for (const n of await readdir(base).catch((): string[] => [])) {
+  for (const n of tryList(base)) {
     if (n.startsWith('run-') && !n.startsWith(`run-${process.pid}-`)) await rmdir(join(base, n)).catch(() => undefined);
   }
 }
@@ -97,8 +112,8 @@ async function removeStale(base: string): Promise<void> {
 /** Probe what this process may use. `parent` (optional) is an operator-delegated v2 directory. */
 export async function probeCgroups(opts: { parent?: string } = {}): Promise<{ support?: CgroupSupport; notes: string[] }> {
   const notes: string[] = [];
-  const mountinfo = await tryRead('/proc/self/mountinfo');
-  const self = await tryRead('/proc/self/cgroup');
+  const mountinfo = tryRead('/proc/self/mountinfo');
+  const self = tryRead('/proc/self/cgroup');
   if (!mountinfo || !self) return { notes: ['no /proc/self/cgroup: not Linux or /proc not mounted'] };
   const mounts = parseMountinfo(mountinfo);
   const lines = self.split('\n').filter(Boolean).map((l) => {
@@ -110,7 +125,7 @@ export async function probeCgroups(opts: { parent?: string } = {}): Promise<{ su
   const v2own = lines.find((l) => l.ctl === '');
   if (v2 && v2own) {
     const ownPath = opts.parent ?? ownDir(v2, v2own.path);
-    const enabled = ((await tryRead(join(ownPath, 'cgroup.subtree_control'))) ?? '').split(/\s+/).filter(Boolean);
+    const enabled = (tryRead(join(ownPath, 'cgroup.subtree_control')) ?? '').split(/\s+/).filter(Boolean);
     const usable = ['pids', 'memory', 'cpu'].filter((c) => enabled.includes(c));
     if (!usable.includes('pids')) {
       notes.push(`cgroup v2 at ${v2.mountPoint}: ${ownPath} does not delegate the pids controller (subtree_control: ${enabled.join(' ') || 'empty'})`);
@@ -118,7 +133,7 @@ export async function probeCgroups(opts: { parent?: string } = {}): Promise<{ su
       const base = join(ownPath, 'claw-edge');
       if ((await ensureV2Base(base, usable)) && (await probeDir(base, { 'pids.max': 'max' }))) {
         // cgroup.kill is write-only: look for it in the listing rather than reading it.
-        const hasKill = (await readdir(base).catch((): string[] => [])).includes('cgroup.kill');
+        const hasKill = tryList(base).includes('cgroup.kill');
         await removeStale(base);
         return { support: { kind: 'v2', base, controllers: usable, hasKill }, notes };
       }
@@ -181,7 +196,7 @@ export async function createRunCgroup(
     throw e;
   }
   const pids = async (): Promise<number[]> => {
-    const t = await tryRead(join(dir, 'cgroup.procs'));
+    const t = tryRead(join(dir, 'cgroup.procs'));
     return (t ?? '').split('\n').filter(Boolean).map(Number);
   };
   const run: RunCgroup = {

@@ -7,7 +7,7 @@ import { childProcess } from '../node/lazy.ts';
 import { cacheDir } from '../node/code-cache.ts';
 import { HARMLESS_ENV } from '../node/scrub-env.ts';
 import { cachedProbe, probeFingerprint } from './probe-cache.ts';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { arch, availableParallelism, cpus, release } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { probeCgroups, type CgroupSupport } from './cgroup.ts';
@@ -55,18 +55,19 @@ export interface HostCapabilities {
   private?: PrivatePaths;
 }
 
-/** What a process of our uid outside a pid namespace would read in /proc/<our pid>/environ: variable names only. */
-async function probeEnviron(): Promise<HostCapabilities['environ']> {
+/**
+ * What a process of our uid outside a pid namespace would read in /proc/<our pid>/environ: variable names only.
+ * Synchronous like the cgroup probe's reads (cgroup.ts): a /proc file, kernel text that never waits on a device.
+ */
+function probeEnviron(): HostCapabilities['environ'] {
   try {
-    const { readFile } = await import('node:fs/promises');
-    const text = await readFile('/proc/self/environ', 'latin1');
+    const text = readFileSync('/proc/self/environ', 'latin1');
     const names = text.split('\0').map((e) => e.slice(0, Math.max(0, e.indexOf('=')))).filter((n) => n && !HARMLESS_ENV.test(n));
     return { exposed: [...new Set(names)], readable: true };
   } catch {
     return { exposed: [], readable: false };
   }
 }
-
 
 const STD_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
 
@@ -157,7 +158,7 @@ export async function probeHost(opts: { cgroupParent?: string; cacheDir?: string
     tools(),
     linux ? probeCgroups({ parent: opts.cgroupParent }) : Promise.resolve<{ support?: CgroupSupport; notes: string[] }>({ notes: ['not Linux'] }),
     whichSync('sh', '/bin:/usr/bin'),
-    linux ? probeEnviron() : Promise.resolve({ exposed: [], readable: false }),
+    linux ? probeEnviron() : { exposed: [], readable: false },
   ]);
   return {
     platform: process.platform,
