@@ -6,7 +6,7 @@
 // so on the next start V8 reuses the bytecode instead of parsing and compiling again (src/node/code-cache.ts).
 // vm.Script compiles the file's text like any script file: it is not eval, and works under
 // --disallow-code-generation-from-strings.
-import { cacheCommand, cacheDir, cacheFileName, cacheWriter, readCache } from '../src/node/code-cache.ts';
+import { CACHE_V8_FLAGS, cacheCommand, cacheDir, cacheFileName, cacheWriter, readCache } from '../src/node/code-cache.ts';
 import { builtin, hasBuiltins, useRequire } from '../src/node/builtin.ts';
 import { machineWasmTier, v8FlagsFor } from '../src/node/wasm-tier.ts';
 
@@ -23,10 +23,16 @@ const fs = builtin('node:fs');
 const { Script } = builtin('node:vm');
 const chunkDir = builtin('node:url').fileURLToPath(new URL(`${__CLAW_CHUNK_DIR__}/`, url));
 
-// The compiler tier of sql.js's WebAssembly, from the memory budget (src/node/wasm-tier.ts): set before anything
-// is compiled, as V8 stamps its flags into every code cache. Bun runs JavaScriptCore: nothing to set.
+// Bun keeps its own cache of compiled code and ignores V8 cached data: no files there.
+const command = process.versions.bun ? undefined : cacheCommand(process.argv);
+const cache = command ? cacheDir(process.env) : undefined;
+
+// V8 flags, set before anything is compiled, as V8 stamps its flags into every code cache: the compiler tier of
+// sql.js's WebAssembly, from the memory budget (src/node/wasm-tier.ts), and the code caches' checksum where
+// caches are used (src/node/code-cache.ts). Bun runs JavaScriptCore: nothing to set.
 if (!process.versions.bun) {
-  const flags = v8FlagsFor(machineWasmTier({ env: process.env, readText: (p) => readOptional(p), totalmem: () => builtin('node:os').totalmem() }).tier);
+  const wasm = v8FlagsFor(machineWasmTier({ env: process.env, readText: (p) => readOptional(p), totalmem: () => builtin('node:os').totalmem() }).tier);
+  const flags = [wasm, cache ? CACHE_V8_FLAGS : undefined].filter(Boolean).join(' ');
   if (flags) builtin('node:v8').setFlagsFromString(flags);
 }
 
@@ -38,9 +44,6 @@ function readOptional(path: string): string | undefined {
   }
 }
 
-// Bun keeps its own cache of compiled code and ignores V8 cached data: no files there.
-const command = process.versions.bun ? undefined : cacheCommand(process.argv);
-const cache = command ? cacheDir(process.env) : undefined;
 const saveLater = cache ? cacheWriter(cache) : undefined;
 const flags = `${process.execArgv.join('\0')}\0${process.env.NODE_OPTIONS ?? ''}`;
 

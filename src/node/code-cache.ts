@@ -11,6 +11,15 @@ import { builtin } from './builtin.ts';
 // node:fs through builtin(), not an ESM import (see builtin.ts).
 const fs = () => builtin('node:fs');
 
+/**
+ * Set by the loader before the first chunk compiles, whenever caches are read or written. V8 release builds
+ * neither write nor check a code cache's payload checksum; a file damaged on disk (an SD card's bit flip) with an
+ * intact header then crashes V8 inside deserialisation at every start, a restart loop no restart policy ends.
+ * With the checksum V8 rejects such a file (`cachedDataRejected`) and the loader writes a good one
+ * (docs/startup.md "The code cache": under a millisecond per start).
+ */
+export const CACHE_V8_FLAGS = '--verify-snapshot-checksum';
+
 const MAX_BYTES = 16 * 1024 * 1024;
 const FNV_OFFSET = 0x811c9dc5 | 0;
 const FNV_PRIME = 16777619;

@@ -1,10 +1,11 @@
 // The shipped runtime's V8 code caches (docs/startup.md), end to end: the first `claw run` leaves a cache for
 // every chunk file it compiled, the next uses them (and so does not rewrite them), a foreign or garbage file is
 // rejected by V8 and replaced, an unusable cache directory never fails a run, and the replies are the same in
-// every case.
+// every case. A file damaged on disk behind an intact header (bit flips on a board's SD card) is rejected by V8's
+// checksum, on every Node the project supports, instead of crashing V8 at every start.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -13,8 +14,8 @@ import { manifest } from './helpers/l2-agent.ts';
 
 const session = readFileSync(join(ROOT, 'examples/minimal/session.ndjson'), 'utf8');
 
-function run(env: Record<string, string>, args = ['run', 'examples/minimal/claw.yaml']) {
-  const r = spawnSync(process.execPath, [CLAW, ...args], {
+function run(env: Record<string, string>, args = ['run', 'examples/minimal/claw.yaml'], node = process.execPath) {
+  const r = spawnSync(node, [CLAW, ...args], {
     cwd: ROOT,
     input: session,
     encoding: 'utf8',
@@ -144,6 +145,42 @@ test('one cache per command; none for flags, none when turned off', () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** Every 256th byte past V8's header gets one bit flipped: what a worn SD card does to a file at rest. */
+function flipBits(file: string): Buffer {
+  const b = readFileSync(file);
+  for (let i = 64; i < b.length; i += 256) b[i] ^= 1 << (i % 8);
+  writeFileSync(file, b);
+  return b;
+}
+
+const NODES: [string, string][] = [
+  ['node20', process.execPath],
+  ['node18', join(ROOT, '.build/runtimes/node18/node_modules/.bin/node')],
+  ['node22', join(ROOT, '.build/runtimes/node22/node_modules/.bin/node')],
+];
+
+for (const [label, node] of NODES) {
+  (existsSync(node) ? test : test.skip)(`${label}: a cache damaged behind an intact header is rejected and rewritten, not a crash at every start`, () => {
+    const dir = mkdtempSync(join(tmpdir(), 'claw-cc-flip-'));
+    try {
+      const cache = join(dir, 'cache');
+      run({ CLAW_CACHE_DIR: cache }, undefined, node);
+      const [name] = files(cache);
+      const file = join(cache, name);
+      const damaged = flipBits(file);
+      // Without V8's checksum (release builds write and check none) this start dies in deserialisation
+      // (SIGTRAP, exit 133), and so does every later one.
+      run({ CLAW_CACHE_DIR: cache }, undefined, node);
+      assert.not.equal(Buffer.compare(readFileSync(file), damaged), 0, 'the damaged file was replaced');
+      const good = statSync(file);
+      run({ CLAW_CACHE_DIR: cache }, undefined, node);
+      assert.is(statSync(file).mtimeMs, good.mtimeMs, 'the replacement is accepted in turn');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
 
 test('an unusable cache directory never fails a run', () => {
   const dir = mkdtempSync(join(tmpdir(), 'claw-cc-e2e-'));
