@@ -3,7 +3,9 @@
 // import of a built-in makes Node build an ESM facade that reads every export, and the lazy ones load more
 // built-ins — `node:fs`'s ReadStream getter loads the fs streams, `node:module`'s SourceMap the source-map
 // support — about 1 ms and 130 KB of heap at every start that nothing here uses (measured with --heap-prof).
-// Older runtimes (Node 18, Node 20 < 20.16): the loader hands in a require (useRequire) before any use.
+// Older runtimes (Node 18, Node 20 < 20.16): the loader hands its copy of this module a require (useRequire)
+// before any use. The chunks hold a copy of their own (the sandbox's probe cache reads and writes through
+// code-cache.ts), which runs inside the loader's `function (require, module, ...)`: there that require serves.
 
 interface BuiltinModules {
   'node:fs': typeof import('node:fs');
@@ -27,6 +29,5 @@ export function useRequire(req: (id: string) => unknown): void {
 }
 
 export function builtin<ID extends keyof BuiltinModules>(id: ID): BuiltinModules[ID] {
-  if (!get) throw new Error(`claw: ${id} requested before the boot loader set up built-ins`);
-  return get(id);
+  return (get ?? (require as unknown as GetBuiltin))(id);
 }

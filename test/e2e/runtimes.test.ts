@@ -63,12 +63,16 @@ for (const [name, bin] of RUNTIMES) {
       call(4, 'file-read', { path: join(dir, 'note.txt') }),
     ].join('\n') + '\n';
     // Replies come in completion order; stdin stays open until all four are in.
-    const run = spawnSync('sh', ['-c', `(cat; sleep 2) | "$0" "$@"`, bin, CLAW, 'run', join(dir, 'claw.yaml')], { cwd: dir, input, encoding: 'utf8', timeout: 30_000 });
+    const env = { ...process.env, CLAW_CACHE_DIR: join(dir, 'cache') };
+    const run = spawnSync('sh', ['-c', `(cat; sleep 2) | "$0" "$@"`, bin, CLAW, 'run', join(dir, 'claw.yaml')], { cwd: dir, input, encoding: 'utf8', timeout: 30_000, env });
     const byId = new Map(run.stdout.trim().split('\n').map((l) => JSON.parse(l)).map((m) => [m.id, m]));
     assert.is(byId.get(1)?.result?.conformanceLevel, 'level-2', run.stderr.slice(-2000));
     assert.equal(byId.get(2)?.result, { content: [{ type: 'text', text: 'same everywhere' }] });
     assert.equal(byId.get(3)?.result, { content: [{ type: 'text', text: 'hi board\n' }] });
     assert.equal(byId.get(4)?.result, { content: [{ type: 'text', text: 'from a file' }] }, JSON.stringify(byId.get(4)));
+    // The sandbox's spawned probes are kept for the next start (src/sandbox/probe-cache.ts) on every runtime,
+    // those without process.getBuiltinModule (Node 18, Node 20 < 20.16) included.
+    assert.ok(existsSync(join(dir, 'cache', 'sandbox-probes.json')), 'the sandbox probes were cached');
   });
 }
 
