@@ -1,5 +1,6 @@
 // The sandbox probes kept between starts (src/sandbox/probe-cache.ts): a second start spawns no probe; a changed
-// binary, kernel setting, an old entry or a foreign cache file re-probes; a timed-out probe is not kept.
+// binary, kernel setting, an old entry, a damaged record or a foreign cache file re-probes; a timed-out probe is
+// not kept.
 // A fake `prlimit` first on PATH counts its own runs.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -79,6 +80,25 @@ test('a result marked not storable (a probe timed out) is not kept', async () =>
   await cachedProbe(o, probe);
   await cachedProbe(o, probe);
   assert.is(n, 2);
+});
+
+test('a record damaged on disk (still valid JSON, another shape or another path) is a miss: probed again and rewritten', async () => {
+  const d = join(dir, 'cache-flipped');
+  let n = 0;
+  const o = { dir: d, fingerprint: 'k', now: Date.now(), storable: () => true };
+  const probe = async () => ({ bwrap: { works: true, path: '/usr/bin/bwrap' }, n: ++n });
+  await cachedProbe(o, probe);
+  const file = join(d, PROBE_CACHE_FILE);
+  const good = readFileSync(file, 'utf8');
+  assert.equal(await cachedProbe(o, probe), { bwrap: { works: true, path: '/usr/bin/bwrap' }, n: 1 }, 'an intact record is used');
+  // One byte each, as a flipped bit would: a key renamed (the reader would find no `bwrap`), a path changed.
+  for (const [from, to] of [['"bwrap"', '"bwsap"'], ['/usr/bin/bwrap', '/usr/bin/bwrbp']]) {
+    writeFileSync(file, good.replace(from, to), { mode: 0o600 });
+    const before = n;
+    const r = (await cachedProbe(o, probe)) as { n: number };
+    assert.is(r.n, before + 1, `${to}: probed again`);
+    assert.equal(await cachedProbe(o, probe), r, `${to}: and the fresh answer kept`);
+  }
 });
 
 test('a cache file writable by others is ignored', async () => {
