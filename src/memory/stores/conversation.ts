@@ -1,5 +1,5 @@
-// `conversation` store: chat history in insertion order. Query: `time-range` (chronological; `top_k` keeps the
-// most recent k of the range, still returned oldest first), and `semantic` (seed TV-L3-03 queries a conversation
+// `conversation` store: chat history in insertion order. Query: `time-range` (the entries whose timestamps fall in
+// the range, in insertion order; `top_k` keeps the k inserted last, still returned oldest first), and `semantic` (seed TV-L3-03 queries a conversation
 // store that way): BM25 over the partition's entries in JS, the same formula and [0,1] score as semantic stores,
 // without an index — a conversation is bounded by its retention, and writes stay one row (no FTS rows to journal).
 import { BaseStore, isoTime, msOf, toOut } from './base.ts';
@@ -32,7 +32,11 @@ export class ConversationStore extends BaseStore {
     if (q.type === 'semantic') return this.textQuery(q, scope);
     if (q.type !== 'time-range') this.unsupported(q, 'time-range, semantic');
     const { where, params } = timeBounds(q);
-    const rows = this.rows(where, params, scope, 'ts DESC, seq DESC', q.top_k).reverse();
+    // Insertion order, not timestamp order (runtime profile §Memory: a conversation's entries are ordered by
+    // insertion time). A board without a real-time clock boots with its clock behind what it stored before the
+    // reboot until NTP syncs: ordered by timestamp, the turns after the reboot would sort before the earlier ones,
+    // and a resumed history (src/agent/history.ts) would take the wrong last turns. `seq` is the order they came in.
+    const rows = this.rows(where, params, scope, 'seq DESC', q.top_k).reverse();
     return { entries: rows.map((r) => toOut(r)), search: 'time-range' };
   }
 
