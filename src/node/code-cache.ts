@@ -70,10 +70,15 @@ export function cacheFileName(k: CacheKey): string {
   return `${k.chunk}-${k.command}-${k.nodeVersion}-${k.arch}-${hashText(k.flags)}.v8cache`;
 }
 
-/** The command word the cache is kept for (`run`, `validate`, ...), or undefined (flags, help, nothing). */
+/**
+ * The command word the cache is kept for (`run`, `validate`, ...), or undefined (flags, help, nothing, and the
+ * internal `__` commands). Those run as a tool's child — the builtin worker under the process sandbox — whose
+ * HOME is the tool's working directory: its cache directory would be the agent's workspace, hidden files in it,
+ * and a file a tool planted there (same uid, mode 0600: trusted()) would become code in a later worker.
+ */
 export function cacheCommand(argv: readonly string[]): string | undefined {
   const c = argv[2];
-  return c !== undefined && /^[a-z_]{1,16}$/.test(c) ? c : undefined;
+  return c !== undefined && /^[a-z][a-z_]{0,15}$/.test(c) ? c : undefined;
 }
 
 /**

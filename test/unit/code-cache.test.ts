@@ -32,9 +32,10 @@ test('cacheFileName: chunk file (its content hash), command, Node version, arch 
   assert.is.not(cacheFileName({ ...k, command: 'validate' }), cacheFileName(k));
 });
 
-test('cacheCommand: a command word, never a flag or nothing', () => {
+test('cacheCommand: a command word, never a flag, nothing, or an internal command (a tool child: its HOME is the tool workspace)', () => {
   assert.is(cacheCommand(['node', 'claw.mjs', 'run', 'x.yaml']), 'run');
-  assert.is(cacheCommand(['node', 'claw.mjs', '__builtin']), '__builtin');
+  assert.is(cacheCommand(['node', 'claw.mjs', 'self_test']), 'self_test');
+  assert.is(cacheCommand(['node', 'claw.mjs', '__builtin']), undefined);
   assert.is(cacheCommand(['node', 'claw.mjs', '--version']), undefined);
   assert.is(cacheCommand(['node', 'claw.mjs']), undefined);
   assert.is(cacheCommand(['node', 'claw.mjs', '../x']), undefined);
