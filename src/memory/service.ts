@@ -1,8 +1,8 @@
 // The memory of one agent: the Memory primitive's stores opened on one database (src/memory/sqlite) in data_dir,
 // workspaces as directories. Opened at STARTING by runtime/memory-module.ts, closed at STOPPING.
-import { mkdirSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { ClawError } from '../protocol/errors.ts';
+import { makeDirs } from '../node/make-dirs.ts';
 import { openDatabase } from './sqlite/open.ts';
 import { openMemoryStore, WorkspaceStore, type ClawMemoryStore, type StoreSpec } from './stores/index.ts';
 import type { StoreDeps } from './stores/types.ts';
@@ -58,7 +58,7 @@ export async function openMemoryService(o: MemoryServiceOptions): Promise<Memory
   try {
     if (o.stores.some((s) => s.type !== 'workspace')) {
       const dir = join(o.dataDir, 'memory');
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      makeDirs(dir);
       dbPath = join(dir, `${encodeURIComponent(o.memoryName)}.db`);
       // 'auto' keeps the memory database on the journalled sql.js path (flash wear; docs/memory.md "Choosing the adapter").
       db = await openDatabase({ path: dbPath, adapter: o.adapter, autoPrefers: 'journal', durability: o.durability, wasmPath: o.wasmPath, pageSize: o.pageSize });

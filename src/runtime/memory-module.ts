@@ -36,7 +36,17 @@ export interface MemoryModuleDeps {
     chat(m: ResolvedManifest, telemetry: TelemetrySink): ProviderClient;
     deps(m: ResolvedManifest, telemetry: TelemetrySink): ProviderDeps;
   };
+  /** How long a failed open stands before a later memory call tries again (default REOPEN_AFTER_MS). */
+  reopenAfterMs?: number;
 }
+
+/**
+ * A failed open is tried again by the first memory call this long after it: a data directory on storage that
+ * mounts late (a USB stick), a disk that was full, a filesystem remounted read-write heal without a restart,
+ * which is what the error's `retryable: true` tells the client. Not sooner: a database that cannot open is not
+ * re-read on every call.
+ */
+export const REOPEN_AFTER_MS = 5000;
 
 export interface MemoryModule extends KernelModule {
   /** The ledger to give the tools module: in the memory database while one is open, else `fallback`. */
@@ -61,8 +71,9 @@ type Partition = { identity?: string; channel?: string } | undefined;
 
 export function memoryModule(d: MemoryModuleDeps): MemoryModule {
   let service: MemoryService | undefined;
-  /** Why the backend could not be opened this session (answered as -32030 on every call). */
+  /** Why the backend could not be opened (answered as -32030 until a call after REOPEN_AFTER_MS opens it). */
   let openError: Error | undefined;
+  let failedAt = 0;
   let session: Session | undefined;
   let core: AgentCore | undefined;
   /** The open in progress (or done) for this session; undefined until something needs the database. */
@@ -145,6 +156,7 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
       if (session !== s) return;
       // Memory calls answer -32030 with this reason; everything else works.
       openError = e as Error;
+      failedAt = performance.now();
       service = undefined;
       d.log.error('memory backend unavailable', { code: (e as ClawError).code, error: (e as Error).message });
     }
@@ -154,7 +166,12 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
 
   /** Opens the database on first need; resolves once it is open or has failed (openError). */
   const needed = (): Promise<void> | undefined => {
-    if (!session?.manifest.memory || service || openError) return undefined;
+    if (!session?.manifest.memory || service) return undefined;
+    if (openError) {
+      if (performance.now() - failedAt < (d.reopenAfterMs ?? REOPEN_AFTER_MS)) return undefined;
+      openError = undefined;
+      opening = undefined;
+    }
     return (opening ??= open(session, core));
   };
 

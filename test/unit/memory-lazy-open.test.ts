@@ -4,7 +4,7 @@
 // before); a stop while it is opening closes what was opened.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memoryModule } from '../../src/runtime/memory-module.ts';
 import type { Session } from '../../src/kernel/agent.ts';
@@ -121,7 +121,35 @@ test('a database that cannot be opened: memory calls answer -32030, the conversa
   const conv = mod.conversationStore()!;
   assert.equal(await conv.store([{ content: 'x' }]), []);
   assert.equal((await conv.query({ type: 'time-range' })).entries, []);
-  assert.is(mod.whenOpen!(), undefined, 'a failed open is not retried for every call');
+  assert.is(mod.whenOpen!(), undefined, 'a failed open is not retried for every call (only after reopenAfterMs)');
+  await mod.stop!({} as any);
+});
+
+test('a failed open is tried again by a call after reopenAfterMs, not sooner: a data directory that appears later heals without a restart', async () => {
+  const log = captureLogger();
+  const base = tmp();
+  const dataDir = join(base, 'data');
+  writeFileSync(dataDir, ''); // storage not there yet: a file where the directory should be
+  const mod = memoryModule({ config: { memory: { adapter: 'sqljs' } } as any, log, dataDir, reopenAfterMs: 200 });
+  await mod.start!(session(), {} as any);
+  const store = () => handler(mod, 'claw.memory.store', { store: 'facts', entries: [{ content: 'kept' }], context: { request_id: rid() } });
+  await store().then(
+    () => assert.unreachable('should fail'),
+    (e) => {
+      assert.is(e.code, -32030);
+      assert.match(e.message, /cannot create directory .*ENOTDIR/);
+      assert.is(e.data.retryable, true);
+    },
+  );
+  rmSync(dataDir);
+  await store().then(
+    () => assert.unreachable('within reopenAfterMs the failure stands'),
+    (e) => assert.is(e.code, -32030),
+  );
+  assert.is(log.entries.filter((e) => e.msg === 'memory backend unavailable').length, 1, 'not re-opened for every call');
+  await new Promise((r) => setTimeout(r, 250));
+  assert.is((await store()).stored, 1, 'the next call after the wait opens it');
+  assert.is(opened(log), 1);
   await mod.stop!({} as any);
 });
 

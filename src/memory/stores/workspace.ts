@@ -13,6 +13,7 @@
 // claw.memory.compact makes no sense here (files are not entries to merge): -32602.
 import * as fs from 'node:fs';
 import { nodeCrypto } from '../../node/lazy.ts';
+import { makeDirs } from '../../node/make-dirs.ts';
 import { dirname, join, relative, sep } from 'node:path';
 import { ClawError } from '../../protocol/errors.ts';
 import { isoTime } from './base.ts';
@@ -52,7 +53,7 @@ export class WorkspaceStore implements ClawMemoryStore {
     readonly root: string,
   ) {
     this.name = spec.name;
-    fs.mkdirSync(root, { recursive: true, mode: 0o700 });
+    makeDirs(root);
   }
 
   /** The partition directory for a call (isolation). */
