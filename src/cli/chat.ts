@@ -19,6 +19,7 @@ import { cliChannelOf, cliGate } from '../channels/cli-user.ts';
 import type { ChannelSpec } from '../channels/types.ts';
 import type { CliEnv } from './env.ts';
 import { timerDelay } from '../protocol/delay.ts';
+import { eitherSignal } from '../kernel/either-signal.ts';
 
 const QUIT = new Set(['/quit', '/exit']);
 
@@ -206,23 +207,6 @@ export function displayReply(text: string, interactive: boolean): string {
   return clean.join(interactive ? '\n' : '\\n');
 }
 
-/** Aborted when either is (AbortSignal.any is Node ≥ 20.3; this runs on 18); dispose() unhooks it. */
-function eitherSignal(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; dispose(): void } {
-  const c = new AbortController();
-  const onA = () => c.abort(a.reason);
-  const onB = () => c.abort(b.reason);
-  if (a.aborted) onA();
-  else if (b.aborted) onB();
-  a.addEventListener('abort', onA, { once: true });
-  b.addEventListener('abort', onB, { once: true });
-  return {
-    signal: c.signal,
-    dispose() {
-      a.removeEventListener('abort', onA);
-      b.removeEventListener('abort', onB);
-    },
-  };
-}
 
 interface ApprovalRequest {
   request_id: string;

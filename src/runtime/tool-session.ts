@@ -33,6 +33,7 @@ import type { CallOrigin } from '../audit/gate-audit.ts';
 import type { AgentTools, AgentToolInfo } from '../agent/service.ts';
 import type { CompositeBinder } from '../agent/composite.ts';
 import type { ToolsModuleDeps } from './tools-module.ts';
+import { eitherSignal } from '../kernel/either-signal.ts';
 
 /** What lives as long as the tools module, across sessions. */
 export interface ToolsShared {
@@ -102,6 +103,7 @@ export async function openToolSession(shared: ToolsShared, s: Session, telemetry
     async call(name, args, o) {
       const t = prepared.get(name);
       if (!t) return { ok: false, code: ErrorCode.InvalidParams, message: `Invalid params: unknown tool "${name}"` };
+      const stop = eitherSignal(sessionSignal(s), o.signal);
       try {
         if (t.policies instanceof Error) throw t.policies;
         const result = await execute(
@@ -115,7 +117,7 @@ export async function openToolSession(shared: ToolsShared, s: Session, telemetry
             // §5.5 permissions.approval_required: a stricter-only override, like context.policy.
             overridePolicy: o.requireApproval ? skillApprovalPolicy(o.skill) : undefined,
             sandbox: o.narrow ? narrowSandbox(t.sandbox, o.narrow) : t.sandbox,
-            signal: AbortSignal.any ? AbortSignal.any([sessionSignal(s), o.signal]) : sessionSignal(s),
+            signal: stop.signal,
           },
           t.reg.check,
           'agent',
@@ -124,6 +126,8 @@ export async function openToolSession(shared: ToolsShared, s: Session, telemetry
       } catch (e) {
         if (e instanceof ProtocolError) return { ok: false, code: e.code, message: e.message, data: e.data };
         throw e;
+      } finally {
+        stop.dispose();
       }
     },
   };
