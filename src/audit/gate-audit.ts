@@ -3,11 +3,13 @@
 // points, so the pipeline keeps its shape: `observe` (PipelineDeps.observe, told when a call is
 // authorized and when it is about to execute) and `run` (wraps one runGates call and sees its
 // result or refusal). An audit write that fails throws from both, so the call fails: nothing
-// executes unrecorded (docs/audit.md "Failure").
+// executes unrecorded (docs/audit.md "Failure"), and the caller sees -32011 (./refusal.ts).
 import { ErrorCode } from '../protocol/errors.ts';
 import { sha256Hex } from './hash.ts';
 import { canonicalJson } from '../protocol/canonical-json.ts';
 import type { AuditAppender } from './protocol-audit.ts';
+import type { AuditKind } from './record.ts';
+import { auditRefusal } from './refusal.ts';
 import type { AuditSettings } from './settings.ts';
 import type { GateState, ToolCall } from '../gates/call.ts';
 import type { ToolResult } from '../tools/types.ts';
@@ -29,20 +31,28 @@ interface Track {
 export function createGateAuditor(log: AuditAppender, s: Pick<AuditSettings, 'logInputs' | 'logOutputs' | 'logApprovals'>, monotonic: () => number): GateAuditor {
   const tracks = new WeakMap<ToolCall, Track>();
   const ids = (c: ToolCall) => ({ tool: c.tool.name, request_id: c.requestId });
+  /** One record; a failed write throws the wire error, saying whether the tool had already run. */
+  const append = (c: ToolCall, executed: boolean, kind: AuditKind, data: Record<string, unknown>): void => {
+    try {
+      log.append(kind, data);
+    } catch (e) {
+      throw auditRefusal(e, { ...ids(c), executed });
+    }
+  };
 
   const refused = (c: ToolCall, t: Track, e: unknown) => {
     const code = typeof (e as { code?: unknown })?.code === 'number' ? ((e as { code: number }).code as number) : undefined;
     const message = e instanceof Error ? e.message : String(e);
     if (t.executing) {
-      log.append('execution.finished', { ...ids(c), outcome: 'failed', code, message, duration_ms: Math.round(monotonic() - t.started) });
+      append(c, true, 'execution.finished', { ...ids(c), outcome: 'failed', code, message, duration_ms: Math.round(monotonic() - t.started) });
     } else if (t.approval && (code === ErrorCode.ApprovalDenied || code === ErrorCode.ApprovalTimeout)) {
-      if (s.logApprovals) log.append('approval.decided', { ...ids(c), rule_id: t.approval, decision: code === ErrorCode.ApprovalDenied ? 'denied' : 'timeout', message });
+      if (s.logApprovals) append(c, false, 'approval.decided', { ...ids(c), rule_id: t.approval, decision: code === ErrorCode.ApprovalDenied ? 'denied' : 'timeout', message });
     } else {
       // The refusal's data names what decided it: a policy rule (-32011 rule_id, policy) or a sandbox rule (-32010 rule).
       const data = (e as { data?: { rule_id?: unknown; policy?: unknown; rule?: unknown } })?.data;
       const rule = typeof data?.rule_id === 'string' ? data.rule_id : typeof data?.rule === 'string' ? data.rule : undefined;
       const policy = typeof data?.policy === 'string' ? data.policy : undefined;
-      log.append('authorization.decided', { ...ids(c), decision: 'deny', gate: gateOf(code, e, t), code, message, ...(rule ? { rule_id: rule } : {}), ...(policy ? { policy } : {}) });
+      append(c, false, 'authorization.decided', { ...ids(c), decision: 'deny', gate: gateOf(code, e, t), code, message, ...(rule ? { rule_id: rule } : {}), ...(policy ? { policy } : {}) });
     }
   };
 
@@ -54,21 +64,21 @@ export function createGateAuditor(log: AuditAppender, s: Pick<AuditSettings, 'lo
         t.authorized = true;
         t.approval = state.approval?.by;
         const decision = state.approval ? 'require-approval' : state.audit ? 'audit-only' : 'allow';
-        log.append('authorization.decided', { ...ids(c), decision, rule_id: state.approval?.by ?? state.audit?.ruleId, policy: state.audit?.policy });
-        if (state.approval && s.logApprovals) log.append('approval.requested', { ...ids(c), rule_id: state.approval.by, timeout_ms: state.approval.timeoutMs });
+        append(c, false, 'authorization.decided', { ...ids(c), decision, rule_id: state.approval?.by ?? state.audit?.ruleId, policy: state.audit?.policy });
+        if (state.approval && s.logApprovals) append(c, false, 'approval.requested', { ...ids(c), rule_id: state.approval.by, timeout_ms: state.approval.timeoutMs });
         return;
       }
       // Every gate passed. After an approval this means approved, or timed out with
       // default_if_timeout: allow (the approval gate's log line says which).
-      if (t.approval && s.logApprovals) log.append('approval.decided', { ...ids(c), rule_id: t.approval, decision: 'passed' });
-      log.append('execution.started', { ...ids(c), sandbox_level: c.sandbox.level });
+      if (t.approval && s.logApprovals) append(c, false, 'approval.decided', { ...ids(c), rule_id: t.approval, decision: 'passed' });
+      append(c, false, 'execution.started', { ...ids(c), sandbox_level: c.sandbox.level });
       t.executing = true;
       t.started = monotonic();
     },
     run(c, origin, go) {
       const t: Track = { authorized: false, executing: false, started: 0 };
       tracks.set(c, t);
-      log.append('capability.requested', {
+      append(c, false, 'capability.requested', {
         ...ids(c),
         origin,
         identity: c.identity,
@@ -76,7 +86,7 @@ export function createGateAuditor(log: AuditAppender, s: Pick<AuditSettings, 'lo
         ...(s.logInputs ? { args: c.args } : { args_sha256: sha256Hex(canonicalJson(c.args)) }),
       });
       const done = (r: ToolResult): ToolResult => {
-        log.append('execution.finished', {
+        append(c, true, 'execution.finished', {
           ...ids(c),
           outcome: r.isError ? 'error' : 'ok',
           duration_ms: Math.round(monotonic() - t.started),
@@ -104,8 +114,11 @@ function gateOf(code: number | undefined, e: unknown, t: Track): string {
   switch (code) {
     case ErrorCode.InvalidParams:
       return 'schema';
-    case ErrorCode.PolicyDenied:
-      return String((e as { data?: { rule_id?: unknown } }).data?.rule_id ?? '').startsWith('autonomy:') ? 'autonomy' : 'policy';
+    case ErrorCode.PolicyDenied: {
+      const rule = String((e as { data?: { rule_id?: unknown } }).data?.rule_id ?? '');
+      // audit:*: an earlier record of this call could not be written (./refusal.ts).
+      return rule.startsWith('autonomy:') ? 'autonomy' : rule.startsWith('audit:') ? 'audit' : 'policy';
+    }
     case ErrorCode.ProviderQuotaExceeded:
       return 'quota';
     case ErrorCode.SandboxDenied:

@@ -1,8 +1,9 @@
 // The audit log writer: append-only JSON lines, hash-chained (./record.ts), secrets redacted and
 // values bounded (./sanitize.ts). Synchronous on purpose: a record is on disk (fsync policy
 // `record`) before the code that asked for it goes on, so "execution.started" is durable before
-// the tool runs. A failed write poisons the log: every later append throws, so nothing executes
-// unrecorded, until the log is reopened (which repairs a torn tail). docs/audit.md.
+// the tool runs. A failed write throws (the caller refuses what it was about to do) and leaves the
+// chain at its last good record; the next append first cuts the file back to that record and then
+// writes, so the log recovers by itself once the disk takes writes again. docs/audit.md "Failure".
 import { parseStrictJson } from '../protocol/strict-json.ts';
 import { chainRecord, recordHash, type AuditKind, type AuditRecord, type ChainHead } from './record.ts';
 import { sanitizeForAudit, DEFAULT_SANITIZE_LIMITS, type SanitizeLimits } from './sanitize.ts';
@@ -10,6 +11,8 @@ import { sha256Hex } from './hash.ts';
 
 /** The file under the log (./node-file.ts on Node and Bun; a fake in tests). */
 export interface AuditFile {
+  /** Where the file is, for error messages (a path under data_dir, never a secret). Optional for fakes. */
+  readonly path?: string;
   /** The last complete line (without its newline) and the bytes after it (a torn write), if any. */
   tail(): { last?: Uint8Array; torn: Uint8Array; tornAt: number };
   truncate(size: number): void;
@@ -73,20 +76,47 @@ export interface AuditLogOptions {
   warn?(msg: string, fields?: Record<string, unknown>): void;
 }
 
+/** A local error (./session.ts and ./gate-audit.ts turn it into the wire error, ./refusal.ts). */
 export class AuditError extends Error {
+  /** The file system's error code of the cause (ENOSPC, EIO, EACCES…), when it has one. */
+  readonly errno?: string;
+  /** The audit file concerned, when known. */
+  readonly path?: string;
   constructor(
     readonly code: 'corrupt' | 'write_failed' | 'closed',
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; path?: string },
   ) {
     super(message, options);
     this.name = 'AuditError';
+    const errno = (options?.cause as { code?: unknown } | undefined)?.code;
+    if (typeof errno === 'string') this.errno = errno;
+    if (options?.path !== undefined) this.path = options.path;
   }
+}
+
+/** `the audit record could not be written to <path>: ENOSPC: no space left on device, write`. */
+export function writeFailed(e: unknown, path: string | undefined, what = 'the audit record could not be written to'): AuditError {
+  const why = e instanceof Error ? e.message : String(e);
+  return new AuditError('write_failed', `${what} ${path ?? 'the audit log'}: ${why}`, { cause: e, path });
+}
+
+/** The `hash` of one complete line, or undefined when it is not a record. */
+function lineHash(line: Uint8Array): string | undefined {
+  const p = parseStrictJson(line, { maxBytes: 4 * 1024 * 1024, maxDepth: 64 });
+  const h = p.ok ? (p.value as { hash?: unknown } | null)?.hash : undefined;
+  return typeof h === 'string' ? h : undefined;
 }
 
 export class AuditLog {
   private headRef: ChainHead;
-  private failed: unknown;
+  /**
+   * The last write failed: its error, and the hash of the record it tried to write (that line may be
+   * on disk whole when only the fsync failed). Cleared by recover() before the next record.
+   */
+  private failed: { error: unknown; hash: string } | undefined;
+  /** `audit.segment` data that must be the active segment's first record and is not written yet. */
+  private link: Record<string, unknown> | undefined;
   private closed = false;
   private file: AuditFile;
   /** The active segment's first record (seq, wall-clock ms); undefined while it is empty. */
@@ -124,7 +154,7 @@ export class AuditLog {
       const r = p.ok ? (p.value as AuditRecord) : undefined;
       if (!r || typeof r.seq !== 'number' || typeof r.hash !== 'string' || recordHash(r) !== r.hash) {
         o.file.close();
-        throw new AuditError('corrupt', 'the last record of the audit log is not intact; run `claw audit verify` on it and move it aside');
+        throw new AuditError('corrupt', `the last record of the audit log ${o.file.path ?? ''} is not intact; run \`claw audit verify\` on it and move it aside`, { path: o.file.path });
       }
       return r;
     };
@@ -145,11 +175,22 @@ export class AuditLog {
       o.file.sync();
     }
     const log = new AuditLog(o, head);
-    if (link) log.write('audit.segment', link);
-    log.append('audit.opened', {
-      resumed: head !== undefined,
-      ...(torn.length > 0 ? { torn_tail: { bytes: torn.length, sha256: sha256Hex(torn) } } : {}),
-    });
+    log.link = link;
+    try {
+      log.append('audit.opened', {
+        resumed: head !== undefined,
+        ...(torn.length > 0 ? { torn_tail: { bytes: torn.length, sha256: sha256Hex(torn) } } : {}),
+      });
+    } catch (e) {
+      // Not opened: leave the file at its last good record (best effort: the next open cuts a torn tail anyway).
+      try {
+        if (log.failed) log.recover();
+      } catch {
+        // the next open repairs it
+      }
+      log.file.close();
+      throw e;
+    }
     log.prune();
     return log;
   }
@@ -196,23 +237,60 @@ export class AuditLog {
     }
     this.active = undefined;
     this.activeBytes = 0;
-    this.write('audit.segment', { previous: { file: closed, ...prev } });
-    this.prune();
+    // Written by append() next, and again after a failed write until it is on disk: a segment's first
+    // record must be its link, or verify cannot tell the retention boundary (docs/audit.md).
+    this.link = { previous: { file: closed, ...prev } };
+  }
+
+  /**
+   * After a failed write: cut the file back to the end of the last good record, so the chain on disk
+   * ends at `head` again and the next record continues it. The failed write left nothing, a torn
+   * line (no newline: canonical JSON has no raw newline, so a partial write never holds one), or —
+   * when only the fsync failed — its whole line, recognized by its hash. Anything else after the
+   * head is not ours to cut: the log stays failed (`corrupt`) and a restart refuses it, as open does.
+   */
+  private recover(): void {
+    const f = this.failed!;
+    let t: ReturnType<AuditFile['tail']>;
+    try {
+      t = this.file.tail();
+      let cut = t.torn.length > 0 ? t.tornAt : undefined;
+      if (t.last && t.torn.length === 0 && lineHash(t.last) === f.hash) cut = t.tornAt - t.last.length - 1;
+      if (cut !== undefined) {
+        this.file.truncate(cut);
+        this.file.sync();
+        t = this.file.tail();
+      }
+    } catch (e) {
+      // Still failing (the disk is still full, or truncate is refused too): the next append tries again.
+      throw writeFailed(e, this.file.path);
+    }
+    // With segments the head may be the newest closed segment's last record: an empty active file is right.
+    const ok = t.torn.length === 0 && (t.last === undefined || (this.headRef !== undefined && lineHash(t.last) === this.headRef.hash));
+    if (!ok) {
+      throw new AuditError('corrupt', `the audit log ${this.file.path ?? ''} does not end at its last record; run \`claw audit verify\``, { path: this.file.path, cause: f.error });
+    }
+    this.failed = undefined;
   }
 
   get head(): ChainHead {
     return this.headRef;
   }
 
+  /** Throws AuditError when the record is not on disk (per the fsync policy): the caller must not go on. */
   append(kind: AuditKind, data: Record<string, unknown>): AuditRecord {
     if (this.closed) throw new AuditError('closed', 'the audit log is closed');
-    if (this.failed !== undefined) throw new AuditError('write_failed', 'an earlier audit write failed; nothing more is recorded until the log is reopened', { cause: this.failed });
+    if (this.failed !== undefined) this.recover();
     this.maybeRotate(this.o.now());
+    if (this.link) {
+      this.write('audit.segment', this.link);
+      this.link = undefined;
+      this.prune();
+    }
     return this.write(kind, data);
   }
 
   private write(kind: AuditKind, data: Record<string, unknown>): AuditRecord {
-    if (this.failed !== undefined) throw new AuditError('write_failed', 'an earlier audit write failed; nothing more is recorded until the log is reopened', { cause: this.failed });
     const clean = sanitizeForAudit(data, this.o.redact, this.o.limits ?? DEFAULT_SANITIZE_LIMITS) as Record<string, unknown>;
     const now = this.o.now();
     const { record: r, line } = chainRecord(this.headRef, kind, clean, new Date(now).toISOString());
@@ -220,10 +298,14 @@ export class AuditLog {
       this.file.append(`${line}\n`);
       if ((this.o.fsync ?? 'record') === 'record') this.file.sync();
     } catch (e) {
-      this.failed = e;
-      throw new AuditError('write_failed', `audit write failed: ${(e as Error).message}`, { cause: e });
+      this.failed = { error: e, hash: r.hash };
+      const err = writeFailed(e, this.file.path);
+      this.warnOnce('write', 'audit write failed; calls are refused until one succeeds', err);
+      throw err;
     }
     this.headRef = { seq: r.seq, hash: r.hash };
+    // Told once per outage: the failure when it began (warnOnce above), this when a record is on disk again.
+    if (this.warned.delete('write')) this.o.warn?.('audit log writable again', { seq: r.seq });
     this.active ??= { seq: r.seq, ms: now };
     // Characters, not bytes: maxBytes is a soft bound and this avoids encoding every line twice.
     this.activeBytes += line.length + 1;
@@ -241,6 +323,12 @@ export class AuditLog {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    try {
+      // A failed last write leaves the file ending at the head, so it verifies without a restart.
+      if (this.failed !== undefined) this.recover();
+    } catch {
+      // the next open cuts a torn tail (and notes it in audit.opened)
+    }
     try {
       this.file.sync();
     } catch {

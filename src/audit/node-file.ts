@@ -10,6 +10,7 @@ export function openAuditFile(path: string): AuditFile {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const fd = openSync(path, 'a+', 0o600);
   return {
+    path,
     tail() {
       const size = fstatSync(fd).size;
       let pos = size;

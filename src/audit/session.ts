@@ -3,7 +3,8 @@
 // A composition root calls openAuditSession at STARTING and close() at STOPPING; undefined means
 // audit is off (no Policy `audit` and not an agent loop). docs/audit.md "Wiring".
 import { dirnameOf } from '../manifest/reader.ts';
-import { AuditLog, type AuditFile, type AuditSegments, type FsyncPolicy } from './log.ts';
+import { AuditError, AuditLog, writeFailed, type AuditFile, type AuditSegments, type FsyncPolicy } from './log.ts';
+import { auditRefusal } from './refusal.ts';
 import { openAuditFile } from './node-file.ts';
 import { nodeAuditSegments } from './node-segments.ts';
 import { openAuditSink, type AuditMirror, type AuditSinkDeps } from './sinks.ts';
@@ -72,14 +73,25 @@ export function openAuditSession(o: AuditSessionOptions): AuditSession | undefin
     log = AuditLog.open({ file: o.file ?? openAuditFile(o.path), now: o.now, redact: o.redact, fsync: o.fsync, segments, sink: mirror.sink, warn });
   } catch (e) {
     void mirror.sink?.close().catch(() => {});
-    throw e;
+    // claw.initialize answers why (full disk, a corrupt last record), not a bare -32603.
+    throw auditRefusal(e instanceof AuditError ? e : writeFailed(e, o.path, 'the audit log could not be opened at'), { state: 'ERROR' });
   }
+  // Model outputs: a record that cannot be written stops the turn before its tool call (nothing ran).
+  const verdicts = {
+    append(kind: Parameters<AuditLog['append']>[0], data: Record<string, unknown>) {
+      try {
+        return log.append(kind, data);
+      } catch (e) {
+        throw auditRefusal(e, { executed: false });
+      }
+    },
+  };
   return {
     settings,
     log,
     mirror: mirror.sink,
     auditor: createGateAuditor(log, settings, o.monotonic),
-    recordVerdict: (raw, verdict, ctx) => recordValidation(log, settings, raw, verdict, ctx),
+    recordVerdict: (raw, verdict, ctx) => recordValidation(verdicts, settings, raw, verdict, ctx),
     close: async () => {
       log.close();
       await mirror.sink?.close().catch(() => {});

@@ -242,7 +242,7 @@ export class DedupCache<S = string | (() => string)> {
 /** The default source: a fingerprint string, or a function that makes one. */
 const plainFingerprint = (s: string | (() => string)): string => (typeof s === 'function' ? s() : s);
 
-const refusedUnrun = (e: unknown): boolean => e instanceof ProtocolError && isNotExecuted(e.code);
+const refusedUnrun = (e: unknown): boolean => e instanceof ProtocolError && isNotExecuted(e.code, e.data);
 
 const failureRecord = (e: unknown): DedupRecord['outcome'] | undefined =>
   e instanceof ProtocolError ? { error: { code: e.code, message: e.message, data: e.data } } : undefined;

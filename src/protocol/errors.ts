@@ -59,7 +59,8 @@ export class ClawError extends Error {
  * Codes that mean "refused, nothing was executed": the frame or envelope was bad, the method unknown, the params
  * invalid, the protocol version unsupported, or the agent not in a state to take the method (-32600 with
  * `data.state`: not initialized yet, stopping). Such an answer is never kept as a request_id's idempotency result
- * — a plain retry once the cause is gone must run (docs/protocol.md "Idempotency").
+ * — a plain retry once the cause is gone must run (docs/protocol.md "Idempotency"). Any other code counts too when
+ * its `data.executed` is `false`: a -32011 because the audit record could not be written (src/audit/refusal.ts).
  */
 const NOT_EXECUTED: ReadonlySet<number> = new Set([
   ErrorCode.ParseError,
@@ -69,6 +70,6 @@ const NOT_EXECUTED: ReadonlySet<number> = new Set([
   ErrorCode.ProtocolVersionNotSupported,
 ]);
 
-export function isNotExecuted(code: number): boolean {
-  return NOT_EXECUTED.has(code);
+export function isNotExecuted(code: number, data?: unknown): boolean {
+  return NOT_EXECUTED.has(code) || (typeof data === 'object' && data !== null && (data as { executed?: unknown }).executed === false);
 }

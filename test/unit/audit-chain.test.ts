@@ -190,7 +190,7 @@ test('secrets are redacted (keys and values, nested), lone surrogates made well-
   assert.is(verifyAuditText(readFileSync(path)).ok, true);
 });
 
-test('a failed write poisons the log: that append and every later one throw write_failed', () => {
+test('a failed write throws write_failed; the next append continues the chain once writes succeed (test/unit/audit-write-failure.test.ts)', () => {
   let fail = false;
   const written: string[] = [];
   const file: AuditFile = {
@@ -207,9 +207,10 @@ test('a failed write poisons the log: that append and every later one throw writ
   log.append('execution.started', {});
   fail = true;
   assert.throws(() => log.append('execution.finished', {}), (e: any) => e instanceof AuditError && e.code === 'write_failed');
-  fail = false;
   assert.throws(() => log.append('execution.finished', {}), (e: any) => e instanceof AuditError && e.code === 'write_failed');
-  assert.is(written.length, 2);
+  fail = false;
+  assert.is(log.append('execution.finished', {}).seq, 2);
+  assert.is(written.length, 3);
   log.close();
   assert.throws(() => log.append('execution.finished', {}), (e: any) => e.code === 'closed');
 });

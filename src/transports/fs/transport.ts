@@ -56,7 +56,7 @@ interface Inspected {
 /** Every reply is an error that says nothing ran (protocol/errors.ts isNotExecuted); a batch only when all are. */
 function refusedUnrun(reply: JsonRpcMessage | JsonRpcMessage[] | null): boolean {
   const all = Array.isArray(reply) ? reply : reply === null ? [] : [reply];
-  return all.length > 0 && all.every((m) => 'error' in m && m.error !== undefined && isNotExecuted(m.error.code));
+  return all.length > 0 && all.every((m) => 'error' in m && m.error !== undefined && isNotExecuted(m.error.code, m.error.data));
 }
 
 export function createFsTransport(d: FsTransportDeps): Transport {
