@@ -7,7 +7,18 @@
 // File: JSON lines, {dataDir}/mqtt/{client_id}.journal. Appends are synchronous (they survive kill -9);
 // fsync (power loss) is opt-in, it costs a disk flush per message. Rewritten (tmp + rename) with only the
 // live records at start and every `compactEvery` appends.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+//
+// A full disk (ENOSPC) or an I/O error must not cost records already in the file, nor the agent's start:
+// - An append writes its whole line or nothing: partial writes are continued, and on failure the file is cut
+//   back to the end of the last whole record (a torn line would swallow the next record with it: both unparsable
+//   at load, an acknowledged request lost). If even the cut fails, the next record starts with a newline of its
+//   own, so only the failed line is unreadable. The failure is thrown, naming the file; the record stays in memory
+//   and the next append that works is followed by a rewrite, which writes it out.
+// - A rewrite writes a temp file and renames it over the journal only once it is complete; when it fails the temp
+//   file is removed and the existing journal stays in use (what it holds is still true, superseded records
+//   only cost space), so a full disk at start does not keep the agent from starting. Such failures go to load()'s `warn`, never thrown.
+import * as nodeFs from 'node:fs';
+import { ClawError } from '../../protocol/errors.ts';
 import type { InboundRequest } from './envelope.ts';
 
 export interface JournalRequest {
@@ -23,47 +34,170 @@ export interface JournalDone {
 }
 
 export interface RequestJournal {
-  /** Live records: requests without a reply, and replies younger than `windowMs`. Rewrites the file. */
-  load(now: number, windowMs: number): { pending: JournalRequest[]; done: JournalDone[] };
+  /** The journal's path, for log lines. */
+  readonly file?: string;
+  /**
+   * Live records: requests without a reply, and replies younger than `windowMs`. Rewrites the file; a rewrite that
+   * fails (now or at a later compaction) keeps the existing file in use and is reported to `warn`. Throws, naming
+   * the file, only when the existing journal cannot be read.
+   */
+  load(now: number, windowMs: number, warn?: (e: ClawError) => void): { pending: JournalRequest[]; done: JournalDone[] };
+  /** Throws a ClawError naming the file when the record could not be written (the file holds no part of it). */
   request(r: JournalRequest): void;
+  /** As request(). */
   done(d: JournalDone): void;
   close(): void;
 }
 
-export function createFileJournal(dir: string, clientId: string, opts: { fsync?: boolean; compactEvery?: number; windowMs: number; now: () => number }): RequestJournal {
+/** The synchronous fs calls the journal makes; inject a wrapper to simulate ENOSPC, EIO, short writes. */
+export interface JournalFs {
+  openSync(path: string, flags: string): number;
+  closeSync(fd: number): void;
+  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
+  fsyncSync(fd: number): void;
+  ftruncateSync(fd: number, len: number): void;
+  readFileSync(path: string): Uint8Array;
+  renameSync(from: string, to: string): void;
+  unlinkSync(path: string): void;
+  existsSync(path: string): boolean;
+  mkdirSync(path: string, opts: { recursive: true }): unknown;
+}
+
+const NL = 0x0a;
+
+export function createFileJournal(
+  dir: string,
+  clientId: string,
+  opts: { fsync?: boolean; compactEvery?: number; windowMs: number; now: () => number; fs?: JournalFs },
+): RequestJournal {
+  const fs = opts.fs ?? (nodeFs as unknown as JournalFs);
   const folder = `${dir.replace(/\/$/, '')}/mqtt`;
   const file = `${folder}/${clientId.replace(/[^A-Za-z0-9_.-]/g, '_')}.journal`;
+  const every = opts.compactEvery ?? 2000;
   let fd: number | undefined;
+  let state: 'unloaded' | 'open' | 'closed' = 'unloaded';
+  // `good`: end of the last whole record. `end`: bytes in the file, past `good` only while a failed write's
+  // tail could not be cut off.
+  let good = 0;
+  let end = 0;
   let appends = 0;
+  let warn: (e: ClawError) => void = () => {};
   const pending = new Map<string, JournalRequest>();
   const done = new Map<string, JournalDone>();
 
-  const append = (rec: unknown) => {
-    if (fd === undefined) return;
-    writeSync(fd, `${JSON.stringify(rec)}\n`);
-    if (opts.fsync) fsyncSync(fd);
-    if (++appends >= (opts.compactEvery ?? 2000)) rewrite(opts.now(), opts.windowMs);
+  const message = (e: unknown) => (e as Error).message;
+  const tryClose = (f: number) => {
+    try {
+      fs.closeSync(f);
+    } catch {
+      // nothing left to do with it
+    }
   };
 
-  const rewrite = (now: number, windowMs: number) => {
+  /** Writes all of `buf` at `at`, continuing partial writes; `progress` says how far it got when it throws. */
+  const writeAll = (out: number, buf: Uint8Array, at: number, progress: { n: number }) => {
+    while (progress.n < buf.length) {
+      const w = fs.writeSync(out, buf, progress.n, buf.length - progress.n, at + progress.n);
+      if (!(w > 0)) throw new Error('write made no progress');
+      progress.n += w;
+    }
+  };
+
+  /** Removes a failed write's bytes; false when it cannot (the file then ends in an unterminated fragment). */
+  const cutBack = (): boolean => {
+    if (fd === undefined || end === good) return true;
+    try {
+      fs.ftruncateSync(fd, good);
+      end = good;
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  const writeRecord = (out: number, rec: unknown) => {
+    const line = Buffer.from(`${JSON.stringify(rec)}\n`);
+    // A fragment that could not be cut off is ended here, so it stays one unparsable line of its own.
+    const buf = cutBack() ? line : Buffer.concat([Buffer.from([NL]), line]);
+    const at = end;
+    const progress = { n: 0 };
+    try {
+      writeAll(out, buf, at, progress);
+      if (opts.fsync) fs.fsyncSync(out);
+    } catch (e) {
+      end = Math.max(end, at + progress.n);
+      cutBack();
+      // The record lives only in memory (pending / done) now: the next append that works is followed by a rewrite.
+      appends = every;
+      throw new ClawError('mqtt.journal_write', `request journal ${file}: record not written: ${message(e)}`, { cause: e });
+    }
+    good = end = at + progress.n;
+  };
+
+  /** Rewrites the file with the live records; on failure the existing file stays as it was and in use. */
+  const rewrite = (now: number, windowMs: number): ClawError | undefined => {
     for (const [k, d] of done) if (now - d.at >= windowMs) done.delete(k);
     const tmp = `${file}.tmp`;
-    const out = openSync(tmp, 'w');
-    for (const r of pending.values()) writeSync(out, `${JSON.stringify({ t: 'req', ...r })}\n`);
-    for (const d of done.values()) writeSync(out, `${JSON.stringify({ t: 'done', ...d })}\n`);
-    fsyncSync(out);
-    closeSync(out);
-    if (fd !== undefined) closeSync(fd);
-    renameSync(tmp, file);
-    fd = openSync(file, 'a');
+    let out: number | undefined;
+    let size = 0;
+    try {
+      fs.mkdirSync(folder, { recursive: true });
+      out = fs.openSync(tmp, 'w');
+      for (const rec of [...[...pending.values()].map((r) => ({ t: 'req', ...r })), ...[...done.values()].map((d) => ({ t: 'done', ...d }))]) {
+        const line = Buffer.from(`${JSON.stringify(rec)}\n`);
+        writeAll(out, line, size, { n: 0 });
+        size += line.length;
+      }
+      fs.fsyncSync(out);
+      fs.renameSync(tmp, file);
+    } catch (e) {
+      if (out !== undefined) tryClose(out);
+      try {
+        fs.unlinkSync(tmp);
+      } catch {
+        // never created
+      }
+      appends = 0; // tried again after another `compactEvery` appends, not at every message of a full disk
+      const still = fd !== undefined || fs.existsSync(file) ? 'the existing file stays in use' : 'requests are not journaled until it can be written';
+      return new ClawError('mqtt.journal_rewrite', `request journal ${file}: rewrite failed, ${still}: ${message(e)}`, { cause: e });
+    }
+    // The rename carries every record: with fsync on, it has to survive power loss too.
+    if (opts.fsync) fsyncDir(fs, folder);
+    if (fd !== undefined) tryClose(fd);
+    // The temp file's descriptor is the journal's now: no reopen that could fail after the rename.
+    fd = out;
+    good = end = size;
     appends = 0;
+    return undefined;
+  };
+
+  const append = (rec: unknown) => {
+    if (state !== 'open') return;
+    if (fd === undefined) {
+      // No file open (it could not be created at start): the rewrite writes this record with all the others.
+      const err = rewrite(opts.now(), opts.windowMs);
+      if (err) throw new ClawError('mqtt.journal_write', `request journal ${file}: record not written: ${message(err.cause)}`, { cause: err });
+      return;
+    }
+    writeRecord(fd, rec);
+    if (++appends >= every) {
+      const err = rewrite(opts.now(), opts.windowMs);
+      if (err) warn(err);
+    }
   };
 
   return {
-    load(now, windowMs) {
-      mkdirSync(folder, { recursive: true });
-      if (existsSync(file)) {
-        for (const line of readFileSync(file, 'utf8').split('\n')) {
+    file,
+    load(now, windowMs, onWarn) {
+      if (onWarn) warn = onWarn;
+      let bytes: Uint8Array | undefined;
+      try {
+        if (fs.existsSync(file)) bytes = fs.readFileSync(file);
+      } catch (e) {
+        throw new ClawError('mqtt.journal_read', `request journal ${file} could not be read: ${message(e)}`, { cause: e });
+      }
+      if (bytes) {
+        for (const line of Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8').split('\n')) {
           if (!line) continue;
           let rec: { t?: string; k?: string; at?: number; req?: InboundRequest; replies?: string[] };
           try {
@@ -79,7 +213,19 @@ export function createFileJournal(dir: string, clientId: string, opts: { fsync?:
           }
         }
       }
-      rewrite(now, windowMs);
+      state = 'open';
+      const err = rewrite(now, windowMs);
+      if (err) warn(err);
+      if (err && bytes) {
+        // Appends go on in the existing file; a torn last line (crash mid-append) is cut off before the first.
+        try {
+          fd = fs.openSync(file, 'r+');
+          end = bytes.length;
+          good = bytes.lastIndexOf(NL) + 1;
+        } catch (e) {
+          warn(new ClawError('mqtt.journal_open', `request journal ${file} could not be opened, requests are not journaled until it can be written: ${message(e)}`, { cause: e }));
+        }
+      }
       return { pending: [...pending.values()], done: [...done.values()] };
     },
     request(r) {
@@ -92,8 +238,21 @@ export function createFileJournal(dir: string, clientId: string, opts: { fsync?:
       append({ t: 'done', ...d });
     },
     close() {
-      if (fd !== undefined) closeSync(fd);
+      state = 'closed';
+      if (fd !== undefined) tryClose(fd);
       fd = undefined;
     },
   };
+}
+
+function fsyncDir(fs: JournalFs, dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch {
+    // Some platforms (Windows) cannot open or fsync a directory; rename is still atomic there.
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
 }

@@ -73,6 +73,16 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
   let unanswered = 0;
   let drained: (() => void) | undefined;
 
+  // A journal write that fails (disk full) is logged and the work goes on: the PUBACK goes out regardless, so
+  // dropping the request or holding back its reply would lose it outright; only its survival of a crash is lost.
+  const journalWrite = (what: string, fields: Record<string, unknown>, write: (j: RequestJournal) => void) => {
+    if (!o.journal) return;
+    try {
+      write(o.journal);
+    } catch (err) {
+      o.log.error(`mqtt request journal not written: ${what}`, { journal: o.journal.file, ...fields, error: (err as Error).message });
+    }
+  };
   // A reply route is the requester's choice among the swarm's `_reply` topics (topics.ts isReplyTopic).
   const badRoute = (req: InboundRequest) => req.replyTo !== undefined && !isReplyTopic(req.replyTo, e.swarm, s.prefix);
   const publishReply = (req: InboundRequest, text: string) => {
@@ -101,15 +111,16 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
           if (refusedUnrun(message)) cache.release(req.requestId, [text]);
           else cache.complete(req.requestId, [text]);
         }
-        // Stored before it is published: a crash in between re-publishes it after the restart.
-        o.journal?.done({ k: key, at: now(), replies: req.requestId !== undefined ? [text] : [] });
+        // Stored before it is published: a crash in between re-publishes it after the restart. Published even when
+        // storing fails: the work is done, and the requester is waiting for its answer.
+        journalWrite('reply published without a stored copy', { request_id: req.requestId }, (j) => j.done({ k: key, at: now(), replies: req.requestId !== undefined ? [text] : [] }));
         publishReply(req, text);
       },
     };
     if (deliver) deliver(frame);
     else backlog.push(frame);
     // A notification is finished once delivered (nothing to store); a request's record ends with its reply.
-    if (notification) o.journal?.done({ k: key, at: now(), replies: [] });
+    if (notification) journalWrite('notification delivered', {}, (j) => j.done({ k: key, at: now(), replies: [] }));
   };
 
   const onRequest = (payload: Uint8Array, props: MqttProps | undefined) => {
@@ -127,7 +138,7 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
     }
     const jkey = key ?? `auto:${nodeCrypto().randomUUID()}`;
     // Journaled synchronously here, before mqtt.js sends the PUBACK (it emits 'message' first).
-    if (payload.length <= limit) o.journal?.request({ k: jkey, at: now(), req });
+    if (payload.length <= limit) journalWrite('request handled without a record (a crash before its reply loses it)', { request_id: key }, (j) => j.request({ k: jkey, at: now(), req }));
     dispatch(req, jkey, payload.length);
   };
 
@@ -135,12 +146,14 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
   // but never answered (it crashed mid-request) get the interrupted error, not a second run (interrupted.ts).
   const interrupted: { req: InboundRequest; text: string }[] = [];
   if (o.journal) {
-    const { pending, done } = o.journal.load(now(), windowMs);
+    // A journal that cannot be rewritten (disk full) stays in use as it is: the agent starts.
+    const { pending, done } = o.journal.load(now(), windowMs, (err) => o.log.warn('mqtt request journal warning', { journal: o.journal?.file, error: err.message }));
     for (const d of done) if (!d.replies.some(refusedUnrunText)) cache.preload(d.k, d.replies, d.at);
     for (const p of pending) {
       const text = interruptedReply(p.req.text, p.req.requestId);
       if (p.req.requestId !== undefined) cache.preload(p.req.requestId, text ? [text] : [], now());
-      o.journal.done({ k: p.k, at: now(), replies: text && p.req.requestId !== undefined ? [text] : [] });
+      // Unrecorded, it is answered interrupted again after the next restart: the same answer, nothing run.
+      journalWrite('interrupted answer', { request_id: p.req.requestId }, (j) => j.done({ k: p.k, at: now(), replies: text && p.req.requestId !== undefined ? [text] : [] }));
       if (text) interrupted.push({ req: p.req, text });
     }
     if (pending.length > 0) o.log.warn('mqtt requests interrupted by a restart answered as interrupted, not run again', { count: pending.length });
@@ -215,7 +228,7 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
 /** Every reply is an error that says nothing ran (protocol/errors.ts isNotExecuted); a batch only when all are. */
 function refusedUnrun(reply: JsonRpcMessage | JsonRpcMessage[]): boolean {
   const all = Array.isArray(reply) ? reply : [reply];
-  return all.length > 0 && all.every((m) => 'error' in m && m.error !== undefined && isNotExecuted(m.error.code));
+  return all.length > 0 && all.every((m) => 'error' in m && m.error !== undefined && isNotExecuted(m.error.code, m.error.data));
 }
 
 /** refusedUnrun for a stored reply text (the journal keeps replies as text). */
