@@ -4,6 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
 import { createFsTransport } from '../../src/transports/fs/transport.ts';
 import { resolveFsOptions, parseFsUri, type FsTransportOptions } from '../../src/transports/fs/options.ts';
 import { sweep } from '../../src/transports/fs/maintenance.ts';
@@ -340,6 +341,60 @@ test('the inbox directory removed: the transport closes', async () => {
   void s.t.closed.then(() => (closed = true));
   await until(() => closed, 3000);
   assert.ok(s.log.text().includes('inbox removed'));
+});
+
+// A real full disk: a small tmpfs as the transport's directory (root only; skipped where mount is not allowed).
+const canMount = process.platform === 'linux' && process.getuid?.() === 0 && spawnSync('mount', ['--version']).status === 0;
+(canMount ? test : test.skip)('a reply that cannot be stored (disk full) is stored and sent once space is back, run once, without a restart', async () => {
+  const dir = mkdtempSync(`${tmpdir()}/claw-fs-full-`);
+  if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', dir]).status !== 0) return rmSync(dir, { recursive: true, force: true });
+  try {
+    const s = setup({}, dir);
+    let runs = 0;
+    s.start((f) => {
+      runs++;
+      // The work fills the disk before its answer is stored.
+      try {
+        writeFileSync(`${dir}/filler`, Buffer.alloc(1024 * 1024));
+      } catch {
+        // ENOSPC: the filler took what was left
+      }
+      const msg = JSON.parse((f.payload as { text: string }).text);
+      f.reply({ jsonrpc: '2.0', id: msg.id, result: { ran: runs } });
+    });
+    put(dir, `${T}001-r1.json`, reqText(1));
+    await until(() => s.log.entries.some((e) => e.msg === 'fs transport: cannot store reply'), 3000);
+    assert.equal(ls(`${dir}/outbox`), [], 'nothing sent while the disk is full');
+    assert.equal(ls(`${dir}/.state/processing`), [`${T}001-r1.json`], 'the request waits in processing/');
+    rmSync(`${dir}/filler`);
+    const reply = await replyFor(dir, 'r1');
+    assert.equal(reply.result, { ran: 1 });
+    assert.is(runs, 1);
+    await until(() => ls(`${dir}/.state/processing`).length === 0, 3000);
+    assert.ok(s.log.entries.some((e) => e.msg === 'fs transport: reply stored'));
+    await s.t.close();
+  } finally {
+    spawnSync('umount', [dir]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a reply that still cannot be stored at close stays in processing/ and close() does not wait for the disk', async () => {
+  const s = setup();
+  s.start((f) => {
+    const msg = JSON.parse((f.payload as { text: string }).text);
+    // answered/ is a file: the record cannot be written, however often it is tried.
+    rmSync(`${s.dir}/.state/answered`, { recursive: true, force: true });
+    writeFileSync(`${s.dir}/.state/answered`, '');
+    f.reply({ jsonrpc: '2.0', id: msg.id, result: { ok: true } });
+  });
+  put(s.dir, `${T}001-r2.json`, reqText(2));
+  await until(() => s.log.entries.some((e) => e.msg === 'fs transport: cannot store reply'), 3000);
+  const t0 = Date.now();
+  await s.t.close();
+  assert.ok(Date.now() - t0 < 1000, 'close() returned without waiting for a retry');
+  assert.equal(ls(`${s.dir}/.state/processing`), [`${T}001-r2.json`], 'left for a restart to answer as interrupted');
+  rmSync(s.dir, { recursive: true, force: true });
 });
 
 test.run();

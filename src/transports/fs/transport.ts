@@ -59,6 +59,9 @@ function refusedUnrun(reply: JsonRpcMessage | JsonRpcMessage[] | null): boolean 
   return all.length > 0 && all.every((m) => 'error' in m && m.error !== undefined && isNotExecuted(m.error.code, m.error.data));
 }
 
+/** How often a reply that could not be stored (ENOSPC, EIO) is tried again while the transport is open. */
+export const REPLY_RETRY_MS = 2000;
+
 export function createFsTransport(d: FsTransportDeps): Transport {
   const root = d.dir;
   const opt = d.options;
@@ -174,19 +177,30 @@ export function createFsTransport(d: FsTransportDeps): Transport {
   const complete = (name: string, rid: string, info: Inspected, reply: JsonRpcMessage | JsonRpcMessage[] | null) =>
     track(
       (async () => {
-        try {
-          // Only the answer of executed work is kept for the request_id: a refusal before any work (not
-          // initialized yet, invalid params, a parse error) is sent but not stored, so a retry runs.
-          if (!refusedUnrun(reply)) {
-            const record: Answered = { hash: info.hash, reply };
-            assertRealDir(root, DIRS.answered);
-            await writeAtomicAsync(path(DIRS.answered), `${rid}.json`, JSON.stringify(record), opt.fsync);
+        for (let attempt = 1; ; attempt++) {
+          try {
+            // Only the answer of executed work is kept for the request_id: a refusal before any work (not
+            // initialized yet, invalid params, a parse error) is sent but not stored, so a retry runs.
+            if (!refusedUnrun(reply)) {
+              const record: Answered = { hash: info.hash, reply };
+              assertRealDir(root, DIRS.answered);
+              await writeAtomicAsync(path(DIRS.answered), `${rid}.json`, JSON.stringify(record), opt.fsync);
+            }
+            if (reply !== null) await writeReply(rid, info.replyTo, reply);
+            if (attempt > 1) d.log.info('fs transport: reply stored', { file: name, attempts: attempt });
+            break;
+          } catch (e) {
+            // The answer is still in memory: tried again while the transport is open (a full disk that frees up,
+            // a directory put back), the request staying in processing/ meanwhile, and a copy of its request_id
+            // waiting for it (running). Closed first: a restart answers it as interrupted rather than losing it.
+            if (attempt === 1) d.log.error('fs transport: cannot store reply', { file: name, error: String(e), retry_ms: REPLY_RETRY_MS });
+            if (!open) return;
+            await new Promise<void>((r) => {
+              const t = setTimeout(r, REPLY_RETRY_MS);
+              void closed.then(() => (clearTimeout(t), r()));
+            });
+            if (!open) return;
           }
-          if (reply !== null) await writeReply(rid, info.replyTo, reply);
-        } catch (e) {
-          // The request stays in processing/: a restart answers it as interrupted rather than losing it.
-          d.log.error('fs transport: cannot store reply', { file: name, error: String(e) });
-          return;
         }
         await retire(name, info.malformed, info);
       })(),
