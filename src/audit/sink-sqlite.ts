@@ -1,8 +1,9 @@
 // destination: sqlite — every audit record mirrored into a table of the project's SQLite layer
 // (src/memory/sqlite: node:sqlite / bun:sqlite, else sql.js), opened lazily on the first record
 // (docs/audit.md "Destinations"). A queryable copy, never the record: the hash-chained file is
-// written first; rows are inserted in small transactions off the tool path; a failure is told once
-// and the mirror stops, the file goes on.
+// written first; rows are inserted in small transactions off the tool path. A failure (a full disk:
+// the transaction rolls back) is told once and the rows stay queued, tried again after 5 s, doubling
+// to 5 min, so the mirror catches up once the disk takes writes again; the file goes on meanwhile.
 import type { AuditRecord } from './record.ts';
 import type { AuditSink } from './log.ts';
 import type { AdapterName, SqliteDatabase } from '../memory/sqlite/types.ts';
@@ -38,8 +39,14 @@ export interface SqliteSink extends AuditSink {
   stats(): { inserted: number; dropped: number; failed: boolean };
 }
 
-export function sqliteSink(o: SqliteSinkOptions): SqliteSink {
+/** The first wait before a failed open or insert is tried again; it doubles up to RETRY_MAX_MS. */
+export const RETRY_FIRST_MS = 5000;
+const RETRY_MAX_MS = 5 * 60_000;
+
+export function sqliteSink(o: SqliteSinkOptions & { retryFirstMs?: number }): SqliteSink {
   const queueMax = o.queueMax ?? 10_000;
+  const retryFirst = o.retryFirstMs ?? RETRY_FIRST_MS;
+  let retryMs = 0;
   let pending: AuditRecord[] = [];
   let pendingLines: string[] = [];
   let cutoff: number | undefined;
@@ -50,12 +57,24 @@ export function sqliteSink(o: SqliteSinkOptions): SqliteSink {
   let failed = false;
   let closed = false;
 
+  /** A failed open or insert: told once per outage, tried again later (the queue keeps what is not in yet). */
   const fail = (e: unknown) => {
-    if (failed) return;
+    if (!failed) o.warn('audit sqlite mirror failed; its rows are kept and tried again (the audit file is still written)', { path: o.path, error: (e as Error)?.message ?? String(e) });
     failed = true;
-    pending = [];
-    pendingLines = [];
-    o.warn('audit sqlite mirror failed and is off for this session (the audit file is still written)', { path: o.path, error: (e as Error)?.message ?? String(e) });
+    retryMs = retryMs === 0 ? retryFirst : Math.min(retryMs * 2, RETRY_MAX_MS);
+    if (closed) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      void flush();
+    }, retryMs);
+    (timer as { unref?: () => void }).unref?.();
+  };
+  const recovered = () => {
+    if (!failed) return;
+    failed = false;
+    retryMs = 0;
+    o.warn('audit sqlite mirror writing again', { path: o.path });
   };
 
   const opened = (): Promise<SqliteDatabase | undefined> =>
@@ -73,7 +92,10 @@ export function sqliteSink(o: SqliteSinkOptions): SqliteSink {
 
   async function flush(): Promise<void> {
     const d = await opened();
-    if (!d || failed) return;
+    if (!d) {
+      db = undefined; // the open failed: the retry opens it again
+      return;
+    }
     const recs = pending;
     const lines = pendingLines;
     pending = [];
@@ -89,12 +111,19 @@ export function sqliteSink(o: SqliteSinkOptions): SqliteSink {
         if (cutoff !== undefined) d.prepare('DELETE FROM audit_records WHERE ts < ?').run(new Date(cutoff).toISOString());
       });
       cutoff = undefined;
+      recovered();
     } catch (e) {
+      // Rolled back: nothing of it is in the table. Back in front of the queue, within queueMax (the file has all).
+      const keep = Math.max(0, queueMax - pending.length);
+      if (recs.length > keep && dropped++ === 0) o.warn('audit sqlite mirror: queue full, records dropped from the mirror (the audit file has them)', { queue_max: queueMax });
+      pending = [...recs.slice(0, keep), ...pending];
+      pendingLines = [...lines.slice(0, keep), ...pendingLines];
       fail(e);
     }
   }
 
   const schedule = () => {
+    // While failing, the retry timer is the next flush.
     if (timer || closed) return;
     timer = setTimeout(() => {
       timer = undefined;
@@ -105,7 +134,7 @@ export function sqliteSink(o: SqliteSinkOptions): SqliteSink {
 
   return {
     write(r, line) {
-      if (failed || closed) return;
+      if (closed) return;
       if (pending.length >= queueMax) {
         if (dropped++ === 0) o.warn('audit sqlite mirror: queue full, records dropped from the mirror (the audit file has them)', { queue_max: queueMax });
         return;
@@ -115,7 +144,7 @@ export function sqliteSink(o: SqliteSinkOptions): SqliteSink {
       schedule();
     },
     pruned(cutoffMs) {
-      if (failed || closed) return;
+      if (closed) return;
       cutoff = Math.max(cutoff ?? 0, cutoffMs);
       schedule();
     },
@@ -124,8 +153,8 @@ export function sqliteSink(o: SqliteSinkOptions): SqliteSink {
       if (closed) return;
       if (timer) clearTimeout(timer);
       timer = undefined;
+      closed = true; // no retry scheduled from here: what a last flush cannot insert stays in the file only
       await flush();
-      closed = true;
       const d = db ? await db : undefined;
       try {
         d?.close();
