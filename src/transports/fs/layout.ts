@@ -60,12 +60,38 @@ export function writeAtomic(dir: string, name: string, text: string, fsync: bool
   try {
     // Exactly `mode`, whatever the umask: containers under different uids share files through a group.
     if (mode !== 0o600) fchmodSync(fd, mode);
-    writeSync(fd, text);
+    writeWhole(fd, text);
     if (fsync) fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+  } catch (e) {
+    dropTmp(fd, tmp);
+    throw e;
   }
+  closeSync(fd);
   renameOrDrop(tmp, `${dir}/${name}`);
+}
+
+/**
+ * All of `text`, or a throw. On a filesystem that is nearly full, write(2) can take part of a buffer and return
+ * the count without an error: renamed into place, that file would be published complete and read as a request or
+ * answer cut short (a parse error, a lost task).
+ */
+function writeWhole(fd: number, text: string): void {
+  const buf = Buffer.from(text);
+  for (let at = 0; at < buf.length; ) {
+    const n = writeSync(fd, buf, at, buf.length - at, at);
+    if (n <= 0) throw Object.assign(new Error(`write made no progress (${at} of ${buf.length} bytes)`), { code: 'EIO' });
+    at += n;
+  }
+}
+
+/** A failed write's temporary file goes: left behind, each one holds disk space and an inode (a presence file every interval). */
+function dropTmp(fd: number, tmp: string): void {
+  try {
+    closeSync(fd);
+  } catch {}
+  try {
+    unlinkSync(tmp);
+  } catch {}
 }
 
 /**
@@ -78,11 +104,13 @@ export async function writeAtomicAsync(dir: string, name: string, text: string, 
   const tmp = tmpName(dir, name);
   const fd = openSync(tmp, CREATE, 0o600);
   try {
-    writeSync(fd, text);
+    writeWhole(fd, text);
     await new Promise<void>((resolve, reject) => fdatasync(fd, (e) => (e ? reject(e) : resolve())));
-  } finally {
-    closeSync(fd);
+  } catch (e) {
+    dropTmp(fd, tmp);
+    throw e;
   }
+  closeSync(fd);
   renameOrDrop(tmp, `${dir}/${name}`);
   await fsyncDir(dir);
 }
