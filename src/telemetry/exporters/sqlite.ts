@@ -17,11 +17,18 @@ const DDL = `CREATE TABLE IF NOT EXISTS claw_telemetry (
 export function sqliteExporter(path: string, open: (path: string) => Promise<SqliteDatabase>): Exporter {
   let db: Promise<SqliteDatabase> | undefined;
   const database = () =>
-    (db ??= open(path).then((d) => {
-      // Only when missing: on sql.js a no-op DDL is still a journal record, fsynced, at every start.
-      createMissing(d, ['claw_telemetry'], DDL);
-      return d;
-    }));
+    (db ??= open(path).then(
+      (d) => {
+        // Only when missing: on sql.js a no-op DDL is still a journal record, fsynced, at every start.
+        createMissing(d, ['claw_telemetry'], DDL);
+        return d;
+      },
+      (e) => {
+        // Not kept: an open that failed (a full or read-only disk at start) is tried again by the next batch.
+        db = undefined;
+        throw e;
+      },
+    ));
   return {
     type: 'sqlite',
     async export(batch) {
@@ -32,7 +39,8 @@ export function sqliteExporter(path: string, open: (path: string) => Promise<Sql
       });
     },
     async close() {
-      if (db) (await db).close();
+      const d = await db?.catch(() => undefined);
+      d?.close();
     },
   };
 }
