@@ -54,14 +54,21 @@ export function fileTaskStore(dir: string): TaskStore {
     try {
       await fh.writeFile(JSON.stringify({ version: 1, tasks: [...kept.values()] }));
       await fh.sync();
-    } finally {
       await fh.close();
+      await fsp.rename(tmp, file);
+    } catch (e) {
+      // A write cut short by a full disk holds what space was left: removed, so the disk is not kept full by it
+      // (the audit log refuses calls on a full disk) and no temporary file of another pid piles up.
+      await fh.close().catch(() => {});
+      await fsp.unlink(tmp).catch(() => {});
+      throw e;
     }
-    await fsp.rename(tmp, file);
   };
   return {
     kind: 'file',
     async load() {
+      // Temporary files of earlier processes (killed mid-write): never read, only space.
+      for (const n of await fsp.readdir(dir).catch(() => [] as string[])) if (/^tasks\.json\.\d+\.tmp$/.test(n)) await fsp.unlink(`${dir}/${n}`).catch(() => {});
       const tasks = await readTaskFile(file);
       kept.clear();
       for (const t of tasks) kept.set(t.id, t);
