@@ -124,6 +124,12 @@ export class TaskService {
   private readonly pendingApproval = new Map<string, ApprovalRequest>();
   private readonly listeners = new Map<string, Set<(e: TaskEvent) => void>>();
   private saving: Promise<void> = Promise.resolve();
+  /**
+   * Tasks whose latest state the store refused (a full disk), written again before the next change and at close:
+   * a store that writes one row per change (the Memory-backed one) would otherwise never hold a finished task whose
+   * only write failed, though its caller was told it.
+   */
+  private readonly unsaved = new Map<string, A2aTask>();
   private opened = false;
 
   constructor(private readonly d: TaskServiceDeps) {}
@@ -385,19 +391,36 @@ export class TaskService {
     }
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
     await this.saving;
+    if (this.unsaved.size > 0) {
+      this.write(async () => {});
+      await this.saving;
+      if (this.unsaved.size > 0) this.d.log.warn('a2a tasks not stored (lost at this restart)', { count: this.unsaved.size, ids: [...this.unsaved.keys()].slice(0, 20) });
+    }
   }
 
   private set(t: A2aTask, state: TaskState, statusMessage?: string): void {
     t.state = state;
     t.statusMessage = statusMessage;
     t.updatedAt = this.d.now();
-    this.write(() => this.d.store.put(t));
+    this.unsaved.delete(t.id); // this write carries its latest state
+    this.write(() => this.d.store.put(t), t);
     this.emit({ task: t });
   }
 
   /** Writes are chained in the order of the changes: the store ends up with each task's latest state. */
-  private write(op: () => Promise<void>): void {
-    this.saving = this.saving.then(op).catch((e) => this.d.log.warn('a2a task store write failed', { error: (e as Error).message }));
+  private write(op: () => Promise<void>, task?: A2aTask): void {
+    this.saving = this.saving
+      .then(async () => {
+        for (const [id, t] of this.unsaved) {
+          await this.d.store.put(t);
+          this.unsaved.delete(id);
+        }
+        await op();
+      })
+      .catch((e) => {
+        if (task && this.tasks.get(task.id) === task) this.unsaved.set(task.id, task);
+        this.d.log.warn('a2a task store write failed', { error: (e as Error).message, unsaved: this.unsaved.size });
+      });
   }
 
   private quota(): number {
@@ -438,6 +461,7 @@ export class TaskService {
         if (owner !== undefined && t.owner === owner) mine--;
       }
     }
+    for (const id of dropped) this.unsaved.delete(id);
     if (dropped.length > 0) this.write(() => this.d.store.remove(dropped));
   }
 }

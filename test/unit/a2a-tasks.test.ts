@@ -127,4 +127,31 @@ test('A2A-Version: absent or empty is 0.3, 1.0 is 1.0, anything else is VersionN
   assert.throws(() => versionOf('2.0'), (e: any) => e.code === -32009);
 });
 
+test('a task whose store write failed (a full disk) is written with the next change, or warned about at close', async () => {
+  const inner = memoryTaskStore();
+  let full = false;
+  const store = { ...inner, put: async (t: A2aTask) => (full ? Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })) : inner.put(t)) };
+  const { agent } = fakeAgent((t) => `echo ${t}`);
+  const log = captureLogger();
+  const s = new TaskService({ store, getAgent: () => agent, tools: false, newId, now: () => 1_000, log });
+  await s.open();
+  full = true;
+  const a = await s.create(msg('while full'), { wait: true });
+  assert.is(a.state, 'completed');
+  assert.equal((await inner.load()).map((t) => t.id), [], 'nothing stored while the disk is full');
+  full = false;
+  const b = await s.create(msg('after'), { wait: true });
+  const stored = new Map((await inner.load()).map((t) => [t.id, t.state]));
+  assert.is(stored.get(a.id), 'completed', 'the finished task was written with the next change');
+  assert.is(stored.get(b.id), 'completed');
+
+  // Still full at close: told, with the ids.
+  full = true;
+  const c = await s.create(msg('lost'), { wait: true });
+  await s.close();
+  const w = log.entries.find((e) => e.msg === 'a2a tasks not stored (lost at this restart)');
+  assert.ok(w, 'warned at close');
+  assert.equal((w!.fields as any).ids, [c.id]);
+});
+
 test.run();
