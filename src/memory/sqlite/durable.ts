@@ -63,6 +63,7 @@ import {
 import { ImageDatabase, type ImageDb, type ImageEngine, type LoggedStatement, type WriteLog } from './image-db.ts';
 import { isBun } from './shared.ts';
 import type { SqlValue } from './types.ts';
+import { fsyncDirBestEffort, writeFully } from '../../node/write-fully.ts';
 
 /** The synchronous fs calls the durable layer makes; inject a wrapper to simulate ENOSPC, EIO, torn writes. */
 export interface DurableFs {
@@ -129,29 +130,12 @@ export interface DurableControl {
 
 export type DurableDatabase = ImageDatabase & { readonly durable: DurableControl };
 
-function fsyncDir(fs: DurableFs, dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(dir, 'r');
-    fs.fsyncSync(fd);
-  } catch {
-    // Some platforms (Windows) cannot open or fsync a directory; rename is still atomic there.
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
-}
-
-function writeAll(fs: DurableFs, fd: number, buf: Uint8Array, position: number): void {
-  let done = 0;
-  while (done < buf.length) done += fs.writeSync(fd, buf, done, buf.length - done, position + done);
-}
-
 /** A new file with `data`, fsynced and closed; on any failure it is removed again and the error thrown. */
 function writeSynced(fs: DurableFs, path: string, data: Uint8Array): void {
   try {
     const fd = fs.openSync(path, 'w');
     try {
-      writeAll(fs, fd, data, 0);
+      writeFully(fs, fd, data, 0);
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
@@ -239,7 +223,7 @@ class DurableLog implements WriteLog, DurableControl {
     rec.set(payload, 8);
     const mark = this.stats.journalSize;
     try {
-      writeAll(this.fs, this.fd, rec, mark);
+      writeFully(this.fs, this.fd, rec, mark);
       this.fs.fdatasyncSync(this.fd);
     } catch (e) {
       for (const s of newSql) this.sqlIndex.delete(s);
@@ -383,7 +367,7 @@ class DurableLog implements WriteLog, DurableControl {
     // A crash between the renames leaves .prev and no <file>: recover() falls back to .prev and its journals.
     if (fs.existsSync(files.snapshot)) fs.renameSync(files.snapshot, files.previous);
     fs.renameSync(tmp, files.snapshot);
-    fsyncDir(fs, dirname(this.path));
+    fsyncDirBestEffort(fs, dirname(this.path));
     this.stats.lastSnapshotSize = data.length;
   }
 
@@ -396,7 +380,7 @@ class DurableLog implements WriteLog, DurableControl {
     if (keepOld && fs.existsSync(files.journal)) fs.renameSync(files.journal, files.previousJournal);
     this.rotating = true; // from here a failure leaves our descriptor on a file that is no longer <journal>
     fs.renameSync(tmp, files.journal);
-    fsyncDir(fs, dirname(this.path));
+    fsyncDirBestEffort(fs, dirname(this.path));
     this.stats.journalBytesWritten += HEADER;
     this.openJournal(HEADER, new Map(), JOURNAL_VERSION);
     this.rotating = false;

@@ -9,6 +9,10 @@
 // win that race (docs/transports.md "untrusted peers").
 import { closeSync, constants as C, fchmodSync, fdatasync, fstatSync, fsync as fsyncCb, fsyncSync, lstatSync, openSync, readSync, renameSync, writeSync, unlinkSync } from 'node:fs';
 import { nodeCrypto } from '../../node/lazy.ts';
+import { writeFully } from '../../node/write-fully.ts';
+
+/** Whole or a throw (src/node/write-fully.ts): a short write renamed into place would read as a complete file. */
+const nodeWrite = { writeSync };
 
 export const DIRS = {
   inbox: 'inbox',
@@ -60,7 +64,7 @@ export function writeAtomic(dir: string, name: string, text: string, fsync: bool
   try {
     // Exactly `mode`, whatever the umask: containers under different uids share files through a group.
     if (mode !== 0o600) fchmodSync(fd, mode);
-    writeWhole(fd, text);
+    writeFully(nodeWrite, fd, Buffer.from(text), 0);
     if (fsync) fsyncSync(fd);
   } catch (e) {
     dropTmp(fd, tmp);
@@ -68,20 +72,6 @@ export function writeAtomic(dir: string, name: string, text: string, fsync: bool
   }
   closeSync(fd);
   renameOrDrop(tmp, `${dir}/${name}`);
-}
-
-/**
- * All of `text`, or a throw. On a filesystem that is nearly full, write(2) can take part of a buffer and return
- * the count without an error: renamed into place, that file would be published complete and read as a request or
- * answer cut short (a parse error, a lost task).
- */
-function writeWhole(fd: number, text: string): void {
-  const buf = Buffer.from(text);
-  for (let at = 0; at < buf.length; ) {
-    const n = writeSync(fd, buf, at, buf.length - at, at);
-    if (n <= 0) throw Object.assign(new Error(`write made no progress (${at} of ${buf.length} bytes)`), { code: 'EIO' });
-    at += n;
-  }
 }
 
 /** A failed write's temporary file goes: left behind, each one holds disk space and an inode (a presence file every interval). */
@@ -104,7 +94,7 @@ export async function writeAtomicAsync(dir: string, name: string, text: string, 
   const tmp = tmpName(dir, name);
   const fd = openSync(tmp, CREATE, 0o600);
   try {
-    writeWhole(fd, text);
+    writeFully(nodeWrite, fd, Buffer.from(text), 0);
     await new Promise<void>((resolve, reject) => fdatasync(fd, (e) => (e ? reject(e) : resolve())));
   } catch (e) {
     dropTmp(fd, tmp);

@@ -19,6 +19,7 @@
 //   only cost space), so a full disk at start does not keep the agent from starting. Such failures go to load()'s `warn`, never thrown.
 import * as nodeFs from 'node:fs';
 import { ClawError } from '../../protocol/errors.ts';
+import { fsyncDirBestEffort, writeFully } from '../../node/write-fully.ts';
 import type { InboundRequest } from './envelope.ts';
 
 export interface JournalRequest {
@@ -94,15 +95,6 @@ export function createFileJournal(
     }
   };
 
-  /** Writes all of `buf` at `at`, continuing partial writes; `progress` says how far it got when it throws. */
-  const writeAll = (out: number, buf: Uint8Array, at: number, progress: { n: number }) => {
-    while (progress.n < buf.length) {
-      const w = fs.writeSync(out, buf, progress.n, buf.length - progress.n, at + progress.n);
-      if (!(w > 0)) throw new Error('write made no progress');
-      progress.n += w;
-    }
-  };
-
   /** Removes a failed write's bytes; false when it cannot (the file then ends in an unterminated fragment). */
   const cutBack = (): boolean => {
     if (fd === undefined || end === good) return true;
@@ -122,7 +114,7 @@ export function createFileJournal(
     const at = end;
     const progress = { n: 0 };
     try {
-      writeAll(out, buf, at, progress);
+      writeFully(fs, out, buf, at, progress);
       if (opts.fsync) fs.fsyncSync(out);
     } catch (e) {
       end = Math.max(end, at + progress.n);
@@ -145,7 +137,7 @@ export function createFileJournal(
       out = fs.openSync(tmp, 'w');
       for (const rec of [...[...pending.values()].map((r) => ({ t: 'req', ...r })), ...[...done.values()].map((d) => ({ t: 'done', ...d }))]) {
         const line = Buffer.from(`${JSON.stringify(rec)}\n`);
-        writeAll(out, line, size, { n: 0 });
+        writeFully(fs, out, line, size);
         size += line.length;
       }
       fs.fsyncSync(out);
@@ -162,7 +154,7 @@ export function createFileJournal(
       return new ClawError('mqtt.journal_rewrite', `request journal ${file}: rewrite failed, ${still}: ${message(e)}`, { cause: e });
     }
     // The rename carries every record: with fsync on, it has to survive power loss too.
-    if (opts.fsync) fsyncDir(fs, folder);
+    if (opts.fsync) fsyncDirBestEffort(fs, folder);
     if (fd !== undefined) tryClose(fd);
     // The temp file's descriptor is the journal's now: no reopen that could fail after the rename.
     fd = out;
@@ -245,14 +237,3 @@ export function createFileJournal(
   };
 }
 
-function fsyncDir(fs: JournalFs, dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(dir, 'r');
-    fs.fsyncSync(fd);
-  } catch {
-    // Some platforms (Windows) cannot open or fsync a directory; rename is still atomic there.
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
-}
