@@ -13,6 +13,9 @@ import { PeerSide, type TaskRunner } from './peer.ts';
 import { broadcastParams, delegateParams, reportParams } from './wire.ts';
 import { timerDelay } from '../protocol/delay.ts';
 
+/** While presence keeps failing with the same error, at most one warning per this long. */
+export const PRESENCE_WARN_EVERY_MS = 10 * 60_000;
+
 export interface SwarmNodeDeps {
   bus: PeerBus;
   plan: SwarmPlan;
@@ -39,6 +42,7 @@ export class SwarmNode {
   readonly coordinator: Coordinator;
   readonly peer: PeerSide;
   private presence: { cancel(): void } | undefined;
+  private presenceOutage: { error: string; warnedAt: number; failures: number; since: number } | undefined;
 
   constructor(private readonly d: SwarmNodeDeps) {
     const now = () => d.clock.now();
@@ -74,9 +78,34 @@ export class SwarmNode {
 
   announce(): Promise<void> {
     const { bus, plan } = this.d;
-    return bus.announce({ identity: bus.self, swarm: plan.swarm, role: roleOf(plan, bus.self), status: this.peer.status() }).catch((e) => {
-      this.d.log.warn('swarm presence not announced', { error: String(e) });
-    });
+    return bus.announce({ identity: bus.self, swarm: plan.swarm, role: roleOf(plan, bus.self), status: this.peer.status() }).then(
+      () => this.announced(),
+      (e) => this.notAnnounced(String(e)),
+    );
+  }
+
+  /**
+   * A presence that keeps failing (a full disk under the fs bus, a broker gone) fails at every interval; one
+   * warning per new error, then one per PRESENCE_WARN_EVERY_MS with the count, keeps that from filling a
+   * board's journal while it lasts.
+   */
+  private notAnnounced(error: string): void {
+    const now = this.d.clock.now();
+    const o = this.presenceOutage;
+    if (o && o.error === error && now - o.warnedAt < PRESENCE_WARN_EVERY_MS) {
+      o.failures++;
+      return;
+    }
+    const failures = (o?.failures ?? 0) + 1;
+    this.d.log.warn('swarm presence not announced', { error, failures, next_warning_after_ms: PRESENCE_WARN_EVERY_MS });
+    this.presenceOutage = { error, warnedAt: now, failures, since: o?.since ?? now };
+  }
+
+  private announced(): void {
+    const o = this.presenceOutage;
+    if (!o) return;
+    this.presenceOutage = undefined;
+    this.d.log.info('swarm presence announced again', { failures: o.failures, down_ms: this.d.clock.now() - o.since });
   }
 
   /** claw.swarm.discover (spec §9.3.3): peers actually seen, with canonical identity URIs. */
