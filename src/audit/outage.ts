@@ -1,5 +1,5 @@
 // What the audit log refused while it could not write (docs/audit.md "Failure", "Outage record").
-// Spec §5.8 rule actions: a denied action is blocked *and its attempt logged*; a call refused because
+// Spec §5.9 "Rule Actions": a denied action is blocked *and its attempt logged*; a call refused because
 // its record could not be written (-32011 `audit:write_failed`) cannot be logged when it happens, so
 // the writer keeps a bounded account in memory and writes it as one `audit.outage` record — in the
 // hash chain like any other — before the first record that succeeds again. Identifiers only (request
@@ -42,7 +42,7 @@ export interface OutageData {
   calls: (Omit<RefusedCall, 'kind'> & { record: AuditKind; ts: string })[];
   calls_omitted: number;
   /** Written by close() while the log was still failing (the last chance before the process stops). */
-  at_close?: true;
+  at_close?: true | undefined;
 }
 
 const cut = (s: string | undefined) => (s === undefined ? undefined : s.length > MAX_ID ? `${s.slice(0, MAX_ID)}…` : s);
@@ -75,20 +75,8 @@ export class OutageAccount {
     this.refusedCount++;
     this.until = Math.max(this.until, at);
     if (this.calls.length >= this.maxCalls) return;
-    const { kind, request_id, tool, origin, turn, executed } = c;
-    this.calls.push({
-      ts: new Date(at).toISOString(),
-      record: kind,
-      ...(request_id !== undefined ? { request_id: cut(request_id) } : {}),
-      ...(tool !== undefined ? { tool: cut(tool) } : {}),
-      ...(origin !== undefined ? { origin: cut(origin) } : {}),
-      ...(turn !== undefined ? { turn: cut(turn) } : {}),
-      executed,
-    });
-  }
-
-  get refusedTotal(): number {
-    return this.refusedCount;
+    // Undefined members are dropped when the record is written (./sanitize.ts).
+    this.calls.push({ ts: new Date(at).toISOString(), record: c.kind, request_id: cut(c.request_id), tool: cut(c.tool), origin: cut(c.origin), turn: cut(c.turn), executed: c.executed });
   }
 
   data(atClose = false): OutageData {
@@ -99,44 +87,40 @@ export class OutageAccount {
       refused: this.refusedCount,
       errno: this.errnos[0] ?? 'unknown',
       errnos: [...this.errnos],
-      calls: this.calls.map((c) => ({ ...c })),
+      calls: this.calls,
       calls_omitted: this.refusedCount - this.calls.length,
-      ...(atClose ? { at_close: true as const } : {}),
+      at_close: atClose || undefined,
     };
   }
 }
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const count = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
-const optString = (v: unknown) => v === undefined || typeof v === 'string';
+const isCount = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
+const isTime = (t: unknown) => typeof t === 'string' && ISO.test(t);
+const DATA_KEYS = ['since', 'until', 'failed_appends', 'refused', 'errno', 'errnos', 'calls', 'calls_omitted', 'at_close'];
+const CALL_KEYS = ['ts', 'record', 'request_id', 'tool', 'origin', 'turn', 'executed'];
+const unknownKeys = (o: object, known: string[]) => Object.keys(o).filter((k) => !known.includes(k));
 
 /**
  * Why `data` is not an outage account the writer could have written, or undefined. The hash proves
  * the bytes were not changed after writing; this proves a well-hashed `audit.outage` record is not a
- * made-up one of another shape (verify reports it as `bad_shape`).
+ * made-up one of another shape — fields it never holds (argument values), counts that do not add up
+ * (verify reports it as `bad_shape`).
  */
 export function outageIssue(data: Record<string, unknown>): string | undefined {
-  const d = data as Partial<Record<keyof OutageData, unknown>>;
-  if (typeof d.since !== 'string' || !ISO.test(d.since) || typeof d.until !== 'string' || !ISO.test(d.until)) return 'since/until are not ISO 8601 UTC times';
-  if (d.until < d.since) return 'until is before since';
-  if (!count(d.failed_appends) || !count(d.refused) || !count(d.calls_omitted)) return 'failed_appends, refused and calls_omitted must be counts';
-  if ((d.failed_appends as number) < 1) return 'an outage has at least one failed append';
-  if (typeof d.errno !== 'string' || !Array.isArray(d.errnos) || d.errnos.length < 1 || !d.errnos.every((e) => typeof e === 'string') || d.errnos[0] !== d.errno) return 'errno/errnos do not hold the error codes';
-  if (!Array.isArray(d.calls)) return 'calls is not a list';
-  if (d.calls.length + (d.calls_omitted as number) !== d.refused) return 'calls + calls_omitted is not refused';
-  for (const c of d.calls as unknown[]) {
-    const e = c as Record<string, unknown>;
-    if (typeof e !== 'object' || e === null || Array.isArray(e)) return 'a call is not an object';
-    const extra = Object.keys(e).filter((k) => !CALL_KEYS.has(k));
-    if (extra.length > 0) return `a call has fields an outage record never holds: ${extra.join(', ')}`;
-    if (typeof e.ts !== 'string' || !ISO.test(e.ts) || typeof e.record !== 'string' || typeof e.executed !== 'boolean') return 'a call lacks ts, record or executed';
-    if (!optString(e.request_id) || !optString(e.tool) || !optString(e.origin) || !optString(e.turn)) return 'a call identifier is not a string';
+  const d = data as Record<string, any>;
+  const extra = unknownKeys(d, DATA_KEYS);
+  if (extra.length > 0) return `unknown fields ${extra.join(', ')}`;
+  if (!isTime(d.since) || !isTime(d.until) || d.until < d.since) return 'since/until';
+  if (![d.failed_appends, d.refused, d.calls_omitted].every(isCount) || d.failed_appends < 1) return 'counts';
+  if (!Array.isArray(d.errnos) || d.errnos[0] !== d.errno || !d.errnos.every((e: unknown) => typeof e === 'string')) return 'errno/errnos';
+  if (!Array.isArray(d.calls) || d.calls.length + d.calls_omitted !== d.refused) return 'calls + calls_omitted is not refused';
+  for (const c of d.calls) {
+    if (typeof c !== 'object' || c === null || Array.isArray(c)) return 'a call is not an object';
+    const bad = unknownKeys(c, CALL_KEYS);
+    if (bad.length > 0) return `unknown call fields ${bad.join(', ')}`;
+    if (!isTime(c.ts) || typeof c.record !== 'string' || typeof c.executed !== 'boolean' || ['request_id', 'tool', 'origin', 'turn'].some((k) => c[k] !== undefined && typeof c[k] !== 'string')) return 'a call';
   }
-  const extra = Object.keys(d).filter((k) => !DATA_KEYS.has(k));
-  if (extra.length > 0) return `fields an outage record never holds: ${extra.join(', ')}`;
-  if (d.at_close !== undefined && d.at_close !== true) return 'at_close is not true';
+  if (d.at_close !== undefined && d.at_close !== true) return 'at_close';
   return undefined;
 }
-
-const CALL_KEYS = new Set(['ts', 'record', 'request_id', 'tool', 'origin', 'turn', 'executed']);
-const DATA_KEYS = new Set(['since', 'until', 'failed_appends', 'refused', 'errno', 'errnos', 'calls', 'calls_omitted', 'at_close']);

@@ -87,7 +87,7 @@ export function verifyAuditText(text: string | Uint8Array, from?: { head: string
     if (recordHash(r) !== r.hash) return broken('hash_mismatch', 'content does not match its hash (edited)', seq);
     // Well hashed, so written as it stands — but by whom: the writer only writes outage accounts.
     const issue = r.kind === 'audit.outage' ? outageIssue(r.data) : undefined;
-    if (issue !== undefined) return broken('bad_shape', `audit.outage: ${issue}`, seq);
+    if (issue !== undefined) return broken('bad_shape', `not an outage account: ${issue}`, seq);
     if (verified === 0) {
       first = { seq: r.seq, prev: r.prev };
       if (from === 'retained' && r.prev !== GENESIS && r.kind === 'audit.segment') {

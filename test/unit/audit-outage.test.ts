@@ -372,19 +372,20 @@ test('verify: a forged outage record — inserted, edited, or well hashed but no
   // Well hashed but not what the writer writes.
   for (const [bad, why] of [
     [{ ...good, refused: 5 }, 'calls + calls_omitted is not refused'],
-    [{ ...good, calls: [{ ...good.calls[0], args: { password: 'x' } }] }, 'a call has fields an outage record never holds: args'],
-    [{ ...good, since: 'yesterday' }, 'since/until are not ISO 8601 UTC times'],
-    [{ ...good, until: '2026-11-21T00:00:00.000Z' }, 'until is before since'],
-    [{ ...good, failed_appends: 0 }, 'an outage has at least one failed append'],
-    [{ ...good, errnos: [] }, 'errno/errnos do not hold the error codes'],
-    [{ ...good, note: 'x' }, 'fields an outage record never holds: note'],
+    [{ ...good, calls: [{ ...good.calls[0], args: { password: 'x' } }] }, 'unknown call fields args'],
+    [{ ...good, calls: [{ ...good.calls[0], tool: 7 }] }, 'a call'],
+    [{ ...good, since: 'yesterday' }, 'since/until'],
+    [{ ...good, until: '2026-11-21T00:00:00.000Z' }, 'since/until'],
+    [{ ...good, failed_appends: 0 }, 'counts'],
+    [{ ...good, errnos: [] }, 'errno/errnos'],
+    [{ ...good, note: 'x' }, 'unknown fields note'],
   ] as const) {
     const forged = chain([
       ['audit.opened', { resumed: false }],
       ['audit.outage', bad],
     ]);
     const v = verifyAuditText(text(forged));
-    assert.equal([v.broken?.reason, v.broken?.line, v.broken?.detail], ['bad_shape', 2, `audit.outage: ${why}`]);
+    assert.equal([v.broken?.reason, v.broken?.line, v.broken?.detail], ['bad_shape', 2, `not an outage account: ${why}`]);
   }
 });
 
