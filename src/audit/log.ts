@@ -293,9 +293,11 @@ export class AuditLog {
       this.writePending();
       return this.write(kind, data);
     } catch (e) {
-      // Every failed append (a repair refused, a write or fsync failed, corruption) is part of the outage.
-      this.outage ??= new OutageAccount(this.o.now(), this.o.outageMaxCalls ?? OUTAGE_MAX_CALLS);
-      this.outage.failed(this.o.now(), (e as AuditError).errno);
+      // Every append the file refused (a repair refused, a write or fsync failed, corruption) is part of the outage.
+      if (e instanceof AuditError) {
+        this.outage ??= new OutageAccount(this.o.now(), this.o.outageMaxCalls ?? OUTAGE_MAX_CALLS);
+        this.outage.failed(this.o.now(), e.errno);
+      }
       throw e;
     }
   }

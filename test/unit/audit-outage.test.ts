@@ -17,6 +17,7 @@ import { verifyAuditSegments } from '../../src/audit/segments.ts';
 import { nodeAuditSegments, readAuditDirectory } from '../../src/audit/node-segments.ts';
 import { openAuditSession } from '../../src/audit/session.ts';
 import { syslogSeverity } from '../../src/audit/sink-syslog.ts';
+import { openDatabase } from '../../src/memory/sqlite/open.ts';
 import { ErrorCode } from '../../src/protocol/errors.ts';
 import { runGates } from '../../src/gates/pipeline.ts';
 import { compileArgumentSchema } from '../../src/tools/json-schema.ts';
@@ -321,6 +322,34 @@ test('segments: the outage record follows a rotation’s audit.segment link; the
   const r = verifyAuditSegments(readAuditDirectory(dir));
   assert.is(r.ok, true, JSON.stringify(r.broken));
   assert.equal([r.outages?.count, r.outages?.refused, r.outages?.first[0].file], [1, 1, 'audit.jsonl']);
+});
+
+test('the sqlite mirror gets the outage record as a row like any other (kind audit.outage, the file line byte for byte)', async () => {
+  const path = fresh();
+  const db = join(path, '..', 'mirror.sqlite');
+  const { file, mode } = failing(path);
+  const s = openAuditSession({
+    policies: [{ name: 'p', spec: { rules: [], audit: { destination: 'sqlite' } } }],
+    path,
+    file,
+    now: () => T0,
+    monotonic: () => 0,
+    redact: (x) => x,
+    runtime: { sqlite: { path: db } },
+    sinkDeps: { sqliteAdapter: 'sqljs' },
+  })!;
+  const { call } = caller(s);
+  mode.full = true;
+  assert.is((await call('r1')).error?.code, ErrorCode.PolicyDenied);
+  mode.full = false;
+  assert.is((await call('r2')).error, undefined);
+  await s.close();
+  const line = readFileSync(path, 'utf8').split('\n').find((l) => l.includes('"kind":"audit.outage"'));
+  assert.ok(line);
+  const d = await openDatabase({ path: db, adapter: 'sqljs' });
+  const rows = d.prepare("SELECT kind, record FROM audit_records WHERE kind = 'audit.outage'").all();
+  d.close();
+  assert.equal(rows, [{ kind: 'audit.outage', record: line }]);
 });
 
 // ---- verify: an outage record is valid; a forged or malformed one is a break ------------------
