@@ -22,6 +22,9 @@ export interface GateAuditor {
 }
 
 interface Track {
+  origin: CallOrigin;
+  /** Already counted as refused in the audit outage record (a call may fail more than one append). */
+  noted?: boolean;
   authorized: boolean;
   approval?: string;
   executing: boolean;
@@ -36,6 +39,11 @@ export function createGateAuditor(log: AuditAppender, s: Pick<AuditSettings, 'lo
     try {
       log.append(kind, data);
     } catch (e) {
+      const t = tracks.get(c);
+      if (t && !t.noted) {
+        t.noted = true;
+        log.noteRefused?.({ kind, ...ids(c), origin: t.origin, executed });
+      }
       throw auditRefusal(e, { ...ids(c), executed });
     }
   };
@@ -76,7 +84,7 @@ export function createGateAuditor(log: AuditAppender, s: Pick<AuditSettings, 'lo
       t.started = monotonic();
     },
     run(c, origin, go) {
-      const t: Track = { authorized: false, executing: false, started: 0 };
+      const t: Track = { origin, authorized: false, executing: false, started: 0 };
       tracks.set(c, t);
       append(c, false, 'capability.requested', {
         ...ids(c),

@@ -3,11 +3,14 @@
 // `record`) before the code that asked for it goes on, so "execution.started" is durable before
 // the tool runs. A failed write throws (the caller refuses what it was about to do) and leaves the
 // chain at its last good record; the next append first cuts the file back to that record and then
-// writes, so the log recovers by itself once the disk takes writes again. docs/audit.md "Failure".
+// writes, so the log recovers by itself once the disk takes writes again. What was refused meanwhile
+// is counted (./outage.ts) and written as an `audit.outage` record before the first record that
+// succeeds again, so the chain itself shows the outage. docs/audit.md "Failure", "Outage record".
 import { parseStrictJson } from '../protocol/strict-json.ts';
 import { chainRecord, recordHash, type AuditKind, type AuditRecord, type ChainHead } from './record.ts';
 import { sanitizeForAudit, DEFAULT_SANITIZE_LIMITS, type SanitizeLimits } from './sanitize.ts';
 import { sha256Hex } from './hash.ts';
+import { OutageAccount, OUTAGE_MAX_CALLS, type RefusedCall } from './outage.ts';
 
 /** The file under the log (./node-file.ts on Node and Bun; a fake in tests). */
 export interface AuditFile {
@@ -74,6 +77,8 @@ export interface AuditLogOptions {
   sink?: AuditSink;
   /** Told once per problem that does not stop the log (rotation or pruning failed). */
   warn?(msg: string, fields?: Record<string, unknown>): void;
+  /** Refused calls listed by name in an `audit.outage` record; the rest are counted (default 32). */
+  outageMaxCalls?: number;
 }
 
 /** A local error (./session.ts and ./gate-audit.ts turn it into the wire error, ./refusal.ts). */
@@ -117,6 +122,8 @@ export class AuditLog {
   private failed: { error: unknown; hash: string } | undefined;
   /** `audit.segment` data that must be the active segment's first record and is not written yet. */
   private link: Record<string, unknown> | undefined;
+  /** Appends are failing, or failed and the `audit.outage` record is not written yet. */
+  private outage: OutageAccount | undefined;
   private closed = false;
   private file: AuditFile;
   /** The active segment's first record (seq, wall-clock ms); undefined while it is empty. */
@@ -280,14 +287,47 @@ export class AuditLog {
   /** Throws AuditError when the record is not on disk (per the fsync policy): the caller must not go on. */
   append(kind: AuditKind, data: Record<string, unknown>): AuditRecord {
     if (this.closed) throw new AuditError('closed', 'the audit log is closed');
-    if (this.failed !== undefined) this.recover();
-    this.maybeRotate(this.o.now());
+    try {
+      if (this.failed !== undefined) this.recover();
+      this.maybeRotate(this.o.now());
+      this.writePending();
+      return this.write(kind, data);
+    } catch (e) {
+      // Every append the file refused (a repair refused, a write or fsync failed, corruption) is part of the outage.
+      if (e instanceof AuditError) {
+        this.outage ??= new OutageAccount(this.o.now(), this.o.outageMaxCalls ?? OUTAGE_MAX_CALLS);
+        this.outage.failed(this.o.now(), e.errno);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * A call (or model output) was refused because an append failed: counted in the outage's account.
+   * Called by the refused caller (./gate-audit.ts, ./session.ts) once per call, right after the
+   * append threw; ignored when no outage is open (a refusal for another reason: the log is closed).
+   */
+  noteRefused(c: RefusedCall): void {
+    if (this.closed || !this.outage) return;
+    this.outage.refused(this.o.now(), c);
+  }
+
+  /**
+   * Records owed before the next one: a new segment's link (a segment's first record must be it, or
+   * verify cannot tell the retention boundary), then the account of an outage that just ended — so
+   * the outage sits in the chain right before the first record that succeeded after it. A failure
+   * here keeps what is owed: it is written by the next append that gets through.
+   */
+  private writePending(atClose = false): void {
     if (this.link) {
       this.write('audit.segment', this.link);
       this.link = undefined;
       this.prune();
     }
-    return this.write(kind, data);
+    if (this.outage) {
+      this.write('audit.outage', this.outage.data(atClose) as unknown as Record<string, unknown>);
+      this.outage = undefined;
+    }
   }
 
   private write(kind: AuditKind, data: Record<string, unknown>): AuditRecord {
@@ -305,7 +345,7 @@ export class AuditLog {
     }
     this.headRef = { seq: r.seq, hash: r.hash };
     // Told once per outage: the failure when it began (warnOnce above), this when a record is on disk again.
-    if (this.warned.delete('write')) this.o.warn?.('audit log writable again', { seq: r.seq });
+    if (this.warned.delete('write')) this.o.warn?.('audit log writable again', { seq: r.seq, ...(kind === 'audit.outage' ? { refused: clean.refused } : {}) });
     this.active ??= { seq: r.seq, ms: now };
     // Characters, not bytes: maxBytes is a soft bound and this avoids encoding every line twice.
     this.activeBytes += line.length + 1;
@@ -328,6 +368,29 @@ export class AuditLog {
       if (this.failed !== undefined) this.recover();
     } catch {
       // the next open cuts a torn tail (and notes it in audit.opened)
+    }
+    // Still in an outage: one last try to put its account in the chain; after this it exists nowhere.
+    if (this.outage && this.failed === undefined) {
+      try {
+        this.writePending(true);
+      } catch {
+        try {
+          if (this.failed !== undefined) this.recover();
+        } catch {
+          // as above: the next open cuts a torn tail
+        }
+      }
+    }
+    if (this.outage) {
+      const d = this.outage.data(true);
+      this.o.warn?.('audit outage record lost: the log could not be written before it closed', {
+        since: d.since,
+        until: d.until,
+        refused: d.refused,
+        failed_appends: d.failed_appends,
+        errno: d.errno,
+      });
+      this.outage = undefined;
     }
     try {
       this.file.sync();

@@ -4,10 +4,13 @@
 // gates, the one path every tool call takes.
 import { sha256Hex } from './hash.ts';
 import type { AuditKind } from './record.ts';
+import type { RefusedCall } from './outage.ts';
 import type { AuditSettings } from './settings.ts';
 
 export interface AuditAppender {
   append(kind: AuditKind, data: Record<string, unknown>): unknown;
+  /** A call was refused because `append` threw: counted in the outage record (./outage.ts). */
+  noteRefused?(c: RefusedCall): void;
 }
 
 const utf8 = /* @__PURE__ */ new TextDecoder();

@@ -14,6 +14,7 @@ export const GENESIS = '0'.repeat(64);
 export const AUDIT_KINDS = [
   'audit.opened', // the writer (re)opened the chain; after a crash, says what torn tail it cut
   'audit.segment', // first record of a new segment file: names the closed one and its head (./segments.ts)
+  'audit.outage', // appends failed for a while: what was refused meanwhile, written once writes succeed (./outage.ts)
   'protocol.received', // FemtoClaw §16: a model output arrived
   'protocol.validated', // §16: accepted (form, tool)
   'protocol.rejected', // §12: the failing step and reason

@@ -5,7 +5,7 @@
 // closed segments older than the retention are deleted; the first kept segment's link to a deleted
 // one is the retention boundary, reported by the verifier, not a break. Pure: names and bytes in.
 import { GENESIS } from './record.ts';
-import { verifyAuditText, type BreakReason } from './verify.ts';
+import { addOutage, verifyAuditText, type BreakReason, type OutageSummary } from './verify.ts';
 
 export const ACTIVE_SEGMENT = 'audit.jsonl';
 /** audit-<first seq, 12 digits>-<closed at, ms since the epoch>.jsonl: sorts by seq, ages by name. */
@@ -51,6 +51,8 @@ export interface ChainVerifyResult {
    */
   retained_from?: { file: string; seq: number; prev: string };
   broken?: { file: string; line: number; seq?: number; reason: BreakReason; detail: string };
+  /** `audit.outage` records across the files (each listed one names its file). */
+  outages?: OutageSummary;
 }
 
 /** Verify segment files (already in chain order, see segmentOrder) as one chain. */
@@ -58,14 +60,25 @@ export function verifyAuditSegments(files: readonly { name: string; bytes: Uint8
   let verified = 0;
   let from: { head: string; seq: number } | 'retained' = 'retained';
   let retained: ChainVerifyResult['retained_from'];
+  let outages: OutageSummary | undefined;
+  const seen = () => (outages ? { outages } : {});
   for (const f of files) {
     const r = verifyAuditText(f.bytes, from);
     verified += r.verified;
+    if (r.outages) {
+      const extra = r.outages.count - r.outages.first.length;
+      for (const o of r.outages.first) outages = addOutage(outages, { ...o, file: f.name });
+      // Outages past the file's listed ones: counted, not listed.
+      if (extra > 0) {
+        outages!.count += extra;
+        outages!.refused += r.outages.refused - r.outages.first.reduce((n, o) => n + o.refused, 0);
+      }
+    }
     if (from === 'retained' && r.start && r.start.prev !== GENESIS) retained = { file: f.name, seq: r.start.seq, prev: r.start.prev };
-    if (!r.ok) return { ok: false, verified, head: r.head, segments: files.length, ...(retained ? { retained_from: retained } : {}), broken: { file: f.name, ...r.broken! } };
+    if (!r.ok) return { ok: false, verified, head: r.head, segments: files.length, ...(retained ? { retained_from: retained } : {}), ...seen(), broken: { file: f.name, ...r.broken! } };
     // An empty file (crash right after a rotation) adds nothing and keeps the state.
     if (r.verified > 0 || from !== 'retained') from = { head: r.head, seq: r.lastSeq };
   }
   const head = from === 'retained' ? GENESIS : from.head;
-  return { ok: true, verified, head, segments: files.length, ...(retained ? { retained_from: retained } : {}) };
+  return { ok: true, verified, head, segments: files.length, ...(retained ? { retained_from: retained } : {}), ...seen() };
 }

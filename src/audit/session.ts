@@ -82,6 +82,8 @@ export function openAuditSession(o: AuditSessionOptions): AuditSession | undefin
       try {
         return log.append(kind, data);
       } catch (e) {
+        // The turn stops at its first record that fails: one refusal per failed append.
+        log.noteRefused({ kind, ...(typeof data.turn === 'string' ? { turn: data.turn } : {}), executed: false });
         throw auditRefusal(e, { executed: false });
       }
     },

@@ -23,9 +23,11 @@ const MAX_MSG_BYTES = 60_000;
 /** RFC 5612 documentation enterprise number: the SD-ID is ours, not registered. */
 const SD_ID = 'claw-audit@32473';
 
-/** Severity 5 (notice) for refusals and rejections, 6 (informational) for the rest. */
+/** Severity 4 (warning) for an audit outage, 5 (notice) for refusals and rejections, 6 (informational) for the rest. */
 export function syslogSeverity(r: Pick<AuditRecord, 'kind' | 'data'>): number {
   const d = r.data as { decision?: unknown; outcome?: unknown };
+  // The log could not write for a while and refused calls meanwhile: more than one refusal (4, warning).
+  if (r.kind === 'audit.outage') return 4;
   if (r.kind === 'protocol.rejected') return 5;
   if (r.kind === 'authorization.decided' && d.decision === 'deny') return 5;
   if (r.kind === 'approval.decided' && d.decision !== 'passed') return 5;

@@ -3,11 +3,12 @@
 import { parseStrictJson } from '../protocol/strict-json.ts';
 import { canonicalJson } from '../protocol/canonical-json.ts';
 import { AUDIT_KINDS, GENESIS, recordHash, type AuditRecord } from './record.ts';
+import { outageIssue, type OutageData } from './outage.ts';
 
 export type BreakReason =
   | 'unreadable' // not strict JSON (a flipped byte usually lands here)
   | 'not_canonical' // JSON, but not the canonical bytes the writer writes
-  | 'bad_shape' // fields missing or of the wrong type, unknown kind
+  | 'bad_shape' // fields missing or of the wrong type, unknown kind, an `audit.outage` whose data is not an outage account
   | 'hash_mismatch' // the content no longer matches its own hash: edited
   | 'prev_mismatch' // does not follow the record before it: deleted, inserted or reordered
   | 'seq_mismatch' // sequence number is not the previous one + 1
@@ -24,6 +25,27 @@ export interface VerifyResult {
   lastSeq: number;
   /** The first record's seq and prev (what a retention boundary links to). */
   start?: { seq: number; prev: string };
+  /** `audit.outage` records among the verified ones: times the log could not write, and what it refused. */
+  outages?: OutageSummary;
+}
+
+/** Outages in a chain: their number, the calls refused in all, and the first ones in detail. */
+export interface OutageSummary {
+  count: number;
+  refused: number;
+  /** The first MAX_LISTED outages (a log that failed all day has many). */
+  first: { seq: number; line: number; file?: string; since: string; until: string; refused: number; at_close?: true }[];
+}
+
+export const MAX_LISTED_OUTAGES = 20;
+
+/** Add one `audit.outage` record to a summary (segments.ts merges files with it too). */
+export function addOutage(s: OutageSummary | undefined, o: OutageSummary['first'][number]): OutageSummary {
+  const out = s ?? { count: 0, refused: 0, first: [] };
+  out.count++;
+  out.refused += o.refused;
+  if (out.first.length < MAX_LISTED_OUTAGES) out.first.push(o);
+  return out;
 }
 
 const KINDS = new Set<string>(AUDIT_KINDS);
@@ -46,7 +68,9 @@ export function verifyAuditText(text: string | Uint8Array, from?: { head: string
   let verified = 0;
   let start = 0;
   let line = 0;
-  const broken = (reason: BreakReason, detail: string, seq?: number): VerifyResult => ({ ok: false, verified, head, lastSeq: prevSeq, ...(first ? { start: first } : {}), broken: { line, seq, reason, detail } });
+  let outages: OutageSummary | undefined;
+  const found = () => ({ ...(first ? { start: first } : {}), ...(outages ? { outages } : {}) });
+  const broken = (reason: BreakReason, detail: string, seq?: number): VerifyResult => ({ ok: false, verified, head, lastSeq: prevSeq, ...found(), broken: { line, seq, reason, detail } });
   while (start < text.length) {
     line++;
     const nl = typeof text === 'string' ? text.indexOf('\n', start) : text.indexOf(0x0a, start);
@@ -61,6 +85,9 @@ export function verifyAuditText(text: string | Uint8Array, from?: { head: string
     if (!isRecord(r)) return broken('bad_shape', 'not an audit record', seq);
     if (canonicalJson(r) !== src) return broken('not_canonical', 'the line is not in canonical form', seq);
     if (recordHash(r) !== r.hash) return broken('hash_mismatch', 'content does not match its hash (edited)', seq);
+    // Well hashed, so written as it stands — but by whom: the writer only writes outage accounts.
+    const issue = r.kind === 'audit.outage' ? outageIssue(r.data) : undefined;
+    if (issue !== undefined) return broken('bad_shape', `not an outage account: ${issue}`, seq);
     if (verified === 0) {
       first = { seq: r.seq, prev: r.prev };
       if (from === 'retained' && r.prev !== GENESIS && r.kind === 'audit.segment') {
@@ -73,8 +100,12 @@ export function verifyAuditText(text: string | Uint8Array, from?: { head: string
     head = r.hash;
     prevSeq = r.seq;
     verified++;
+    if (r.kind === 'audit.outage') {
+      const d = r.data as unknown as OutageData;
+      outages = addOutage(outages, { seq: r.seq, line, since: d.since, until: d.until, refused: d.refused, ...(d.at_close ? { at_close: true as const } : {}) });
+    }
   }
-  return { ok: true, verified, head, lastSeq: prevSeq, ...(first ? { start: first } : {}) };
+  return { ok: true, verified, head, lastSeq: prevSeq, ...found() };
 }
 
 function isRecord(r: any): r is AuditRecord {

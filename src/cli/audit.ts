@@ -1,6 +1,6 @@
 // `claw audit verify <file>`: recompute the hash chain (src/audit/verify.ts) and report the first
 // broken record. Exit 0 intact, 1 broken (or unreadable), 2 usage. docs/audit.md "Verifying".
-import { verifyAuditText } from '../audit/verify.ts';
+import { verifyAuditText, type OutageSummary } from '../audit/verify.ts';
 import { verifyAuditSegments } from '../audit/segments.ts';
 import { readAuditDirectory } from '../audit/node-segments.ts';
 import { statSync } from 'node:fs';
@@ -40,7 +40,7 @@ export async function auditCommand(env: CliEnv, argv: string[]): Promise<number>
   const headMismatch = r.ok && expectHead !== undefined && expectHead !== r.head;
   const ok = r.ok && !headMismatch;
   if (args.flags.has('json')) {
-    env.stdout.write(`${JSON.stringify({ ok, file, verified: r.verified, head: r.head, ...(r.broken ? { broken: r.broken } : {}), ...(headMismatch ? { expected_head: expectHead } : {}) }, null, 2)}\n`);
+    env.stdout.write(`${JSON.stringify({ ok, file, verified: r.verified, head: r.head, ...(r.outages ? { outages: r.outages } : {}), ...(r.broken ? { broken: r.broken } : {}), ...(headMismatch ? { expected_head: expectHead } : {}) }, null, 2)}\n`);
   } else if (r.broken) {
     const b = r.broken;
     env.stderr.write(`${file}:${b.line}: record${b.seq !== undefined ? ` seq ${b.seq}` : ''} broken: ${b.reason}: ${b.detail}\n`);
@@ -49,6 +49,7 @@ export async function auditCommand(env: CliEnv, argv: string[]): Promise<number>
     env.stderr.write(`${file}: chain intact (${r.verified} records) but its head ${r.head} is not the expected ${expectHead}: records were cut off the end or it is another log\n`);
   } else {
     env.stdout.write(`${file}: ok, ${r.verified} record${r.verified === 1 ? '' : 's'}, head ${r.head}\n`);
+    env.stdout.write(outageText(r.outages));
   }
   return ok ? 0 : 1;
 }
@@ -89,7 +90,17 @@ function verifyDirectory(env: CliEnv, dir: string, json: boolean, expectHead: st
   } else {
     env.stdout.write(`${dir}: ok, ${s(r.verified, 'record')} in ${s(r.segments, 'segment')}, head ${r.head}\n`);
     // Retention deleted older segments: expected, said so the reader knows where the history begins.
+    env.stdout.write(outageText(r.outages));
     if (r.retained_from) env.stdout.write(`history begins at seq ${r.retained_from.seq} (${r.retained_from.file}); older segments were deleted by retention, the first kept record follows ${r.retained_from.prev}\n`);
   }
   return ok ? 0 : 1;
+}
+
+/** The chain is intact, but the log could not write for a while: say when, and how much it refused. */
+function outageText(o: OutageSummary | undefined): string {
+  if (!o) return '';
+  const lines = [`${o.count} audit outage${o.count === 1 ? '' : 's'} (the log could not write; calls refused meanwhile: ${o.refused}):`];
+  for (const x of o.first) lines.push(`  ${x.file ? `${x.file} ` : ''}seq ${x.seq}: ${x.since} to ${x.until}, ${x.refused} refused${x.at_close ? ', recorded at close' : ''}`);
+  if (o.count > o.first.length) lines.push(`  … and ${o.count - o.first.length} more (the audit.outage records in the log)`);
+  return `${lines.join('\n')}\n`;
 }

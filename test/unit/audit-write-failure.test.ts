@@ -95,12 +95,12 @@ for (const how of ['partial', 'whole'] as const) {
     assert.throws(() => log.append('execution.finished', { request_id: 'lost-2' }), (e: any) => e instanceof AuditError && e.code === 'write_failed');
     mode.write = undefined;
     const r = log.append('execution.finished', { request_id: 'b' });
-    assert.is(r.seq, 2);
+    assert.is(r.seq, 3, 'after the outage record (seq 2)');
     log.close();
     const text = readFileSync(path, 'utf8');
     assert.not.ok(text.includes('lost'));
     const v = verifyAuditText(text);
-    assert.equal([v.ok, v.verified, v.head], [true, 3, r.hash]);
+    assert.equal([v.ok, v.verified, v.head], [true, 4, r.hash]);
   });
 }
 
@@ -114,7 +114,7 @@ test('a repair that fails too (truncate refused) is retried by the next append',
   mode.truncate = true;
   assert.throws(() => log.append('execution.started', {}), (e: any) => e instanceof AuditError && e.code === 'write_failed' && e.errno === 'ENOSPC' && /could not be written/.test(e.message));
   mode.truncate = false;
-  assert.is(log.append('execution.started', {}).seq, 1);
+  assert.is(log.append('execution.started', {}).seq, 2, 'after the outage record (seq 1)');
   log.close();
   assert.is(verifyAuditText(readFileSync(path)).ok, true);
 });
@@ -160,10 +160,11 @@ test('segments: the new segment’s audit.segment record failed → it is writte
   ctl!.write = undefined;
   log.append('execution.finished', { request_id: 'b' });
   log.close();
-  assert.equal(kinds(path), ['audit.segment', 'execution.finished']);
+  // The segment's link first (it must be its first record), then the outage, then the record.
+  assert.equal(kinds(path), ['audit.segment', 'audit.outage', 'execution.finished']);
   const r = verifyAuditSegments(readAuditDirectory(dir));
   assert.is(r.ok, true);
-  assert.is(r.verified, 4);
+  assert.is(r.verified, 5);
 });
 
 // ---- what the caller sees ------------------------------------------------------------------
@@ -207,7 +208,7 @@ test('gate path: capability.requested not written → -32011 naming the file and
   assert.equal(await s.auditor.run(c2, 'operator', () => runGates(c2, check, deps)), ok('done'));
   assert.is(impl.calls.length, 1);
   await s.close();
-  assert.equal(kinds(path), ['audit.opened', 'capability.requested', 'authorization.decided', 'execution.started', 'execution.finished']);
+  assert.equal(kinds(path), ['audit.opened', 'audit.outage', 'capability.requested', 'authorization.decided', 'execution.started', 'execution.finished']);
   assert.is(verifyAuditText(readFileSync(path)).ok, true);
 });
 
@@ -297,7 +298,7 @@ test('agent loop: a model output that cannot be recorded stops the turn with -32
   mode.write = undefined;
   s.recordVerdict(raw, v, { turn: 't' });
   void s.close();
-  assert.equal(kinds(path), ['audit.opened', 'protocol.received', 'protocol.validated']);
+  assert.equal(kinds(path), ['audit.opened', 'audit.outage', 'protocol.received', 'protocol.validated']);
   assert.is(verifyAuditText(readFileSync(path)).ok, true);
 });
 
