@@ -206,8 +206,16 @@ export function createFileJournal(
       if (err) throw new ClawError('mqtt.journal_write', `request journal ${file}: unwritten records not written: ${message(err.cause)}`, { cause: err });
       return;
     }
+    // A retry that fails again does not make the next append rewrite the whole journal (writeRecord's reaction
+    // to a new failure): on a disk that stays full that would be a failed rewrite and a warning per message.
+    const due = appends;
     for (const [k, rec] of unwritten) {
-      writeRecord(fd, rec);
+      try {
+        writeRecord(fd, rec);
+      } catch (e) {
+        appends = due;
+        throw e;
+      }
       unwritten.delete(k);
     }
   };
