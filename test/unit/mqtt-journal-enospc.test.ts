@@ -322,6 +322,28 @@ when(HAVE)('a reply is published even when recording it as done throws', async (
   }
 });
 
+test('an unwritten record that keeps failing does not make every later append try (and warn about) a full rewrite', () => {
+  const { dir } = setup();
+  const d = fullDisk();
+  // A disk with room for small records only: the big reply never fits, nor does any rewrite.
+  const raw = d.fs.writeSync;
+  d.fs.writeSync = (fd, buf, off, len, pos) => {
+    if (len > 1000) throw enospc();
+    return raw(fd, buf, off, len, pos);
+  };
+  const warnings: ClawError[] = [];
+  const j = createFileJournal(dir, 'claw-s-a', opts({ fs: d.fs }));
+  j.load(1_000, 300_000, (w) => warnings.push(w));
+  d.ctl.tmpFails = true;
+  j.request({ k: 'r1', at: 1_000, req: req('{"id":1}', 'r1') });
+  assert.throws(() => j.done({ k: 'r1', at: 1_000, replies: ['x'.repeat(2000)] }));
+  for (let i = 2; i <= 5; i++) j.request({ k: `r${i}`, at: 1_000, req: req(`{"id":${i}}`, `r${i}`) });
+  assert.equal(j.unwritten().keys, ['r1'], 'still waiting for space');
+  assert.is(warnings.length, 1, `one rewrite tried after the failure, not one per append: ${warnings.length}`);
+  assert.equal(reload(dir), { pending: ['r1', 'r2', 'r3', 'r4', 'r5'], done: [] });
+  j.close();
+});
+
 // ---- catch-up after a full disk (a real tmpfs) ----
 
 const canMount = process.platform === 'linux' && process.getuid?.() === 0 && spawnSync('mount', ['--version']).status === 0;
