@@ -14,6 +14,12 @@
 //   at load, an acknowledged request lost). If even the cut fails, the next record starts with a newline of its
 //   own, so only the failed line is unreadable. The failure is thrown, naming the file; the record stays in memory
 //   and the next append that works is followed by a rewrite, which writes it out.
+// - Until then the file lags memory: a reply's `done` that failed leaves the request open in the file, and a
+//   crash would answer it `interrupted` at the next start although its reply went out (two answers, the second
+//   wrong). So a record that could not be written is kept as unwritten (the newest per key supersedes an older
+//   one) and appended again by flush() (the transport's retry timer), after the next append that works, and by
+//   any rewrite that works. Appending only those records needs their bytes alone, where a rewrite needs room for
+//   the whole journal once more. At most MAX_UNWRITTEN are kept; past that only a rewrite can catch up.
 // - A rewrite writes a temp file and renames it over the journal only once it is complete; when it fails the temp
 //   file is removed and the existing journal stays in use (what it holds is still true, superseded records
 //   only cost space), so a full disk at start does not keep the agent from starting. Such failures go to load()'s `warn`, never thrown.
@@ -47,6 +53,17 @@ export interface RequestJournal {
   request(r: JournalRequest): void;
   /** As request(). */
   done(d: JournalDone): void;
+  /**
+   * Writes the records that failed earlier (unwritten()), oldest first, stopping at the first that fails again:
+   * throws a ClawError naming the file then. A no-op when nothing lags.
+   */
+  flush(): void;
+  /**
+   * What the file lacks: keys whose latest record is not in it (a crash now answers an open one `interrupted`);
+   * `overflow` when more failed than are kept (MAX_UNWRITTEN), so only a rewrite catches up.
+   */
+  unwritten(): { keys: string[]; overflow: boolean };
+  /** Closes the file; records still unwritten are not tried again (flush() first). */
   close(): void;
 }
 
@@ -65,6 +82,8 @@ export interface JournalFs {
 }
 
 const NL = 0x0a;
+/** Unwritten records kept for flush(): bounded, like the reply cache (dedup.ts) the journal backs. */
+export const MAX_UNWRITTEN = 10_000;
 
 export function createFileJournal(
   dir: string,
@@ -85,6 +104,10 @@ export function createFileJournal(
   let warn: (e: ClawError) => void = () => {};
   const pending = new Map<string, JournalRequest>();
   const done = new Map<string, JournalDone>();
+  // Records that failed, newest per key, in the order they failed; `overflow` once more failed than are kept.
+  type Rec = { t: 'req' | 'done'; k: string };
+  const unwritten = new Map<string, Rec>();
+  let overflow = false;
 
   const message = (e: unknown) => (e as Error).message;
   const tryClose = (f: number) => {
@@ -160,18 +183,68 @@ export function createFileJournal(
     fd = out;
     good = end = size;
     appends = 0;
+    // The file holds all of memory now.
+    unwritten.clear();
+    overflow = false;
     return undefined;
   };
 
-  const append = (rec: unknown) => {
+  const keep = (rec: Rec) => {
+    unwritten.delete(rec.k);
+    if (overflow) return;
+    if (unwritten.size >= MAX_UNWRITTEN) {
+      unwritten.clear();
+      overflow = true;
+    } else unwritten.set(rec.k, rec);
+  };
+
+  /** Appends the unwritten records, oldest first; throws at the first failure (the rest stay unwritten). */
+  const catchUp = () => {
+    if (state !== 'open' || (unwritten.size === 0 && !overflow)) return;
+    if (fd === undefined || overflow) {
+      const err = rewrite(opts.now(), opts.windowMs);
+      if (err) throw new ClawError('mqtt.journal_write', `request journal ${file}: unwritten records not written: ${message(err.cause)}`, { cause: err });
+      return;
+    }
+    // A retry that fails again does not make the next append rewrite the whole journal (writeRecord's reaction
+    // to a new failure): on a disk that stays full that would be a failed rewrite and a warning per message.
+    const due = appends;
+    for (const [k, rec] of unwritten) {
+      try {
+        writeRecord(fd, rec);
+      } catch (e) {
+        appends = due;
+        throw e;
+      }
+      unwritten.delete(k);
+    }
+  };
+
+  const append = (rec: Rec) => {
     if (state !== 'open') return;
+    // This record supersedes an unwritten one of the same key (a request's done after its failed req).
+    unwritten.delete(rec.k);
     if (fd === undefined) {
       // No file open (it could not be created at start): the rewrite writes this record with all the others.
       const err = rewrite(opts.now(), opts.windowMs);
-      if (err) throw new ClawError('mqtt.journal_write', `request journal ${file}: record not written: ${message(err.cause)}`, { cause: err });
+      if (err) {
+        keep(rec);
+        throw new ClawError('mqtt.journal_write', `request journal ${file}: record not written: ${message(err.cause)}`, { cause: err });
+      }
       return;
     }
-    writeRecord(fd, rec);
+    try {
+      writeRecord(fd, rec);
+    } catch (e) {
+      keep(rec);
+      throw e;
+    }
+    // Space again: what failed before goes out now (a failure here is the retry timer's to report).
+    try {
+      catchUp();
+    } catch {
+      // still unwritten
+    }
     if (++appends >= every) {
       const err = rewrite(opts.now(), opts.windowMs);
       if (err) warn(err);
@@ -229,6 +302,8 @@ export function createFileJournal(
       if (d.replies.length > 0) done.set(d.k, d);
       append({ t: 'done', ...d });
     },
+    flush: catchUp,
+    unwritten: () => ({ keys: [...unwritten.keys()], overflow }),
     close() {
       state = 'closed';
       if (fd !== undefined) tryClose(fd);

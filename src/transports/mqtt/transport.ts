@@ -22,6 +22,15 @@ import { agentTopics, isReplyTopic } from './topics.ts';
 import { describeEndpoint } from './endpoint.ts';
 import type { MqttSettings } from './options.ts';
 import { timerDelay } from '../../protocol/delay.ts';
+import { backoffDelay } from './backoff.ts';
+
+/**
+ * First retry of journal records that failed (disk full), doubling to JOURNAL_RETRY_MAX_MS while they keep
+ * failing: the same first delay as the fs transport's reply retry (REPLY_RETRY_MS), then backing off, as a disk
+ * that stays full would otherwise be hit every 2 s for as long as it stays full.
+ */
+export const JOURNAL_RETRY_MS = 2000;
+export const JOURNAL_RETRY_MAX_MS = 30_000;
 
 export interface MqttTransportOptions {
   settings: MqttSettings;
@@ -80,8 +89,60 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
     try {
       write(o.journal);
     } catch (err) {
-      o.log.error(`mqtt request journal not written: ${what}`, { journal: o.journal.file, ...fields, error: (err as Error).message });
+      o.log.error(`mqtt request journal not written: ${what}`, { journal: o.journal.file, ...fields, error: (err as Error).message, retry_ms: JOURNAL_RETRY_MS });
     }
+    scheduleCatchUp();
+  };
+  // A record that failed stays in the journal's memory (journal.ts) and is written again here, while the
+  // transport is open: above all a reply's `done`, without which a crash would answer a request already
+  // answered `interrupted` at the next start. Also tried after every later append, and once more at close.
+  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+  let retryAttempt = 0;
+  const lagging = (j: RequestJournal) => {
+    const u = j.unwritten();
+    return u.overflow || u.keys.length > 0;
+  };
+  const scheduleCatchUp = () => {
+    const j = o.journal;
+    if (!j || retryTimer || !open) return;
+    if (!lagging(j)) {
+      retryAttempt = 0;
+      return;
+    }
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      const before = j.unwritten().keys.length;
+      try {
+        j.flush();
+        o.log.info('mqtt request journal caught up', { journal: j.file, records: before, attempts: retryAttempt + 1 });
+        retryAttempt = 0;
+      } catch (err) {
+        retryAttempt++;
+        o.log.debug('mqtt request journal still not written', { journal: j.file, unwritten: before, error: (err as Error).message });
+      }
+      scheduleCatchUp();
+    }, backoffDelay(retryAttempt, { initialDelayMs: JOURNAL_RETRY_MS, maxDelayMs: JOURNAL_RETRY_MAX_MS }));
+    // The connection keeps the process alive while the transport is open; this timer must not after it.
+    retryTimer.unref?.();
+  };
+  /** The last try at close: what is still unwritten is answered `interrupted` at the next start (docs). */
+  const closeJournal = () => {
+    const j = o.journal;
+    if (!j) return;
+    clearTimeout(retryTimer);
+    retryTimer = undefined;
+    try {
+      j.flush();
+    } catch (err) {
+      const u = j.unwritten();
+      o.log.error('mqtt request journal records unwritten at close: a restart answers those requests interrupted', {
+        journal: j.file,
+        unwritten: u.overflow ? 'more than fit in memory' : u.keys.length,
+        request_ids: u.keys.filter((k) => !k.startsWith('auto:')).slice(0, 20),
+        error: (err as Error).message,
+      });
+    }
+    j.close();
   };
   // A reply route is the requester's choice among the swarm's `_reply` topics (topics.ts isReplyTopic).
   const badRoute = (req: InboundRequest) => req.replyTo !== undefined && !isReplyTopic(req.replyTo, e.swarm, s.prefix);
@@ -211,7 +272,7 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
       const disconnect = async () => {
         link.abandon();
         await conn.close();
-        o.journal?.close();
+        closeJournal();
       };
       if (unanswered === 0) return disconnect();
       // close() returns now (the router may answer after it); the connection goes once the last reply is out.
