@@ -7,6 +7,7 @@ import { ClawError } from '../protocol/errors.ts';
 import { prepareRuntime } from './runtime-setup.ts';
 import { openSession } from '../kernel/methods/initialize.ts';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../kernel/version.ts';
+import { startWhenWritable } from './start-when-writable.ts';
 
 export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
   const args = parseArgs(argv, { values: ['config', 'log-level', 'listen'], flags: ['start'] });
@@ -46,12 +47,11 @@ export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
   // --start: a daemon whose work arrives on queue channels or peers has no operator to send claw.initialize;
   // the session starts now with the launch manifest, as an initialize without capabilities would (docs/channels.md).
   if (args.flags.has('start')) {
-    try {
-      await openSession(runtime.agent, launchManifest!, SUPPORTED_PROTOCOL_VERSIONS[0], {}, { name: 'claw-run --start', version: env.version });
-    } catch (e) {
-      log.error('session could not start', { error: e instanceof Error ? e.message : String(e) });
-      await runtime.stop('start failed');
-      return 1;
+    const start = () => openSession(runtime.agent, launchManifest!, SUPPORTED_PROTOCOL_VERSIONS[0], {}, { name: 'claw-run --start', version: env.version });
+    const outcome = await startWhenWritable(start, stopped, log, env.clock);
+    if (outcome !== 'started') {
+      await runtime.stop(outcome.stopped ?? 'start failed');
+      return outcome.stopped?.startsWith('SIG') ? 0 : 1;
     }
   }
   const reason = await stopped;
