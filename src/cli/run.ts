@@ -48,7 +48,8 @@ export async function runCommand(env: CliEnv, argv: string[]): Promise<number> {
   // the session starts now with the launch manifest, as an initialize without capabilities would (docs/channels.md).
   if (args.flags.has('start')) {
     const start = () => openSession(runtime.agent, launchManifest!, SUPPORTED_PROTOCOL_VERSIONS[0], {}, { name: 'claw-run --start', version: env.version });
-    const outcome = await startWhenWritable(start, stopped, log, env.clock);
+    const waiting = () => ['INIT', 'ERROR'].includes(runtime.agent.lifecycle.state);
+    const outcome = await startWhenWritable(start, stopped, log, env.clock, waiting);
     if (outcome !== 'started') {
       await runtime.stop(outcome.stopped ?? 'start failed');
       return outcome.stopped?.startsWith('SIG') ? 0 : 1;

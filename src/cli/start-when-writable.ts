@@ -26,7 +26,14 @@ export type StartOutcome = 'started' | { stopped?: string };
  * Runs `start` until it succeeds; waits and tries again while it fails for want of space. `{ stopped }` when
  * the runtime was stopped (a signal, stdin closed) while waiting; `{}` when the start failed otherwise.
  */
-export async function startWhenWritable(start: () => Promise<unknown>, stopped: Promise<string>, log: Logger, clock: Pick<Clock, 'setTimeout'>): Promise<StartOutcome> {
+export async function startWhenWritable(
+  start: () => Promise<unknown>,
+  stopped: Promise<string>,
+  log: Logger,
+  clock: Pick<Clock, 'setTimeout'>,
+  /** False once a client's claw.initialize started a session during the wait: that one is kept. */
+  stillNeeded: () => boolean = () => true,
+): Promise<StartOutcome> {
   let stop: string | undefined;
   void stopped.then((r) => void (stop = r));
   let delay = START_RETRY_FIRST_MS;
@@ -53,6 +60,10 @@ export async function startWhenWritable(start: () => Promise<unknown>, stopped: 
     if (woken) {
       log.error('session could not start', { error: 'stopped while waiting for space in the data directory' });
       return { stopped: stop };
+    }
+    if (!stillNeeded()) {
+      log.info('session started by a client while --start waited for space', { attempts });
+      return 'started';
     }
     delay = Math.min(delay * 2, START_RETRY_MAX_MS);
   }

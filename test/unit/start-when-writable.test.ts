@@ -63,4 +63,17 @@ test('stopped while waiting (SIGTERM): the wait ends at once with the reason', a
   assert.is(h.lines.at(-1)!.msg, 'session could not start');
 });
 
+test('a client started the session during the wait: kept, not started twice', async () => {
+  const h = harness();
+  let calls = 0;
+  let clientStarted = false;
+  const clock = { setTimeout: (fn: () => void) => ((clientStarted = true), queueMicrotask(fn), { cancel() {} }) };
+  const out = await startWhenWritable(async () => {
+    calls++;
+    throw refusal('audit:write_failed', 'ENOSPC');
+  }, new Promise<string>(() => {}), h.log, clock, () => !clientStarted);
+  assert.is(out, 'started');
+  assert.is(calls, 1);
+});
+
 test.run();
