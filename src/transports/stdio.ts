@@ -10,10 +10,15 @@ export interface ByteSource {
   on(event: 'error', fn: (err: Error) => void): unknown;
   /** Release the underlying descriptor so the process can exit (a signal arrived, stdin still open). */
   destroy?(): unknown;
+  /** Stop and restart reading (back-pressure from the output); a source without them is never held. */
+  pause?(): unknown;
+  resume?(): unknown;
 }
 export interface TextSink {
+  /** `false` (a Node Writable above its high-water mark) means a 'drain' will follow; anything else: room. */
   write(s: string | Uint8Array): unknown;
   on(event: 'error', fn: (err: Error) => void): unknown;
+  on(event: 'drain', fn: () => void): unknown;
 }
 
 export interface StdioOptions {
@@ -24,7 +29,17 @@ export interface StdioOptions {
   input: () => ByteSource;
   output: () => TextSink;
   maxFrameBytes?: number;
+  /** Replies held for a slow reader before the input is paused (default OUTPUT_HOLD_BYTES). */
+  holdOutputBytes?: number;
 }
+
+/**
+ * How much output may wait for a reader before claw stops reading requests. Not the stream's 16 KB high-water
+ * mark: a client that writes a batch of requests before it reads any reply (a shell pipeline, a test harness)
+ * would then deadlock as soon as the replies to 64 KB of requests outgrew the 64 KB pipe; 4 MB of replies is some
+ * 30,000 status answers, and bounded on a 256 MB board.
+ */
+export const OUTPUT_HOLD_BYTES = 4 * 1024 * 1024;
 
 export function createStdioTransport(opts: StdioOptions): Transport {
   const decoder = new NdjsonDecoder(opts.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
@@ -40,12 +55,35 @@ export function createStdioTransport(opts: StdioOptions): Transport {
   // A reader that went away (EPIPE) must not crash the runtime; we stop writing.
   let writable = true;
   let out: TextSink | undefined;
+  // Back-pressure: a reader that stops reading stdout while its requests keep coming made every reply wait in
+  // the stream's buffer, without bound (measured: claw.status pipelined to a reader that never read grew the
+  // runtime from 70 to 312 MB in 7 s). Once OUTPUT_HOLD_BYTES wait, the input is paused, so the OS pipe fills
+  // and the client's own writes wait; requests already read are still answered and nothing is dropped.
+  // 'drain' (the buffer emptied) restarts the reading. What waits is counted here, from the first write the sink
+  // called full until its 'drain': Bun's process.stdout reports writableLength 0 while it buffers.
+  const holdAt = opts.holdOutputBytes ?? OUTPUT_HOLD_BYTES;
+  let waiting = 0;
+  let input: ByteSource | undefined;
+  let held = false;
+  const release = () => {
+    waiting = 0;
+    if (!held) return;
+    held = false;
+    input?.resume?.();
+  };
+  const hold = () => {
+    if (held || !input?.pause || !input.resume) return;
+    held = true;
+    input.pause();
+  };
   const stream = (): TextSink => {
     if (!out) {
       out = opts.output();
       out.on('error', () => {
         writable = false;
+        release(); // nothing more will drain; the input must still reach its end so the runtime can stop
       });
+      out.on('drain', release);
     }
     return out;
   };
@@ -62,9 +100,11 @@ export function createStdioTransport(opts: StdioOptions): Transport {
     // Runs from the nextTick queue, outside the router's guard: a writer that throws (closed stream) stops
     // the output, never the runtime.
     try {
-      stream().write(s);
+      if (stream().write(s) !== false) waiting = 0;
+      else if ((waiting += s.length) >= holdAt) hold();
     } catch {
       writable = false;
+      release();
     }
   };
   const write = (msg: JsonRpcMessage | JsonRpcMessage[]) => {
@@ -72,7 +112,6 @@ export function createStdioTransport(opts: StdioOptions): Transport {
     if (pending === '') afterTick(flush);
     pending += encodeFrame(msg);
   };
-  let input: ByteSource | undefined;
   const listen = (sink: FrameSink) => {
     stream(); // its 'error' listener from now on, as for the input
     input = opts.input();

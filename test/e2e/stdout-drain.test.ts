@@ -37,4 +37,66 @@ test('20,000 replies (~1.4 MB) to a reader that starts reading 2.5 s after stdin
   assert.is(lines, n + 1);
 });
 
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+test('a reader that stops reading while its requests keep coming: claw stops reading stdin (memory flat), then answers every one', async () => {
+  const child = spawn(process.execPath, [CLAW, 'run', 'examples/minimal/claw.yaml'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  try {
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    child.stdout.pause();
+    child.stdin.on('error', () => {});
+    child.stdin.write(INIT + '\n');
+    await new Promise((r) => setTimeout(r, 500));
+    const before = rssMb(child.pid!);
+    // 300,000 requests (~21 MB), 1,000 a chunk, as fast as the pipe takes them; their replies (~21 MB) are not read.
+    const n = 300_000;
+    let sent = 0;
+    const chunk = (from: number) => Array.from({ length: 1000 }, (_, i) => status(from + i)).join('\n') + '\n';
+    await new Promise<void>((resolve) => {
+      const pump = () => {
+        while (sent < n) {
+          const ok = child.stdin.write(chunk(sent + 2));
+          sent += 1000;
+          if (!ok) return void child.stdin.once('drain', pump);
+        }
+        resolve();
+      };
+      pump();
+      setTimeout(resolve, 3000); // the client waits on the pipe from here on: claw reads no more
+    });
+    const grown = rssMb(child.pid!) - before;
+    // Before, every request was read and its reply kept in process.stdout's buffer: +240 MB in 3 s here.
+    assert.ok(grown < 40, `claw grew by ${grown.toFixed(0)} MB while its reader read nothing; stderr: ${err.slice(-1000)}`);
+    assert.ok(sent < n, 'the pipe to claw filled: claw stopped reading');
+    // The reader comes back: everything sent is answered, then claw exits at the end of stdin.
+    let lines = 0;
+    let last = '';
+    child.stdout.on('data', (d: Buffer) => {
+      const parts = (last + d.toString('utf8')).split('\n');
+      last = parts.pop()!;
+      lines += parts.length;
+    });
+    child.stdout.resume();
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    await new Promise<void>((resolve) => {
+      const pump = () => {
+        while (sent < n) {
+          const ok = child.stdin.write(chunk(sent + 2));
+          sent += 1000;
+          if (!ok) return void child.stdin.once('drain', pump);
+        }
+        child.stdin.end();
+        resolve();
+      };
+      if (child.stdin.writableNeedDrain) child.stdin.once('drain', pump);
+      else pump();
+    });
+    assert.is(await exited, 0, err.slice(-2000));
+    assert.is(lines, n + 1);
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
+
 test.run();

@@ -172,4 +172,39 @@ test('a writer that throws stops the output, not the runtime; replies of one bur
   assert.is(writes.length, 1, 'nothing written after the writer failed');
 });
 
+test('a reader that stops reading holds the input (back-pressure): no reply buffers without bound, none is lost', async () => {
+  // An input that delivers one chunk per read, like a pipe; an output with a 1 KB high-water mark that nobody reads.
+  const input = new PassThrough({ highWaterMark: 1024 });
+  const output = new PassThrough({ highWaterMark: 1024 });
+  const t = createStdioTransport({ input: () => input, output: () => output, holdOutputBytes: 8 * 1024 });
+  let answered = 0;
+  t.start((f) => {
+    const id = JSON.parse((f.payload as { text: string }).text).id;
+    answered++;
+    f.reply({ jsonrpc: '2.0', id, result: 'x'.repeat(200) });
+  });
+  const n = 2000;
+  const lines = Array.from({ length: n }, (_, i) => `{"jsonrpc":"2.0","id":${i},"method":"claw.status"}\n`);
+  // 20 requests per chunk, one chunk per turn of the event loop, as a pipe delivers them; the client waits
+  // while the input is full, as a client writing to a pipe does.
+  let sent = 0;
+  const pump = () => {
+    if (sent >= n) return void input.end();
+    const ok = input.write(lines.slice(sent, (sent += 20)).join(''));
+    if (ok) setImmediate(pump);
+    else input.once('drain', pump);
+  };
+  pump();
+  await tick(100);
+  // Without back-pressure every request was read and its reply queued (~450 KB in the output's buffer).
+  assert.ok(answered < 100, `read ${answered} of ${n} requests while nothing read the replies`);
+  assert.ok(output.writableLength < 24 * 1024, `${output.writableLength} bytes queued`);
+  // The reader comes back: every request is answered, in order.
+  let text = '';
+  output.on('data', (c: Buffer) => (text += c.toString('utf8')));
+  await until(() => text.split('\n').length - 1 === n, 5000);
+  assert.equal(text.split('\n').slice(0, -1).map((l) => JSON.parse(l).id), Array.from({ length: n }, (_, i) => i));
+  await t.closed; // stdin's end still arrives once the input is read again
+});
+
 test.run();

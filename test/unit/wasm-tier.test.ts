@@ -39,6 +39,27 @@ test('cgroup v1: memory.limit_in_bytes of the memory controller group; the "unli
   assert.is(cgroupMemoryLimit(files({ '/proc/self/cgroup': '5:cpu,memory:/\n', '/sys/fs/cgroup/memory/memory.limit_in_bytes': '1073741824' })), GB);
 });
 
+test('cgroup: a limit on an ancestor group binds the whole subtree (a systemd slice, a container parent); the smallest wins', () => {
+  // v2: MemoryMax= on board.slice, the service's own group unlimited
+  const v2 = '0::/board.slice/claw.service\n';
+  assert.is(cgroupMemoryLimit(files({ '/proc/self/cgroup': v2, '/sys/fs/cgroup/board.slice/claw.service/memory.max': 'max\n', '/sys/fs/cgroup/board.slice/memory.max': String(128 * MB) })), 128 * MB);
+  assert.is(
+    cgroupMemoryLimit(files({ '/proc/self/cgroup': v2, '/sys/fs/cgroup/board.slice/claw.service/memory.max': String(512 * MB), '/sys/fs/cgroup/board.slice/memory.max': String(128 * MB) })),
+    128 * MB,
+  );
+  // v1 (as on this host: a child group of a limited one, the child unlimited)
+  const v1 = '4:memory:/claw-probe/child\n3:cpuset:/\n';
+  const unlimited = '9223372036854771712\n';
+  assert.is(
+    cgroupMemoryLimit(files({ '/proc/self/cgroup': v1, '/sys/fs/cgroup/memory/claw-probe/child/memory.limit_in_bytes': unlimited, '/sys/fs/cgroup/memory/claw-probe/memory.limit_in_bytes': String(128 * MB), '/sys/fs/cgroup/memory/memory.limit_in_bytes': unlimited })),
+    128 * MB,
+  );
+  // a container that mounts its own group at the root: the long name in /proc/self/cgroup is not under the mount
+  assert.is(cgroupMemoryLimit(files({ '/proc/self/cgroup': '4:memory:/docker/0123abcd\n', '/sys/fs/cgroup/memory/memory.limit_in_bytes': String(256 * MB) })), 256 * MB);
+  // hybrid: both hierarchies present, the smaller one binds
+  assert.is(cgroupMemoryLimit(files({ '/proc/self/cgroup': '4:memory:/a\n0::/a\n', '/sys/fs/cgroup/memory/a/memory.limit_in_bytes': String(300 * MB), '/sys/fs/cgroup/a/memory.max': String(200 * MB) })), 200 * MB);
+});
+
 test('cgroup: nothing readable, or garbage, is no limit', () => {
   assert.is(cgroupMemoryLimit(() => undefined), undefined);
   assert.is(cgroupMemoryLimit(files({ '/proc/self/cgroup': '0::/x\n', '/sys/fs/cgroup/x/memory.max': 'lots' })), undefined);
