@@ -224,17 +224,33 @@ export async function launch(o: LaunchOptions): Promise<Launched | { notFound: s
       env,
       cwd: plan.bwrap ? '/' : cwd,
     });
-    if (recordPid) recordProcess(child, o.records!, gated, undo);
     const spawned = new Promise<void>((res, rej) => {
       child.once('spawn', res);
       child.once('error', rej);
     });
     spawned.catch(() => undefined); // observed by the caller through its own 'error' handling
+    // Out of descriptors (EMFILE, ENFILE: a low `ulimit -n`/`LimitNOFILE=` under many concurrent calls), Node
+    // gives up before it makes the pipes — child.stdout is undefined — and reports the error on the next tick.
+    // The callers' first use of a pipe then threw a TypeError past their cleanup, leaving the run directory
+    // (and a secrets directory or cgroup) behind. Said here, cleaned up by the catch below.
+    if (!child.stdin || !child.stdout || !child.stderr) throw await spawnFailure(spawned, o.bin);
+    if (recordPid) recordProcess(child, o.records!, gated, undo);
     return { child, plan, cgroup, spawned, cleanup };
   } catch (e) {
     await cleanup();
     throw e;
   }
+}
+
+/** The error of a spawn that made no pipes, as the typed error the callers report (a tool result, not a crash). */
+async function spawnFailure(spawned: Promise<void>, bin: string): Promise<ClawError> {
+  const e = await spawned.then(
+    () => new Error('no pipes to the process'),
+    (err: unknown) => err as NodeJS.ErrnoException,
+  );
+  const code = (e as NodeJS.ErrnoException).code;
+  const hint = code === 'EMFILE' || code === 'ENFILE' ? ' (too many open files: raise the limit, e.g. LimitNOFILE= in the unit, or run fewer tools at once)' : '';
+  return new ClawError('sandbox-spawn', `could not start ${bin}: ${e.message}${hint}`, { cause: e });
 }
 
 /** Record the spawned process (pid, start time) and then let it exec the tool (AWAIT_RECORD). */
