@@ -66,8 +66,10 @@ test('a reader that stops reading while its requests keep coming: claw stops rea
       setTimeout(resolve, 3000); // the client waits on the pipe from here on: claw reads no more
     });
     const grown = rssMb(child.pid!) - before;
-    // Before, every request was read and its reply kept in process.stdout's buffer: +240 MB in 3 s here.
-    assert.ok(grown < 40, `claw grew by ${grown.toFixed(0)} MB while its reader read nothing; stderr: ${err.slice(-1000)}`);
+    // Before, every request was read and its reply kept in process.stdout's buffer: +95 to +240 MB in 3 s here.
+    // Held: the 4 MiB of waiting replies plus the heap's garbage between collections, which reached 40 MB with
+    // the whole suite running on 2 cores; 64 MB keeps that apart from the unbounded growth.
+    assert.ok(grown < 64, `claw grew by ${grown.toFixed(0)} MB while its reader read nothing; stderr: ${err.slice(-1000)}`);
     assert.ok(sent < n, 'the pipe to claw filled: claw stopped reading');
     // The reader comes back: everything sent is answered, then claw exits at the end of stdin.
     let lines = 0;
