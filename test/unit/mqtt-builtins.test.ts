@@ -85,8 +85,8 @@ test('a broker that accepts the connection and then never acknowledges: the call
   const url = `mqtt://127.0.0.1:${(server.address() as { port: number }).port}`;
   try {
     const port = mqttToolPort({ broker: url, mqtt: { protocol_version: 4 }, publish: ['home/#'], read: ['home/#'] }, { baseDir: '/', log: silent, brokerWaitMs: 300 });
-    const outcome = (p: Promise<unknown>) =>
-      Promise.race([p.then(() => 'answered', (e: Error) => e.message), new Promise((r) => setTimeout(() => r('still waiting after 5 s'), 5000))]);
+    const outcome = (p: unknown) =>
+      Promise.race([Promise.resolve(p).then(() => 'answered', (e: Error) => e.message), new Promise((r) => setTimeout(() => r('still waiting after 5 s'), 5000))]);
     const t0 = Date.now();
     assert.is(await outcome(mqttPublish.run({ topic: 'home/lamp/set', payload: 'ON' }, ctx(port))), 'no PUBACK from the MQTT broker within 300 ms: the message may not have arrived');
     assert.is(await outcome(mqttRead.run({ topic: 'home/lamp' }, ctx(port))), 'no SUBACK from the MQTT broker within 300 ms');
