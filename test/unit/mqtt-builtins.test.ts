@@ -11,6 +11,7 @@ import { SandboxViolation } from '../../src/tools/types.ts';
 import { runtimeConfigSchema } from '../../src/config/runtime-config.ts';
 import * as v from 'valibot';
 import { startAedes } from './helpers/aedes.ts';
+import { createServer, type Socket } from 'node:net';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent } as any;
 
@@ -69,6 +70,30 @@ test('mqtt-publish and mqtt-read: allowed topics work, everything else is refuse
     assert.is(((await mqttRead.run({ topic: 'home/lamp/set' }, ctx(port))) as any).content[0].text, 'ON');
   } finally {
     await b.close();
+  }
+});
+
+test('a broker that accepts the connection and then never acknowledges: the call ends with a clear error, not never', async () => {
+  // CONNACK (MQTT 3.1.1, accepted) to every CONNECT, and nothing else: no PUBACK, no SUBACK.
+  const socks = new Set<Socket>();
+  const server = createServer((c) => {
+    socks.add(c);
+    c.on('error', () => {});
+    c.on('data', (d) => d[0] >> 4 === 1 && c.write(Buffer.from([0x20, 0x02, 0x00, 0x00])));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `mqtt://127.0.0.1:${(server.address() as { port: number }).port}`;
+  try {
+    const port = mqttToolPort({ broker: url, mqtt: { protocol_version: 4 }, publish: ['home/#'], read: ['home/#'] }, { baseDir: '/', log: silent, brokerWaitMs: 300 });
+    const outcome = (p: unknown) =>
+      Promise.race([Promise.resolve(p).then(() => 'answered', (e: Error) => e.message), new Promise((r) => setTimeout(() => r('still waiting after 5 s'), 5000))]);
+    const t0 = Date.now();
+    assert.is(await outcome(mqttPublish.run({ topic: 'home/lamp/set', payload: 'ON' }, ctx(port))), 'no PUBACK from the MQTT broker within 300 ms: the message may not have arrived');
+    assert.is(await outcome(mqttRead.run({ topic: 'home/lamp' }, ctx(port))), 'no SUBACK from the MQTT broker within 300 ms');
+    assert.ok(Date.now() - t0 < 4000, `${Date.now() - t0} ms`);
+  } finally {
+    for (const c of socks) c.destroy();
+    await new Promise((r) => server.close(r));
   }
 });
 

@@ -18,7 +18,16 @@ export interface MqttToolPort {
   readRetained(topic: string, timeoutMs: number, signal?: AbortSignal): Promise<string | undefined>;
 }
 
-export function mqttToolPort(config: MqttToolsConfig, d: { secrets?: SecretResolver; baseDir: string; log: Logger }): MqttToolPort {
+/**
+ * How long a call waits for the broker: for its CONNACK, then again for the PUBACK or SUBACK. A broker that took
+ * the connection and then went quiet (a board whose Wi-Fi dropped right after connecting, a broker wedged under
+ * load) otherwise held the call, and the agent's turn with it, for as long as the tool had no timeout_ms: forever
+ * by default, as mqtt.js keeps an unacknowledged QoS 1 publish queued and resends it at every reconnect.
+ */
+export const BROKER_WAIT_MS = 10_000;
+
+export function mqttToolPort(config: MqttToolsConfig, d: { secrets?: SecretResolver; baseDir: string; log: Logger; brokerWaitMs?: number }): MqttToolPort {
+  const waitMs = d.brokerWaitMs ?? BROKER_WAIT_MS;
   const { endpoint } = parseChannelMqttUrl(config.broker, 'unused');
   const settings = resolveMqttSettings(endpoint, config.mqtt);
   let seq = 0;
@@ -37,7 +46,7 @@ export function mqttToolPort(config: MqttToolsConfig, d: { secrets?: SecretResol
     const abort = () => void conn.close({ graceMs: 0 });
     signal?.addEventListener('abort', abort, { once: true });
     try {
-      await conn.ready(10_000);
+      await conn.ready(waitMs);
       return await act(conn);
     } finally {
       signal?.removeEventListener('abort', abort);
@@ -47,14 +56,15 @@ export function mqttToolPort(config: MqttToolsConfig, d: { secrets?: SecretResol
   return {
     config,
     host: endpoint.host,
-    publish: (topic, payload, retain, signal) => withConnection(() => {}, (c) => c.publish(topic, payload, { retain }), signal),
+    publish: (topic, payload, retain, signal) =>
+      withConnection(() => {}, (c) => within(c.publish(topic, payload, { retain }), waitMs, `no PUBACK from the MQTT broker within ${waitMs} ms: the message may not have arrived`), signal),
     readRetained(topic, timeoutMs, signal) {
       let got: ((v: string) => void) | undefined;
       const value = new Promise<string>((r) => (got = r));
       return withConnection(
         (t, p) => t === topic && got?.(new TextDecoder().decode(p)),
         async (c) => {
-          await c.subscribe(topic);
+          await within(c.subscribe(topic), waitMs, `no SUBACK from the MQTT broker within ${waitMs} ms`);
           // A retained message comes right after SUBACK; none within the timeout means there is none.
           let timer: ReturnType<typeof setTimeout> | undefined;
           const none = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), timeoutMs)));
@@ -68,4 +78,11 @@ export function mqttToolPort(config: MqttToolsConfig, d: { secrets?: SecretResol
       );
     },
   };
+}
+
+/** `p`, or an error once `ms` have passed (the connection is closed by the caller either way). */
+function within<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)));
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
