@@ -79,6 +79,16 @@ export interface AuditLogOptions {
   warn?(msg: string, fields?: Record<string, unknown>): void;
   /** Refused calls listed by name in an `audit.outage` record; the rest are counted (default 32). */
   outageMaxCalls?: number;
+  /**
+   * Opens refused while the log could not write, carried from one open to the next by the caller (one per
+   * runtime): a refused open leaves its account here, and the open that succeeds writes it into the chain.
+   */
+  openOutage?: OpenOutage;
+}
+
+/** The account of the opens refused since the last one that succeeded (docs/audit.md "Outage record"). */
+export interface OpenOutage {
+  account?: OutageAccount;
 }
 
 /** A local error (./session.ts and ./gate-audit.ts turn it into the wire error, ./refusal.ts). */
@@ -183,12 +193,18 @@ export class AuditLog {
     }
     const log = new AuditLog(o, head);
     log.link = link;
+    // Written (by append's writePending) before `audit.opened`, as an outage's account always precedes the first
+    // record that succeeded after it.
+    log.outage = o.openOutage?.account;
     try {
       log.append('audit.opened', {
         resumed: head !== undefined,
         ...(torn.length > 0 ? { torn_tail: { bytes: torn.length, sha256: sha256Hex(torn) } } : {}),
       });
     } catch (e) {
+      // The open is the refused call: the session does not start (claw.initialize answers -32011).
+      log.outage?.refused(o.now(), { kind: 'audit.opened', executed: false });
+      if (o.openOutage) o.openOutage.account = log.outage;
       // Not opened: leave the file at its last good record (best effort: the next open cuts a torn tail anyway).
       try {
         if (log.failed) log.recover();
@@ -198,6 +214,7 @@ export class AuditLog {
       log.file.close();
       throw e;
     }
+    if (o.openOutage) o.openOutage.account = undefined;
     log.prune();
     return log;
   }

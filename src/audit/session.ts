@@ -3,7 +3,7 @@
 // A composition root calls openAuditSession at STARTING and close() at STOPPING; undefined means
 // audit is off (no Policy `audit` and not an agent loop). docs/audit.md "Wiring".
 import { dirnameOf } from '../manifest/reader.ts';
-import { AuditError, AuditLog, writeFailed, type AuditFile, type AuditSegments, type FsyncPolicy } from './log.ts';
+import { AuditError, AuditLog, writeFailed, type AuditFile, type AuditSegments, type FsyncPolicy, type OpenOutage } from './log.ts';
 import { auditRefusal } from './refusal.ts';
 import { openAuditFile } from './node-file.ts';
 import { nodeAuditSegments } from './node-segments.ts';
@@ -32,6 +32,8 @@ export interface AuditSessionOptions {
   sinkDeps?: AuditSinkDeps;
   /** Problems that do not stop the log (rotation, pruning, a mirror), told once each. */
   warn?(msg: string, fields?: Record<string, unknown>): void;
+  /** One per runtime: opens refused for a full disk, written as an `audit.outage` by the next open that succeeds. */
+  openOutage?: OpenOutage;
 }
 
 /** Default segment span: a quarter of the retention (so at most ~25% more than the retention is kept), ≤ 1 day. */
@@ -70,7 +72,7 @@ export function openAuditSession(o: AuditSessionOptions): AuditSession | undefin
   if (mirror.note) settings.notes.push(mirror.note);
   let log: AuditLog;
   try {
-    log = AuditLog.open({ file: o.file ?? openAuditFile(o.path), now: o.now, redact: o.redact, fsync: o.fsync, segments, sink: mirror.sink, warn });
+    log = AuditLog.open({ file: o.file ?? openAuditFile(o.path), now: o.now, redact: o.redact, fsync: o.fsync, segments, sink: mirror.sink, warn, openOutage: o.openOutage });
   } catch (e) {
     void mirror.sink?.close().catch(() => {});
     // claw.initialize answers why (full disk, a corrupt last record), not a bare -32603.

@@ -3,6 +3,7 @@
 // at STARTING only for a session with tools (lazy-descriptors.ts), so none of this is on the start-up path.
 import { toolsModule, type ToolsModule } from './tools-module.ts';
 import { openAuditSession } from '../audit/session.ts';
+import type { OpenOutage } from '../audit/log.ts';
 import { compositeBinder } from '../agent/composite.ts';
 import { createToolEnvironment } from './tool-deps.ts';
 import { joinPath } from '../manifest/reader.ts';
@@ -25,6 +26,8 @@ export interface ToolsWiring {
 }
 
 export function wiredToolsModule(d: RuntimeDeps, w: ToolsWiring): ToolsModule {
+  // Sessions refused because the audit log could not be opened (a full disk) are accounted in the next one's log.
+  const openOutage: OpenOutage = {};
   return toolsModule({
     config: d.config,
     clock: d.clock,
@@ -47,6 +50,7 @@ export function wiredToolsModule(d: RuntimeDeps, w: ToolsWiring): ToolsModule {
         runtime: d.config.audit,
         sinkDeps: { secret: (ref) => d.secrets.resolve(ref), sqliteAdapter: d.config.memory?.adapter },
         warn: (msg, fields) => d.log.warn(msg, fields),
+        openOutage,
       });
       for (const note of a?.settings.notes ?? []) d.log.info('audit', { note });
       return a;

@@ -77,6 +77,12 @@ test('a full data directory at --start: the session waits, logs why once, and st
   assert.is(ready.result?.state, 'READY', JSON.stringify(ready));
   assert.is(stderrRecords(c.stderr()).filter((x) => x.msg === 'session start waits for space in the data directory').length, 1, 'told once');
   assert.not.ok(stderrRecords(c.stderr()).some((x) => x.msg === 'session could not start'));
+  // The refused starts are in the chain: one audit.outage before the audit.opened of the start that worked. The
+  // tmpfs exists only in the agent's mount namespace: read through /proc/<pid>/root (unshare exec'ed claw).
+  const log = readFileSync(`/proc/${c.child.pid}/root${data}/audit/audit.jsonl`, 'utf8').split('\n').slice(0, -1).map((l) => JSON.parse(l));
+  assert.equal(log.slice(0, 2).map((r) => r.kind), ['audit.outage', 'audit.opened'], JSON.stringify(log.slice(0, 2)));
+  assert.is(log[0].data.refused, started.attempts - 1);
+  assert.ok(log[0].data.calls.every((x: { record: string }) => x.record === 'audit.opened'));
   assert.is(await c.end(), 0);
 });
 

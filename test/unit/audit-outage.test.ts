@@ -292,6 +292,53 @@ test('the outage record itself failing keeps the account (one more failed append
   assert.is(verifyAuditText(readFileSync(path)).ok, true);
 });
 
+test('opens refused for a full disk are one outage, written before the audit.opened of the open that succeeds', async () => {
+  const path = fresh();
+  const mode = { full: true };
+  const openOutage = {};
+  let now = T0;
+  const attempt = () => {
+    const f = failing(path);
+    f.mode.full = mode.full;
+    return openAuditSession({
+      policies: [{ name: 'audited', spec: { rules: [], audit: { destination: 'file' } } }],
+      path,
+      file: f.file,
+      now: () => now,
+      monotonic: () => 0,
+      redact: (s) => s,
+      openOutage,
+    });
+  };
+  for (let i = 0; i < 3; i++) {
+    now += 5000;
+    const e = (() => {
+      try {
+        attempt();
+      } catch (x) {
+        return x as { code: number; data: Record<string, unknown> };
+      }
+    })();
+    assert.is(e?.code, ErrorCode.PolicyDenied, 'claw.initialize still answers -32011');
+    assert.is(e?.data.errno, 'ENOSPC');
+  }
+  mode.full = false;
+  now += 5000;
+  const s = attempt()!;
+  s.log.append('execution.started', { request_id: 'after' });
+  await s.close();
+  const recs = records(path);
+  assert.equal(recs.map((r) => r.kind), ['audit.outage', 'audit.opened', 'execution.started']);
+  const d = recs[0].data;
+  assert.equal([d.refused, d.failed_appends, d.errno, d.since, d.until], [3, 3, 'ENOSPC', new Date(T0 + 5000).toISOString(), new Date(T0 + 15000).toISOString()]);
+  assert.equal(d.calls.map((c: any) => [c.record, c.executed]), [['audit.opened', false], ['audit.opened', false], ['audit.opened', false]]);
+  assert.is(verifyAuditText(readFileSync(path)).ok, true);
+  // Accounted once: a later session of the same runtime starts without it.
+  const again = attempt()!;
+  await again.close();
+  assert.equal(records(path).slice(3).map((r) => r.kind), ['audit.opened']);
+});
+
 test('segments: the outage record follows a rotation’s audit.segment link; the directory verifies and lists the outage by file', () => {
   const path = fresh();
   const dir = join(path, '..');
