@@ -13,6 +13,9 @@ import { mqttToolsConfigSchema } from '../tools/builtins/mqtt-config.ts';
 import { a2aPeersSchema } from '../a2a/client/config.ts';
 import { lazySchema } from '../manifest/schema/helpers.ts';
 
+/** Both provider limits are at most an hour: beyond that a hung model is not told from a slow one. */
+const MAX_PROVIDER_TIMEOUT_MS = 3_600_000;
+
 // Built on first use (docs/startup.md): only a present claw.runtime.yaml needs it, and building its ~110
 // valibot schemas cost every start; the section schemas imported above are still built by their modules.
 export const runtimeConfigSchema = lazySchema(() => {
@@ -127,14 +130,21 @@ export const runtimeConfigSchema = lazySchema(() => {
         max_tool_steps: v.optional(v.pipe(positiveInt, v.maxValue(100))),
       }),
     ),
-    /**
-     * Per Provider (by metadata.name): how the model is asked for FemtoClaw output (docs/agent.md "Output
-     * modes"). `auto` (default): native tool calling, then json_schema, then prompt, as the server allows.
-     */
+    /** Per Provider, by metadata.name. */
     providers: v.optional(
       v.record(
         v.pipe(v.string(), v.minLength(1)),
-        v.strictObject({ output: v.optional(v.picklist(['auto', 'native', 'json_schema', 'prompt'])) }),
+        v.strictObject({
+          /**
+           * How the model is asked for FemtoClaw output (docs/agent.md "Output modes"). `auto` (default):
+           * native tool calling, then json_schema, then prompt, as the server allows.
+           */
+          output: v.optional(v.picklist(['auto', 'native', 'json_schema', 'prompt'])),
+          /** One attempt's wait for response headers and between chunks (default 120000; docs/agent.md "Provider timeouts"). */
+          timeout_ms: v.optional(v.pipe(positiveInt, v.maxValue(MAX_PROVIDER_TIMEOUT_MS))),
+          /** One attempt's whole time, however the bytes trickle (default 600000). */
+          attempt_deadline_ms: v.optional(v.pipe(positiveInt, v.maxValue(MAX_PROVIDER_TIMEOUT_MS))),
+        }),
       ),
     ),
     /** Queue channels bound to an fs inbox or an MQTT topic, by Channel name (docs/channels.md). */

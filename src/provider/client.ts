@@ -5,7 +5,7 @@ import type { ResolvedPrimitive } from '../manifest/resolved.ts';
 import type { ProviderSpec } from '../manifest/schema/index.ts';
 import { anthropicBody, anthropicStream, messagesUrl, parseAnthropic, ANTHROPIC_VERSION } from './anthropic.ts';
 import type { Completion } from './completion.ts';
-import { DEFAULT_TIMEOUT_MS, type ProviderDeps } from './deps.ts';
+import { attemptLimits, type ProviderDeps } from './deps.ts';
 import { ProviderFailure, malformed } from './failure.ts';
 import { postJson, readText, startAttempt } from './http.ts';
 import { plan } from './limits.ts';
@@ -128,9 +128,8 @@ export class ProviderEndpoint {
 
   private async once(url: string, headers: Record<string, string>, body: unknown, stream: boolean, anthropic: boolean, req: ProviderRequest, attempt: number, mode?: OutputMode, request?: number): Promise<Completion> {
     const d = this.deps;
-    const timeoutMs = d.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const at = startAttempt(req.signal, timeoutMs, d.clock);
-    const io = { name: this.name, caller: req.signal, attempt: at, timeoutMs };
+    const at = startAttempt(req.signal, attemptLimits(d, this.name), d.clock);
+    const io = { name: this.name, caller: req.signal, attempt: at };
     try {
       const res = await postJson({ ...io, url, headers, body, fetch: d.fetch ?? fetch, now: () => d.clock.now() });
       // A server that ignores `stream: true` answers with one JSON body: read it as such.

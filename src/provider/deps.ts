@@ -4,8 +4,16 @@ import type { TokenLedger } from '../kernel/ledger.ts';
 import type { ResolvedManifest } from '../manifest/resolved.ts';
 import type { MinuteWindow } from './limits.ts';
 
-/** Default per-attempt timeout: to response headers, then between body/stream chunks. */
+/** Default idle limit of one attempt: to response headers, then between body/stream chunks. */
 export const DEFAULT_TIMEOUT_MS = 120_000;
+/** Default total of one attempt: bytes that keep coming (SSE keep-alive comments, a trickling proxy) still end. */
+export const DEFAULT_ATTEMPT_DEADLINE_MS = 600_000;
+
+/** One provider's limits from claw.runtime.yaml `providers.<name>` (docs/agent.md "Provider timeouts"). */
+export interface ProviderTimeouts {
+  timeoutMs?: number;
+  attemptDeadlineMs?: number;
+}
 
 export interface ProviderDeps {
   manifest: ResolvedManifest;
@@ -27,10 +35,25 @@ export interface ProviderDeps {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Reads a custom provider's rules file; defaults to node:fs/promises readFile. */
   readFile?: (path: string) => Promise<Uint8Array>;
+  /** Idle limit for every provider without its own (tests; default DEFAULT_TIMEOUT_MS). */
   timeoutMs?: number;
+  /** Total per attempt for every provider without its own (default DEFAULT_ATTEMPT_DEADLINE_MS). */
+  attemptDeadlineMs?: number;
+  /** By provider name: claw.runtime.yaml `providers.<name>.timeout_ms` / `attempt_deadline_ms`. */
+  timeouts?: Record<string, ProviderTimeouts>;
   /**
    * requests_per_minute windows by provider name (attempts.ts windowFor), filled on first use: every
    * client built over the same deps object — chat, composite tools, embeddings — shares them.
    */
   windows?: Map<string, MinuteWindow>;
+}
+
+/** The limits of one attempt to `provider`: its own settings, else the deps-wide ones, else the defaults. */
+export function attemptLimits(deps: ProviderDeps, provider: string): { idleMs: number; deadlineMs: number; provider: string } {
+  const own = deps.timeouts?.[provider];
+  return {
+    provider,
+    idleMs: own?.timeoutMs ?? deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    deadlineMs: own?.attemptDeadlineMs ?? deps.attemptDeadlineMs ?? DEFAULT_ATTEMPT_DEADLINE_MS,
+  };
 }

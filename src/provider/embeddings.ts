@@ -12,14 +12,17 @@
 import type { ResolvedPrimitive } from '../manifest/resolved.ts';
 import type { ProviderSpec } from '../manifest/schema/index.ts';
 import { ProviderEndpoint } from './client.ts';
-import { DEFAULT_TIMEOUT_MS, type ProviderDeps } from './deps.ts';
+import { attemptLimits, type ProviderDeps } from './deps.ts';
 import { ProviderFailure, malformed } from './failure.ts';
 import { postJson, readText, startAttempt } from './http.ts';
 import type { MinuteWindow } from './limits.ts';
 import { charge, withRetries } from './attempts.ts';
 import { estimateText } from './tokens.ts';
 
-/** Embedding requests fail over to full text quickly: a memory call should not wait minutes on a stalled server. */
+/**
+ * Embedding requests fail over to full text quickly: a memory call should not wait minutes on a stalled server.
+ * The idle limit is capped at this unless claw.runtime.yaml sets the provider's own `timeout_ms`.
+ */
 export const EMBEDDINGS_TIMEOUT_MS = 30_000;
 
 export interface EmbeddingsOptions {
@@ -95,12 +98,13 @@ export function createEmbeddingsClient(deps: ProviderDeps, p: ResolvedPrimitive,
       const headers = await auth.authHeaders();
       const url = embeddingsUrl(spec.endpoint);
       const body = { model: o.model, input: texts };
-      const timeoutMs = Math.min(deps.timeoutMs ?? DEFAULT_TIMEOUT_MS, EMBEDDINGS_TIMEOUT_MS);
+      const l = attemptLimits(deps, name);
+      const limits = deps.timeouts?.[name]?.timeoutMs !== undefined ? l : { ...l, idleMs: Math.min(l.idleMs, EMBEDDINGS_TIMEOUT_MS) };
       const retryDeps = o.window ? { ...deps, windows: new Map([[name, o.window]]) } : deps;
       return withRetries(retryDeps, { name, spec, signal, operation: 'embeddings' }, async () => {
         const started = deps.clock.monotonic();
-        const at = startAttempt(signal, timeoutMs, deps.clock);
-        const io = { name, caller: signal, attempt: at, timeoutMs };
+        const at = startAttempt(signal, limits, deps.clock);
+        const io = { name, caller: signal, attempt: at };
         try {
           const res = await postJson({ ...io, url, headers, body, fetch: deps.fetch ?? fetch, now: () => deps.clock.now() });
           let text = '';

@@ -1,41 +1,59 @@
-// One HTTP attempt over global fetch (Node >= 18, Bun): a timeout that also covers a stalled body
-// or stream (re-armed on every chunk), the caller's AbortSignal linked in, errors classified per
-// runtime profile §5. Bodies are decoded as strict UTF-8: invalid bytes are a malformed response,
-// not silently replaced (the validator must see what the model produced).
+// One HTTP attempt over global fetch (Node >= 18, Bun), bounded twice: an idle limit to the response
+// headers and between body or stream chunks (re-armed on every chunk), and a deadline on the attempt's
+// whole time, so bytes that keep coming (SSE keep-alive comments, a trickling proxy) cannot hold a turn
+// open. The caller's AbortSignal is linked in; errors are classified per runtime profile §5. Bodies are
+// decoded as strict UTF-8: invalid bytes are a malformed response, not silently replaced (the validator
+// must see what the model produced).
 import type { Clock } from '../kernel/ports.ts';
 import { ProviderFailure, malformed } from './failure.ts';
 import { retryAfterMs } from './retry.ts';
 
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
-export interface Attempt {
-  readonly signal: AbortSignal;
-  /** Re-arm the timeout: progress was made. */
-  touch(): void;
-  done(): void;
-  readonly timedOut: boolean;
+/** One attempt's limits (deps.ts attemptLimits): claw.runtime.yaml `providers.<provider>`. */
+export interface AttemptLimits {
+  readonly provider: string;
+  /** `timeout_ms`: to response headers, then between chunks. */
+  readonly idleMs: number;
+  /** `attempt_deadline_ms`: the whole attempt, however the bytes trickle. */
+  readonly deadlineMs: number;
 }
 
-export function startAttempt(caller: AbortSignal, timeoutMs: number, clock: Clock): Attempt {
+export interface Attempt {
+  readonly signal: AbortSignal;
+  readonly limits: AttemptLimits;
+  /** Re-arm the idle limit: progress was made. The deadline is never re-armed. */
+  touch(): void;
+  done(): void;
+  /** Which limit ended the attempt, if one did. */
+  readonly timedOut: 'idle' | 'deadline' | undefined;
+}
+
+export function startAttempt(caller: AbortSignal, limits: AttemptLimits, clock: Clock): Attempt {
   const ctl = new AbortController();
-  let timedOut = false;
-  let timer: { cancel(): void } | undefined;
+  let timedOut: 'idle' | 'deadline' | undefined;
+  let idle: { cancel(): void } | undefined;
+  const expire = (which: 'idle' | 'deadline') => {
+    if (timedOut || ctl.signal.aborted) return;
+    timedOut = which;
+    ctl.abort(new Error(`provider attempt timed out (${which})`));
+  };
   const onAbort = () => ctl.abort(caller.reason);
   if (caller.aborted) ctl.abort(caller.reason);
   else caller.addEventListener('abort', onAbort, { once: true });
+  const deadline = clock.setTimeout(() => expire('deadline'), limits.deadlineMs);
   const arm = () => {
-    timer?.cancel();
-    timer = clock.setTimeout(() => {
-      timedOut = true;
-      ctl.abort(new Error('provider attempt timed out'));
-    }, timeoutMs);
+    idle?.cancel();
+    idle = clock.setTimeout(() => expire('idle'), limits.idleMs);
   };
   arm();
   return {
     signal: ctl.signal,
+    limits,
     touch: arm,
     done() {
-      timer?.cancel();
+      idle?.cancel();
+      deadline.cancel();
       caller.removeEventListener('abort', onAbort);
     },
     get timedOut() {
@@ -44,12 +62,23 @@ export function startAttempt(caller: AbortSignal, timeoutMs: number, clock: Cloc
   };
 }
 
+/** The retryable failure of an attempt a limit ended: which limit, and the setting that raises it. */
+function timeoutFailure(name: string, attempt: Attempt, during: string, cause: unknown): ProviderFailure {
+  const l = attempt.limits;
+  const [key, ms, what] =
+    attempt.timedOut === 'deadline' ? ['attempt_deadline_ms', l.deadlineMs, 'attempt not finished'] : ['timeout_ms', l.idleMs, `no ${during}`];
+  const setting = `providers.${l.provider}.${key}`;
+  return new ProviderFailure('timeout', `${name}: ${what} within ${ms} ms (claw.runtime.yaml ${setting} raises it)`, {
+    retryable: true,
+    cause,
+    detail: { limit: key, [key]: ms, setting },
+  });
+}
+
 /** Turn a thrown fetch/read error into a ProviderFailure, or rethrow the caller's abort. */
-function classify(e: unknown, name: string, caller: AbortSignal, attempt: Attempt, timeoutMs: number, during: string): never {
+function classify(e: unknown, name: string, caller: AbortSignal, attempt: Attempt, during: string): never {
   if (caller.aborted) throw caller.reason ?? e;
-  if (attempt.timedOut) {
-    throw new ProviderFailure('timeout', `${name}: no ${during} within ${timeoutMs} ms`, { retryable: true, cause: e });
-  }
+  if (attempt.timedOut) throw timeoutFailure(name, attempt, during, e);
   if (e instanceof ProviderFailure) throw e;
   // Node's undici puts the socket error code on `cause` (ECONNREFUSED); Bun puts its own on the error.
   const x = e as { code?: unknown; cause?: { code?: unknown }; name?: string };
@@ -69,7 +98,6 @@ export interface PostOptions {
   body: unknown;
   caller: AbortSignal;
   attempt: Attempt;
-  timeoutMs: number;
   fetch: typeof fetch;
   now: () => number;
 }
@@ -88,7 +116,7 @@ export async function postJson(o: PostOptions): Promise<Response> {
       redirect: 'manual',
     });
   } catch (e) {
-    classify(e, o.name, o.caller, o.attempt, o.timeoutMs, 'response');
+    classify(e, o.name, o.caller, o.attempt, 'response');
   }
   o.attempt.touch();
   if (res.status >= 200 && res.status < 300) return res;
@@ -141,10 +169,10 @@ export function serverMessage(m: unknown, status: number): string | undefined {
   return line.length > 160 ? `${line.slice(0, 160)}…` : line;
 }
 
-/** Read the body as strict UTF-8 text, chunk by chunk, re-arming the attempt timeout on each. */
+/** Read the body as strict UTF-8 text, chunk by chunk, re-arming the idle limit on each (the deadline stands). */
 export async function readText(
   res: Response,
-  o: Pick<PostOptions, 'name' | 'caller' | 'attempt' | 'timeoutMs'>,
+  o: Pick<PostOptions, 'name' | 'caller' | 'attempt'>,
   /** Returns true to stop reading: the protocol's end marker came and the rest is not wanted. */
   onText: (text: string) => boolean | void,
   maxBytes = MAX_BODY_BYTES,
@@ -166,7 +194,7 @@ export async function readText(
       try {
         r = await reader.read();
       } catch (e) {
-        classify(e, o.name, o.caller, o.attempt, o.timeoutMs, 'body');
+        classify(e, o.name, o.caller, o.attempt, 'body');
       }
       if (r.done) break;
       o.attempt.touch();

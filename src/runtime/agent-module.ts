@@ -17,6 +17,7 @@ import type { ResolvedManifest } from '../manifest/resolved.ts';
 import { dirnameOf, isInside, joinPath } from '../manifest/reader.ts';
 import { ClawError } from '../protocol/errors.ts';
 import { createProviderClient } from '../provider/index.ts';
+import { providerTimeoutsOf } from './provider-chain.ts';
 import { createAgentService } from '../agent/service.ts';
 import { NO_AGENT_TOOLS, perConversationAgent, type ConversationKey, type TurnAgent } from '../channels/agent-adapter.ts';
 import type { ChannelAgent } from '../channels/types.ts';
@@ -69,6 +70,7 @@ export function agentModule(d: AgentModuleDeps): AgentModule {
         clock: d.clock,
         log: d.log,
         telemetry: core.telemetry,
+        timeouts: providerTimeoutsOf(d.config),
       });
       // Rules files and secrets of the whole chain are checked now: a broken chain is said at start, by name.
       for (const f of await provider.prepare()) d.log.warn('provider not usable', { provider: f.provider, reason: f.reason, error: f.message });

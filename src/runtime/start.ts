@@ -85,7 +85,7 @@ export function startRuntime(d: RuntimeDeps): Runtime {
   );
   const agentLoop = d.agentLoop === true || Object.keys(d.config.channels ?? {}).length > 0;
   const ledgerStore = memory.ledgerStore(d.ledgerStore);
-  const providers = sessionProviders({ ledgerStore, secrets: d.secrets, clock: d.clock, log: d.log });
+  const providers = sessionProviders({ ledgerStore, secrets: d.secrets, clock: d.clock, log: d.log, config: d.config });
   const providerFor = providers.client;
   const providerDepsFor = providers.deps;
   const tools = lazyTools(agentLoop, async () =>

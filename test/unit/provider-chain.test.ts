@@ -89,7 +89,7 @@ test('timeouts: no headers in time, and a stream that stalls mid-way; each attem
   const t0 = Date.now();
   const e = await rejection(createChain(deps).complete({ messages: [user('x')], signal: signal() }));
   const took = Date.now() - t0;
-  assert.equal(e.data.providers, [{ provider: 'p', reason: 'timeout', message: 'p: no body within 150 ms' }]);
+  assert.equal(e.data.providers, [{ provider: 'p', reason: 'timeout', message: 'p: no body within 150 ms (claw.runtime.yaml providers.p.timeout_ms raises it)', limit: 'timeout_ms' }]);
   assert.ok(took >= 300 && took < 2000, `took ${took} ms`);
 });
 
