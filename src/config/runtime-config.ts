@@ -140,7 +140,7 @@ export const runtimeConfigSchema = lazySchema(() => {
            * native tool calling, then json_schema, then prompt, as the server allows.
            */
           output: v.optional(v.picklist(['auto', 'native', 'json_schema', 'prompt'])),
-          /** One attempt's wait for response headers and between chunks (default 120000; docs/agent.md "Provider timeouts"). */
+          /** One attempt's wait for response headers and between chunks (default 120000; docs/providers.md "Timeouts"). */
           timeout_ms: v.optional(v.pipe(positiveInt, v.maxValue(MAX_PROVIDER_TIMEOUT_MS))),
           /** One attempt's whole time, however the bytes trickle (default 600000). */
           attempt_deadline_ms: v.optional(v.pipe(positiveInt, v.maxValue(MAX_PROVIDER_TIMEOUT_MS))),

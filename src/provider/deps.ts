@@ -9,7 +9,7 @@ export const DEFAULT_TIMEOUT_MS = 120_000;
 /** Default total of one attempt: bytes that keep coming (SSE keep-alive comments, a trickling proxy) still end. */
 export const DEFAULT_ATTEMPT_DEADLINE_MS = 600_000;
 
-/** One provider's limits from claw.runtime.yaml `providers.<name>` (docs/agent.md "Provider timeouts"). */
+/** One provider's limits from claw.runtime.yaml `providers.<name>` (docs/providers.md "Timeouts"). */
 export interface ProviderTimeouts {
   timeoutMs?: number;
   attemptDeadlineMs?: number;

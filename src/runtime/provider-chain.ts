@@ -15,7 +15,7 @@ export interface SessionProviders {
   client(m: ResolvedManifest, telemetry: TelemetrySink): ReturnType<typeof createProviderClient>;
 }
 
-/** claw.runtime.yaml `providers.<name>.timeout_ms` / `attempt_deadline_ms` (docs/agent.md "Provider timeouts"). */
+/** claw.runtime.yaml `providers.<name>.timeout_ms` / `attempt_deadline_ms` (docs/providers.md "Timeouts"). */
 export function providerTimeoutsOf(c: Pick<RuntimeConfig, 'providers'> | undefined): Record<string, ProviderTimeouts> | undefined {
   if (!c?.providers) return undefined;
   const out: Record<string, ProviderTimeouts> = {};

@@ -1,4 +1,4 @@
-// The two limits of one provider attempt (docs/agent.md "Provider timeouts"): `timeout_ms` (idle: to the
+// The two limits of one provider attempt (docs/providers.md "Timeouts"): `timeout_ms` (idle: to the
 // headers and between chunks) and `attempt_deadline_ms` (the whole attempt), over a fake fetch and a
 // manual clock, so a body that trickles forever is driven tick by tick.
 import { test } from 'uvu';
