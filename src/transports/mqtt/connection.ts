@@ -1,6 +1,9 @@
 // One broker connection: connect (TCP or TLS), QoS 1 publish/subscribe, subscriptions restored after every
 // (re)connect, and reconnection with the runtime profile §5 backoff. mqtt.js's own fixed-period reconnect is off
 // (reconnectPeriod 0); we reconnect with the client's own stores so unacknowledged QoS 1 publishes are resent.
+// Notifications are not held while disconnected (docs/transports.md "Notifications while offline"): mqtt.js would
+// keep every offline publish in memory (its outgoing store for QoS 1, its queue for QoS 0 unless queueQoSZero is
+// false) and replay them all at the CONNACK.
 import type { IClientOptions, MqttClient } from 'mqtt';
 import type { Logger } from '../../kernel/ports.ts';
 import { loadMqtt } from './load.ts';
@@ -8,6 +11,13 @@ import { backoffDelay } from './backoff.ts';
 import type { MqttSettings } from './options.ts';
 import type { MqttProps } from './envelope.ts';
 import { timerDelay } from '../../protocol/delay.ts';
+import { ClawError } from '../../protocol/errors.ts';
+
+/**
+ * QoS 1 publishes (replies, presence, requests to peers) that may wait unacknowledged while disconnected; past it
+ * a publish fails at once instead of growing mqtt.js's outgoing store for as long as the outage lasts.
+ */
+export const MAX_HELD_PUBLISHES = 1000;
 
 export interface ConnectionConfig {
   settings: MqttSettings;
@@ -36,6 +46,11 @@ export class MqttConnection {
   private readonly filters = new Set<string>();
   private readyWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   private lastErrorLogged = '';
+  /** Notifications dropped in the current outage (reported at the next CONNACK). */
+  private dropped = 0;
+  /** QoS 1 publishes whose PUBACK (or failure) has not come yet. */
+  private held = 0;
+  private refusedThisOutage = 0;
 
   private constructor(
     private readonly client: MqttClient,
@@ -64,6 +79,8 @@ export class MqttConnection {
       reconnectPeriod: 0,
       connectTimeout: cfg.connectTimeoutMs ?? s.connectTimeoutMs,
       resubscribe: false,
+      // A QoS 0 publish that finds the client disconnected fails instead of waiting in mqtt.js's unbounded queue.
+      queueQoSZero: false,
       username: s.username,
       password: cfg.password,
       properties: v5
@@ -86,7 +103,11 @@ export class MqttConnection {
       this.attempt = 0;
       this.lastErrorLogged = '';
       const sessionPresent = Boolean(ack.sessionPresent);
-      this.cfg.log.info('mqtt connected', { client_id: this.cfg.clientId, session_present: sessionPresent });
+      const outage = this.dropped > 0 ? { dropped_notifications: this.dropped } : {};
+      const refused = this.refusedThisOutage > 0 ? { refused_publishes: this.refusedThisOutage } : {};
+      this.dropped = 0;
+      this.refusedThisOutage = 0;
+      this.cfg.log.info('mqtt connected', { client_id: this.cfg.clientId, session_present: sessionPresent, ...outage, ...refused });
       // Subscribing again is idempotent; it also covers a broker that lost our session (restart without persistence).
       if (this.filters.size > 0) c.subscribe([...this.filters], { qos: 1 }, (err) => err && this.cfg.log.warn('mqtt subscribe failed', { error: err.message }));
       for (const w of this.readyWaiters.splice(0)) w.resolve();
@@ -147,12 +168,40 @@ export class MqttConnection {
     });
   }
 
-  /** QoS 1 publish; resolves at PUBACK. While disconnected it is queued and sent after reconnecting. */
+  /**
+   * QoS 1 publish; resolves at PUBACK. While disconnected it is queued and sent after reconnecting, up to
+   * MAX_HELD_PUBLISHES unacknowledged; past that it fails at once (ClawError 'unreachable').
+   */
   publish(topic: string, payload: string, opts: { retain?: boolean; props?: MqttProps } = {}): Promise<void> {
+    if (!this.client.connected && this.held >= MAX_HELD_PUBLISHES) {
+      if (this.refusedThisOutage++ === 0) this.cfg.log.warn('mqtt publishes refused while disconnected: too many waiting', { client_id: this.cfg.clientId, held: this.held, limit: MAX_HELD_PUBLISHES });
+      return Promise.reject(new ClawError('unreachable', `MQTT broker unreachable and ${this.held} publishes already waiting`));
+    }
+    this.held++;
     return new Promise((resolve, reject) => {
       const properties = opts.props && this.cfg.settings.protocolVersion === 5 ? toPacketProps(opts.props) : undefined;
-      this.client.publish(topic, payload, { qos: 1, retain: opts.retain ?? false, properties }, (err) => (err ? reject(err) : resolve()));
+      this.client.publish(topic, payload, { qos: 1, retain: opts.retain ?? false, properties }, (err) => {
+        this.held--;
+        if (err) reject(err);
+        else resolve();
+      });
     });
+  }
+
+  /**
+   * Fire-and-forget QoS 0 publish for notifications (heartbeats, progress): a stale one is worth nothing, so while
+   * disconnected it is dropped and counted (logged once per outage, the count at the next CONNACK). False: dropped.
+   */
+  publishVolatile(topic: string, payload: string): boolean {
+    if (!this.client.connected) {
+      if (this.dropped++ === 0) this.cfg.log.warn('mqtt notifications dropped while disconnected', { client_id: this.cfg.clientId });
+      return false;
+    }
+    // queueQoSZero is off: should the socket go in the meantime, mqtt.js reports it here instead of queueing.
+    this.client.publish(topic, payload, { qos: 0 }, (err) => {
+      if (err) this.dropped++;
+    });
+    return true;
   }
 
   /** Subscribe with QoS 1 now (if connected) and after every reconnect. */

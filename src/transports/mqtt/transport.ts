@@ -255,11 +255,16 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
     },
     notify(message) {
       if (!open) return;
+      // A notification (no id: claw.heartbeat, progress) is QoS 0 and dropped while offline: queued, an outage
+      // would grow memory by one per heartbeat and end in a burst of stale ones (docs/transports.md).
+      if (!('id' in message)) return void conn.publishVolatile(topics.outbox, JSON.stringify(message));
       conn.publish(topics.outbox, JSON.stringify(message)).catch((err: Error) => o.log.debug('mqtt notification not published', { error: err.message }));
     },
     async setPresence(next, nextInfo) {
       status = next;
       info = nextInfo ?? info;
+      // Offline, the next CONNACK announces the latest state (onConnect): queueing each change would replay them all.
+      if (!conn.connected) return;
       await link.publishPresence(status, info);
     },
     ready: (ms) => conn.ready(ms),
