@@ -128,7 +128,7 @@ export function channelsModule(d: ChannelsModuleDeps): ChannelsModule {
             const scheme = b.listen!.slice(0, b.listen!.indexOf(':'));
             const listen = CHANNEL_LISTENERS[scheme];
             if (!listen) throw new ClawError('config', `channel ${name}: ${scheme}: channels are not in this build (see docs/channels.md, "MQTT topic")`);
-            transport = await listen(b, { channel: name, queueName: queueName!, log: d.log, baseDir: d.dataDir, secrets: d.secrets, now: d.clock.now, maxFrameBytes: d.maxFrameBytes });
+            transport = await listen(b, { channel: name, queueName: queueName!, log: d.log, baseDir: d.dataDir, secrets: d.secrets, now: d.clock.now, monotonic: d.clock.monotonic, maxFrameBytes: d.maxFrameBytes });
             where = b.listen!.split('?')[0];
           }
           const scheduler = new TriggerScheduler({ maxParallel: spec.trigger?.max_parallel, overlapPolicy: spec.trigger?.overlap_policy, maxQueue: b.max_queue });

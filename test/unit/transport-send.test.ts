@@ -10,6 +10,7 @@ import { resolveFsOptions } from '../../src/transports/fs/options.ts';
 import type { InboundFrame } from '../../src/kernel/ports.ts';
 import { captureLogger, FakeClock } from './helpers/fakes.ts';
 import { echo } from './transport-contract.ts';
+import { systemClock } from '../../src/node/clock.ts';
 
 function env(argv: string[], cwd = '/'): CliEnv & { out: () => string; err: () => string } {
   let out = '';
@@ -34,7 +35,7 @@ function env(argv: string[], cwd = '/'): CliEnv & { out: () => string; err: () =
 async function withAgent(fn: (dir: string, frames: InboundFrame[]) => Promise<void>) {
   const dir = mkdtempSync(`${tmpdir()}/claw-send-`);
   const frames: InboundFrame[] = [];
-  const t = createFsTransport({ dir, options: resolveFsOptions({ poll_interval_ms: 20 }), log: captureLogger() });
+  const t = createFsTransport({ dir, clock: systemClock, options: resolveFsOptions({ poll_interval_ms: 20 }), log: captureLogger() });
   t.start((f) => {
     frames.push(f);
     const text = 'text' in f.payload ? f.payload.text : '';
