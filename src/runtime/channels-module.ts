@@ -122,7 +122,7 @@ export function channelsModule(d: ChannelsModuleDeps): ChannelsModule {
             where = 'telegram';
           } else if (kind === 'home_assistant') {
             const { openHomeAssistantDevice } = await import('../channels/home-assistant/device.ts');
-            transport = await openHomeAssistantDevice({ channel: name, manifest: m, binding: b.home_assistant!, log: d.log, dataDir: d.dataDir, secrets: d.secrets, lifecycle: core.lifecycle });
+            transport = await openHomeAssistantDevice({ channel: name, manifest: m, binding: b.home_assistant!, log: d.log, dataDir: d.dataDir, secrets: d.secrets, lifecycle: core.lifecycle, clock: d.clock });
             where = b.home_assistant!.broker;
           } else {
             const scheme = b.listen!.slice(0, b.listen!.indexOf(':'));
