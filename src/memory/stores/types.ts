@@ -94,6 +94,8 @@ export interface StoreDeps {
   /** Entry id generator; default `crypto.randomUUID()`. Called outside SQL, so replay stays deterministic. */
   newId?: () => string;
   embedder?: Embedder;
+  /** Monotonic ms for the embedder's backfill pause (default performance.now): a wall-clock step must not end or stretch it. */
+  monotonic?: () => number;
   summarizer?: Summarizer;
   /** Close the database with the store (default false: stores usually share one database). */
   ownsDatabase?: boolean;
