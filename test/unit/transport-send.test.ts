@@ -59,6 +59,16 @@ test('a result prints one JSON line and exits 0; the JSON-RPC id defaults to the
   });
 });
 
+test('the wall clock stepping a day forward while connecting does not time the request out (the --timeout is monotonic)', async () => {
+  await withAgent(async (dir) => {
+    const e = env(['send', `fs:${dir}`, 'claw.status', '--timeout', '5000']);
+    const c = e.clock as FakeClock;
+    // Every read of the wall clock is a day after the one before: a board's first NTP sync, seen mid-command.
+    c.now = () => (c.wall += 86_400_000);
+    assert.is(await main(e), 0, e.err());
+  });
+});
+
 test('--id sets the JSON-RPC id (digits become a number); an error reply exits 1', async () => {
   await withAgent(async (dir) => {
     const e = env(['send', `fs:${dir}`, 'fail', '--id', '42']);
