@@ -1,9 +1,9 @@
 // Provider token ledger (spec §5.2 limits.tokens_per_day, seed TV-L2-10): tokens used per provider
 // per UTC day, persisted through a store port so a restart does not reset the budget.
 import type { Clock } from './ports.ts';
-import { CLOCK_SET_FLOOR_MS } from './wall-age.ts';
 
-const UNSET_CLOCK_DAY = new Date(CLOCK_SET_FLOOR_MS).toISOString().slice(0, 10);
+/** A day before this was counted by a clock not yet set (src/kernel/wall-age.ts CLOCK_SET_FLOOR_MS). */
+const UNSET_CLOCK_DAY = '2025-01-01';
 
 export interface LedgerEntry {
   /** UTC day, YYYY-MM-DD. A new day starts from zero. */

@@ -13,59 +13,51 @@
 // yet set, so of unknown age), which is taken as old as this process's uptime. A stamp in the future is fresh.
 import type { Clock } from './ports.ts';
 
-/** No clock that was set reads earlier than this on a board running this runtime. */
-export const CLOCK_SET_FLOOR_MS = Date.UTC(2025, 0, 1);
+/** No clock that was set reads earlier than this on a board running this runtime: 2025-01-01T00:00:00Z. */
+export const CLOCK_SET_FLOOR_MS = 1_735_689_600_000;
 /** NTP slews offsets below 128 ms and steps above; 2 s also tolerates a slow sampling of a slew. */
 const STEP_MS = 2_000;
 /** Steps remembered; the oldest epoch is forgotten first (its stamps are then aged by the wall clock). */
 const MAX_EPOCHS = 16;
 
-interface Epoch {
-  /** wall - monotonic during the epoch (tracks a slew). */
-  offset: number;
-  /** Monotonic span: from the last look before the step that began it, to the look that saw the next step. */
-  from: number;
-  to: number;
-}
+/**
+ * One epoch: [wall - monotonic during it (tracks a slew), monotonic start (the last look before the step that
+ * began it), monotonic end (the look that saw the next step, or the latest look)].
+ */
+type Epoch = [offset: number, from: number, to: number];
 
 export class WallAges {
   private readonly epochs: Epoch[];
   private readonly started: number;
 
   constructor(private readonly clock: Pick<Clock, 'now' | 'monotonic'>) {
-    const mono = clock.monotonic();
-    this.started = mono;
-    this.epochs = [{ offset: clock.now() - mono, from: mono, to: mono }];
+    const m = clock.monotonic();
+    this.started = m;
+    this.epochs = [[clock.now() - m, m, m]];
   }
 
   /** Look at the clock: each look bounds when a step happened, so the more often the tighter. */
-  private look(): { wall: number; mono: number } {
-    const mono = this.clock.monotonic();
-    const wall = this.clock.now();
-    const cur = this.epochs[this.epochs.length - 1];
-    const offset = wall - mono;
-    if (Math.abs(offset - cur.offset) > STEP_MS) {
-      const last = cur.to;
-      cur.to = mono;
-      this.epochs.push({ offset, from: last, to: mono });
-      if (this.epochs.length > MAX_EPOCHS) this.epochs.shift();
-    } else {
-      cur.offset = offset;
-      cur.to = mono;
-    }
-    return { wall, mono };
+  private look(): [wall: number, mono: number] {
+    const m = this.clock.monotonic();
+    const w = this.clock.now();
+    const e = this.epochs;
+    const cur = e[e.length - 1];
+    if (Math.abs(w - m - cur[0]) > STEP_MS) {
+      e.push([w - m, cur[2], m]);
+      if (e.length > MAX_EPOCHS) e.shift();
+    } else cur[0] = w - m;
+    cur[2] = m;
+    return [w, m];
   }
 
   /** A function giving the age (ms, >= 0) of a wall stamp as of now: one look for a batch of stamps. */
   ages(): (stampMs: number) => number {
-    const { wall, mono } = this.look();
-    const epochs = this.epochs.map((e) => ({ lo: e.from + e.offset, hi: e.to + e.offset, offset: e.offset }));
-    const uptime = mono - this.started;
+    const [w, m] = this.look();
+    const uptime = m - this.started;
     return (s) => {
       let age = Infinity;
-      for (const e of epochs) if (s >= e.lo && s <= e.hi) age = Math.min(age, mono - (s - e.offset));
-      if (age === Infinity) age = s < CLOCK_SET_FLOOR_MS ? uptime : wall - s;
-      return Math.max(0, age);
+      for (const [o, from, to] of this.epochs) if (s >= from + o && s <= to + o) age = Math.min(age, m - s + o);
+      return Math.max(0, age < Infinity ? age : s < CLOCK_SET_FLOOR_MS ? uptime : w - s);
     };
   }
 
@@ -75,12 +67,9 @@ export class WallAges {
    * including unset-clock ones (see ages()).
    */
   cutoff(ageMs: number): number {
-    const { wall, mono } = this.look();
-    let c = wall - ageMs;
-    for (const e of this.epochs) {
-      const lo = Math.max(e.from + e.offset, mono + e.offset - ageMs);
-      if (lo <= e.to + e.offset) c = Math.min(c, lo);
-    }
+    const [w, m] = this.look();
+    let c = w - ageMs;
+    for (const [o, from, to] of this.epochs) if (Math.max(from, m - ageMs) <= to) c = Math.min(c, Math.max(from, m - ageMs) + o);
     return c;
   }
 }
