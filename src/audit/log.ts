@@ -10,6 +10,7 @@ import { parseStrictJson } from '../protocol/strict-json.ts';
 import { chainRecord, recordHash, type AuditKind, type AuditRecord, type ChainHead } from './record.ts';
 import { sanitizeForAudit, DEFAULT_SANITIZE_LIMITS, type SanitizeLimits } from './sanitize.ts';
 import { sha256Hex } from './hash.ts';
+import { WallAges } from '../kernel/wall-age.ts';
 import { OutageAccount, OUTAGE_MAX_CALLS, type RefusedCall } from './outage.ts';
 
 /** The file under the log (./node-file.ts on Node and Bun; a fake in tests). */
@@ -43,8 +44,8 @@ export interface AuditSegments {
    * closed segment's name. Throws with `file` still usable when nothing was renamed.
    */
   rotate(file: AuditFile, firstSeq: number, closedAtMs: number): { file: AuditFile; closed: string };
-  /** Delete closed segments closed before `cutoffMs`; their names. */
-  prune(cutoffMs: number): string[];
+  /** Delete the closed segments for which `expired(closed at, wall ms)` is true; their names. */
+  prune(expired: (closedAtMs: number) => boolean): string[];
   /**
    * The newest closed segment and its last complete line: an empty active file after a crash between
    * the rename and the first record continues that chain instead of restarting at GENESIS.
@@ -70,6 +71,11 @@ export interface AuditLogOptions {
   file: AuditFile;
   /** Wall clock, ms since the epoch. */
   now(): number;
+  /**
+   * Monotonic ms: with it, segment ages and retention follow the rule of src/kernel/wall-age.ts across a
+   * wall-clock step (docs/boards.md "Clock"). Without it (tests of a single clock), ages are wall-clock ages.
+   */
+  monotonic?(): number;
   redact(s: string): string;
   fsync?: FsyncPolicy;
   limits?: SanitizeLimits;
@@ -140,6 +146,7 @@ export class AuditLog {
   private active: { seq: number; ms: number } | undefined;
   private activeBytes = 0;
   private readonly warned = new Set<string>();
+  private readonly ages: WallAges;
 
   private constructor(
     private readonly o: AuditLogOptions,
@@ -147,6 +154,7 @@ export class AuditLog {
   ) {
     this.headRef = head;
     this.file = o.file;
+    this.ages = new WallAges({ now: o.now, monotonic: o.monotonic ?? o.now });
     if (o.segments) {
       this.activeBytes = o.file.size?.() ?? 0;
       const first = o.file.firstLine?.();
@@ -225,18 +233,23 @@ export class AuditLog {
     this.o.warn?.(msg, { error: (e as Error)?.message ?? String(e) });
   }
 
-  /** Retention: delete expired closed segments (and their mirrored rows). Failure is told once, never thrown. */
+  /**
+   * Retention: delete expired closed segments (and their mirrored rows). Failure is told once, never thrown.
+   * A segment's age is its closing stamp's by src/kernel/wall-age.ts: one this process closed minutes before
+   * the wall clock stepped years forward is minutes old, not years.
+   */
   private prune(): void {
     const seg = this.o.segments;
     if (!seg || seg.retentionMs === undefined) return;
-    const cutoff = this.o.now() - seg.retentionMs;
+    const retention = seg.retentionMs;
+    const age = this.ages.ages();
     try {
-      seg.prune(cutoff);
+      seg.prune((closedAtMs) => age(closedAtMs) > retention);
     } catch (e) {
       this.warnOnce('prune', 'audit retention: deleting expired segments failed; they are kept', e);
     }
     try {
-      this.o.sink?.pruned?.(cutoff);
+      this.o.sink?.pruned?.(this.ages.cutoff(retention));
     } catch (e) {
       this.warnOnce('sink-prune', 'audit retention: pruning the mirror failed', e);
     }
@@ -246,7 +259,7 @@ export class AuditLog {
   private maybeRotate(now: number): void {
     const seg = this.o.segments;
     if (!seg || !this.active || !this.headRef) return;
-    if (now - this.active.ms < seg.maxAgeMs && this.activeBytes < seg.maxBytes) return;
+    if (this.ages.ages()(this.active.ms) < seg.maxAgeMs && this.activeBytes < seg.maxBytes) return;
     const prev = { first_seq: this.active.seq, last_seq: this.headRef.seq, head: this.headRef.hash };
     let closed: string;
     try {

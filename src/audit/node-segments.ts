@@ -33,8 +33,8 @@ export function nodeAuditSegments(dir: string, o: { maxAgeMs: number; maxBytes: 
         f.close();
       }
     },
-    prune(cutoffMs: number) {
-      const gone = expiredSegments(readdirSync(dir), cutoffMs);
+    prune(expired: (closedAtMs: number) => boolean) {
+      const gone = expiredSegments(readdirSync(dir), expired);
       for (const n of gone) unlinkSync(join(dir, n));
       return gone;
     },

@@ -27,14 +27,14 @@ export function segmentOrder(names: readonly string[]): string[] {
 }
 
 /**
- * Closed segments to delete: every one whose last record was written before `cutoffMs` (its name
- * carries the time it was closed, which is at or after its last record). The newest closed segment
- * may be deleted too: the active file links to it by hash, which is the boundary the verifier reports.
+ * Closed segments to delete: every one `expired` says is, from the time it was closed (in its name, at or
+ * after its last record). The newest closed segment may be deleted too: the active file links to it by
+ * hash, which is the boundary the verifier reports.
  */
-export function expiredSegments(names: readonly string[], cutoffMs: number): string[] {
+export function expiredSegments(names: readonly string[], expired: (closedAtMs: number) => boolean): string[] {
   return names.filter((n) => {
     const p = parseSegmentName(n);
-    return p !== undefined && p.closedAtMs < cutoffMs;
+    return p !== undefined && expired(p.closedAtMs);
   });
 }
 

@@ -72,7 +72,7 @@ export function openAuditSession(o: AuditSessionOptions): AuditSession | undefin
   if (mirror.note) settings.notes.push(mirror.note);
   let log: AuditLog;
   try {
-    log = AuditLog.open({ file: o.file ?? openAuditFile(o.path), now: o.now, redact: o.redact, fsync: o.fsync, segments, sink: mirror.sink, warn, openOutage: o.openOutage });
+    log = AuditLog.open({ file: o.file ?? openAuditFile(o.path), now: o.now, monotonic: o.monotonic, redact: o.redact, fsync: o.fsync, segments, sink: mirror.sink, warn, openOutage: o.openOutage });
   } catch (e) {
     void mirror.sink?.close().catch(() => {});
     // claw.initialize answers why (full disk, a corrupt last record), not a bare -32603.

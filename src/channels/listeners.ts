@@ -12,6 +12,7 @@ export interface ChannelListenContext {
   baseDir: string;
   secrets?: SecretResolver;
   now: () => number;
+  monotonic: () => number;
   maxFrameBytes?: number;
 }
 

@@ -42,6 +42,19 @@ export function newPairingCode(randomInt: (max: number) => number): string {
   return `${s.slice(0, 4)}-${s.slice(4)}`;
 }
 
+/**
+ * A pending code is valid from its creation until its expiry, by the wall clock: the runtime hands codes
+ * out and `claw pair` (another process) accepts them, so both must read the same file the same way, and
+ * neither knows the other's monotonic clock. A code created "in the future" (more than a slew ahead: the
+ * clock was set back since, by `date -s` or a bad NTP server) is expired — otherwise it would stay valid,
+ * and hold its place in max_pending, for as long as the clock went back (docs/boards.md "Clock"). A code
+ * issued at a 1970 boot expires when NTP sets the clock; the user asks again and gets a new one.
+ */
+export function codeLive(p: PendingCode, now: number): boolean {
+  return p.created_ms - now <= SLEW_MS && now < p.expires_ms;
+}
+const SLEW_MS = 2_000;
+
 /** Codes are compared without case, spaces or dashes, as people type them. */
 export function normalizeCode(code: string): string {
   return code.toUpperCase().replace(/[\s-]/g, '');
@@ -65,7 +78,7 @@ export class Pairing {
     }
     const t = this.now();
     const all = this.storage.readPending();
-    const live = all.filter((p) => p.expires_ms > t);
+    const live = all.filter((p) => codeLive(p, t));
     const mine = live.find((p) => p.user === user);
     if (mine) {
       if (live.length !== all.length) this.storage.writePending(live);
@@ -90,7 +103,7 @@ export function approvePairing(storage: PairingStorage, code: string, now: numbe
   const want = normalizeCode(code);
   const hit = storage.readPending().find((p) => normalizeCode(p.code) === want);
   if (!hit) return { ok: false, reason: 'unknown' };
-  if (hit.expires_ms <= now) return { ok: false, reason: 'expired' };
+  if (!codeLive(hit, now)) return { ok: false, reason: 'expired' };
   storage.addPaired(hit.user, { code: hit.code, paired_ms: now });
   return { ok: true, user: hit.user };
 }

@@ -130,10 +130,10 @@ export function createChannelRunner(d: ChannelRunnerDeps): ChannelRunner {
         }
         const ac = new AbortController();
         controllers.add(ac);
-        const started = Date.now();
+        const started = performance.now();
         try {
           const r = await agent.turn(text, ac.signal, { channel, user: verdict.user, conversation: `${channel}:${verdict.user}`, tools: verdict.tools });
-          d.log.debug('channel turn done', { channel, outcome: r.outcome, tool_calls: r.toolCalls.length, ms: Date.now() - started });
+          d.log.debug('channel turn done', { channel, outcome: r.outcome, tool_calls: r.toolCalls.length, ms: Math.round(performance.now() - started) });
           answer(success(id, { reply: r.reply, outcome: r.outcome, tool_calls: r.toolCalls.length }));
         } catch (e) {
           if (e instanceof ProtocolError) fail(e.code, e.message, e.data);

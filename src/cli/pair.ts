@@ -7,7 +7,7 @@ import { loadRuntimeConfig } from '../config/load-config.ts';
 import { dirnameOf, joinPath } from '../manifest/reader.ts';
 import { formatIssue } from '../manifest/issues.ts';
 import { ClawError } from '../protocol/errors.ts';
-import { approvePairing } from '../channels/pairing.ts';
+import { approvePairing, codeLive } from '../channels/pairing.ts';
 import { filePairingStorage, pairingDir } from '../channels/pairing-store.ts';
 import type { ChannelSpec } from '../channels/types.ts';
 import { composeRuntime } from '../runtime/compose.ts';
@@ -48,7 +48,7 @@ export async function pairCommand(env: CliEnv, argv: string[]): Promise<number> 
   if (list) {
     for (const c of channels) {
       for (const p of filePairingStorage(pairingDir(dataDir, c.name)).readPending()) {
-        if (p.expires_ms > now) env.stdout.write(`${c.name}\t${p.code}\t${p.user}\texpires ${new Date(p.expires_ms).toISOString()}\n`);
+        if (codeLive(p, now)) env.stdout.write(`${c.name}\t${p.code}\t${p.user}\texpires ${new Date(p.expires_ms).toISOString()}\n`);
       }
     }
     return 0;

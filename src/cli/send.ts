@@ -40,8 +40,8 @@ export async function sendCommand(env: CliEnv, argv: string[]): Promise<number> 
   // No runtime configuration: a password_ref resolves from the environment and $CLAW_SECRETS_DIR (profile §7).
   const runtime = composeRuntime({ host: env, config: {} });
   // --timeout is the whole wait, connecting included: a slow link gets the time the caller allows, and
-  // the reply gets what connecting left over.
-  const deadline = env.clock.now() + timeoutMs;
+  // the reply gets what connecting left over. Monotonic: a wall-clock step meanwhile (docs/boards.md "Clock") is no time spent.
+  const deadline = env.clock.monotonic() + timeoutMs;
   let client: TransportClient | undefined;
   const rid = requestId ?? newRequestId();
   try {
@@ -53,7 +53,7 @@ export async function sendCommand(env: CliEnv, argv: string[]): Promise<number> 
     }
     // The JSON-RPC id defaults to the request_id, so a reply file and its id tell the same story.
     const id = idText === undefined ? rid : /^-?\d+$/.test(idText) ? Number(idText) : idText;
-    const reply = (await client.request({ ...base, id }, { timeoutMs: Math.max(1, deadline - env.clock.now()), requestId: rid })) as JsonRpcResponse | JsonRpcResponse[];
+    const reply = (await client.request({ ...base, id }, { timeoutMs: Math.max(1, deadline - env.clock.monotonic()), requestId: rid })) as JsonRpcResponse | JsonRpcResponse[];
     env.stdout.write(`${JSON.stringify(reply)}\n`);
     return !Array.isArray(reply) && 'error' in reply ? SEND_EXIT.error : SEND_EXIT.result;
   } catch (e) {

@@ -5,6 +5,7 @@
 // through a DedupStore, so a retry after a restart still gets the first answer.
 import { ProtocolError, isNotExecuted } from '../protocol/errors.ts';
 import type { Clock } from './ports.ts';
+import { WallAges } from './wall-age.ts';
 
 export const DEFAULT_DEDUP_WINDOW_MS = 5 * 60 * 1000;
 const MAX_ENTRIES = 10_000;
@@ -18,7 +19,10 @@ export interface DedupRecord {
    */
   fingerprint: string;
   outcome: { ok: unknown } | { error: { code: number; message: string; data?: unknown } };
-  /** Wall clock (ms since epoch): the persisted window survives restarts, monotonic time does not. */
+  /**
+   * Wall clock (ms since epoch): the persisted window survives restarts, monotonic time does not. Read back,
+   * it is aged by src/kernel/wall-age.ts, so a wall-clock step does not end the window early.
+   */
   settledAt: number;
 }
 
@@ -70,7 +74,9 @@ export class DedupCache<S = string | (() => string)> {
   private settledAt = new Float64Array(0);
   private head = 0;
   private count = 0;
-  private lastPrune = 0;
+  /** Monotonic: the store is pruned once per window, the first time a window after start. */
+  private lastPrune: number;
+  private readonly ages: WallAges;
 
   constructor(
     private readonly clock: Clock,
@@ -78,7 +84,10 @@ export class DedupCache<S = string | (() => string)> {
     /** The persistent store when there is one (looked up per call: the memory database opens at STARTING). */
     private readonly persistent: () => DedupStore | undefined = () => undefined,
     private readonly fingerprintOf: (source: S) => string = plainFingerprint as (source: S) => string,
-  ) {}
+  ) {
+    this.lastPrune = clock.monotonic();
+    this.ages = new WallAges(clock);
+  }
 
   /**
    * Run `work` once per request id. Returns `{ reused: true }` with the first outcome for a
@@ -104,7 +113,7 @@ export class DedupCache<S = string | (() => string)> {
     }
     const store = this.storeNow();
     const saved = store && this.safe(() => store.get(requestId, this.fingerprintOf(source)));
-    if (saved && saved.settledAt >= this.clock.now() - this.windowMs) {
+    if (saved && this.ages.ages()(saved.settledAt) <= this.windowMs) {
       if (!saved.sameCall) return { conflict: true };
       const o = saved.outcome;
       const ok = 'ok' in o;
@@ -112,9 +121,9 @@ export class DedupCache<S = string | (() => string)> {
       const s = this.push(requestId, source, ok ? o.ok : new ProtocolError(o.error.code, o.error.message, o.error.data), ok ? Kind.Value : Kind.Error, now);
       return { outcome: this.outcomeAt<T>(s), reused: true };
     }
-    if (store && this.clock.now() - this.lastPrune > this.windowMs) {
-      this.lastPrune = this.clock.now();
-      this.safe(() => store.prune(this.lastPrune - this.windowMs));
+    if (store && now - this.lastPrune > this.windowMs) {
+      this.lastPrune = now;
+      this.safe(() => store.prune(this.ages.cutoff(this.windowMs)));
     }
     let result: T | Promise<T>;
     try {

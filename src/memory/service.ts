@@ -24,7 +24,9 @@ export interface MemoryServiceOptions {
   /** native only: page size of a new database file. */
   pageSize?: number;
   /** A store's embedder / summarizer (runtime/store-providers.ts); none: full text only, fallback digests. */
-  storeDeps?: (spec: StoreSpec) => Pick<StoreDeps, 'embedder' | 'summarizer'>;
+  storeDeps?: (spec: StoreSpec) => Pick<StoreDeps, 'embedder' | 'summarizer' | 'monotonic'>;
+  /** The runtime's monotonic clock, for every store's retention across a wall-clock step (StoreDeps.monotonic). */
+  monotonic?: () => number;
 }
 
 export interface MemoryService {
@@ -64,7 +66,7 @@ export async function openMemoryService(o: MemoryServiceOptions): Promise<Memory
       db = await openDatabase({ path: dbPath, adapter: o.adapter, autoPrefers: 'journal', durability: o.durability, wasmPath: o.wasmPath, pageSize: o.pageSize });
     }
     for (const spec of o.stores) {
-      stores.set(spec.name, spec.type === 'workspace' ? new WorkspaceStore(spec, resolveWorkspacePath(spec, o)) : openMemoryStore(spec, { ...o.storeDeps?.(spec), db: db! }));
+      stores.set(spec.name, spec.type === 'workspace' ? new WorkspaceStore(spec, resolveWorkspacePath(spec, o)) : openMemoryStore(spec, { monotonic: o.monotonic, ...o.storeDeps?.(spec), db: db! }));
     }
   } catch (e) {
     for (const s of stores.values()) await s.close().catch(() => {});

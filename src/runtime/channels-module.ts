@@ -122,13 +122,13 @@ export function channelsModule(d: ChannelsModuleDeps): ChannelsModule {
             where = 'telegram';
           } else if (kind === 'home_assistant') {
             const { openHomeAssistantDevice } = await import('../channels/home-assistant/device.ts');
-            transport = await openHomeAssistantDevice({ channel: name, manifest: m, binding: b.home_assistant!, log: d.log, dataDir: d.dataDir, secrets: d.secrets, lifecycle: core.lifecycle });
+            transport = await openHomeAssistantDevice({ channel: name, manifest: m, binding: b.home_assistant!, log: d.log, dataDir: d.dataDir, secrets: d.secrets, lifecycle: core.lifecycle, clock: d.clock });
             where = b.home_assistant!.broker;
           } else {
             const scheme = b.listen!.slice(0, b.listen!.indexOf(':'));
             const listen = CHANNEL_LISTENERS[scheme];
             if (!listen) throw new ClawError('config', `channel ${name}: ${scheme}: channels are not in this build (see docs/channels.md, "MQTT topic")`);
-            transport = await listen(b, { channel: name, queueName: queueName!, log: d.log, baseDir: d.dataDir, secrets: d.secrets, now: d.clock.now, maxFrameBytes: d.maxFrameBytes });
+            transport = await listen(b, { channel: name, queueName: queueName!, log: d.log, baseDir: d.dataDir, secrets: d.secrets, now: d.clock.now, monotonic: d.clock.monotonic, maxFrameBytes: d.maxFrameBytes });
             where = b.listen!.split('?')[0];
           }
           const scheduler = new TriggerScheduler({ maxParallel: spec.trigger?.max_parallel, overlapPolicy: spec.trigger?.overlap_policy, maxQueue: b.max_queue });

@@ -10,7 +10,7 @@ import { issuesData } from '../protocol/wire.ts';
 import { memoryCompactParams, memoryQueryParams, memoryStoreParams } from '../memory/wire.ts';
 import type { AgentCore, KernelModule, Session } from '../kernel/agent.ts';
 import type { MethodSpec } from '../kernel/methods/index.ts';
-import type { Logger } from '../kernel/ports.ts';
+import type { Clock, Logger } from '../kernel/ports.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { LedgerStore } from '../kernel/ledger.ts';
 import type { DedupStore } from '../kernel/idempotency.ts';
@@ -25,6 +25,8 @@ export interface MemoryModuleDeps {
   config: RuntimeConfig;
   log: Logger;
   dataDir: string;
+  /** Monotonic time for the stores' retention across a wall-clock step (docs/boards.md "Clock"). */
+  clock?: Pick<Clock, 'monotonic'>;
   /** For `~` in workspace paths. */
   home?: string;
   /**
@@ -126,6 +128,7 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
         memoryName: m.memory.name,
         stores: specs,
         storeDeps,
+        monotonic: d.clock ? () => d.clock!.monotonic() : undefined,
         dataDir: d.dataDir,
         vars: { identity_name: m.identity.name, tenant_id: typeof m.annotations.tenant_id === 'string' ? m.annotations.tenant_id : undefined },
         home: d.home,

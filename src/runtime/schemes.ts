@@ -50,7 +50,7 @@ export const BUS_SCHEMES: SchemeTable<BusFactory> = schemeTable({
 
 /** Where a queue channel's binding opens (claw.runtime.yaml `channels:`, docs/channels.md). */
 export const CHANNEL_SCHEMES: SchemeTable<ChannelListenerFactory> = schemeTable({
-  fs: async (b, c) => (await import('../channels/queue-fs.ts')).openFsQueue(c.channel, b, { baseDir: c.baseDir, log: c.log, maxFrameBytes: c.maxFrameBytes }),
+  fs: async (b, c) => (await import('../channels/queue-fs.ts')).openFsQueue(c.channel, b, { baseDir: c.baseDir, log: c.log, clock: { now: c.now, monotonic: c.monotonic }, maxFrameBytes: c.maxFrameBytes }),
   mqtt: mqttChannel,
   mqtts: mqttChannel,
 });

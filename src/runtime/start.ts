@@ -81,7 +81,7 @@ export function startRuntime(d: RuntimeDeps): Runtime {
   // Stores that use a model (embeddings, summarize compaction) get the session's providers (docs/memory.md
   // "Embeddings and summaries"); called at STARTING only when a store needs one.
   const memory = lazyMemory(async () =>
-    (await import('./memory-module.ts')).memoryModule({ config: d.config, log: d.log, dataDir, home: d.env.HOME, providers: { chat: (m, t) => providerFor(m, t), deps: (m, t) => providerDepsFor(m, t) } }),
+    (await import('./memory-module.ts')).memoryModule({ config: d.config, log: d.log, clock: d.clock, dataDir, home: d.env.HOME, providers: { chat: (m, t) => providerFor(m, t), deps: (m, t) => providerDepsFor(m, t) } }),
   );
   const agentLoop = d.agentLoop === true || Object.keys(d.config.channels ?? {}).length > 0;
   const ledgerStore = memory.ledgerStore(d.ledgerStore);

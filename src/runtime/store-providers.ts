@@ -38,8 +38,11 @@ export function storeProviders(o: StoreProviderOptions): (spec: StoreSpec) => Pi
   let summarizer: StoreDeps['summarizer'];
   const summarizerOf = () => (summarizer ??= o.manifest.providers.length > 0 ? providerSummarizer(o.chat(), { signal: o.signal }) : undefined);
   return (spec) => {
-    const out: Pick<StoreDeps, 'embedder' | 'summarizer'> = {};
-    if (spec.type === 'semantic' && spec.embedding && spec.search?.strategy !== 'fts-only') out.embedder = embedderFor(spec, o);
+    const out: Pick<StoreDeps, 'embedder' | 'summarizer' | 'monotonic'> = {};
+    if (spec.type === 'semantic' && spec.embedding && spec.search?.strategy !== 'fts-only') {
+      out.embedder = embedderFor(spec, o);
+      out.monotonic = o.monotonic;
+    }
     if (spec.compaction?.strategy === 'summarize') out.summarizer = summarizerOf();
     return out;
   };

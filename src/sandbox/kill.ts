@@ -78,13 +78,17 @@ export async function isGone(t: KillTarget): Promise<boolean> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** SIGTERM, wait up to `graceMs` for everything to go, then SIGKILL until nothing is left. */
+/**
+ * SIGTERM, wait up to `graceMs` for everything to go, then SIGKILL until nothing is left. The grace is
+ * measured on the monotonic clock: a wall clock set back (a board's NTP sync, `date -s`) would hold off
+ * the SIGKILL for as long as it went back, one set forward would skip the grace (docs/boards.md "Clock").
+ */
 export async function terminate(t: KillTarget, graceMs: number): Promise<void> {
   await signalTool(t, 'SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
+  const deadline = performance.now() + graceMs;
+  while (performance.now() < deadline) {
     if (await isGone(t)) return;
-    await sleep(Math.min(25, Math.max(1, deadline - Date.now())));
+    await sleep(Math.min(25, Math.max(1, deadline - performance.now())));
   }
   await sweep(t);
 }

@@ -39,7 +39,13 @@ export interface CoordinatorDeps {
   bus: PeerBus;
   plan: SwarmPlan;
   log: Logger;
+  /** Wall clock: the task record's stamps only. */
   now(): number;
+  /**
+   * Every deadline, backoff, grace and breaker window: on a board without an RTC the wall clock jumps when
+   * NTP first sets it (docs/boards.md "Clock"), and a window measured across that jump would close at once or never.
+   */
+  monotonic(): number;
   timing: Timing;
   costAware: boolean;
 }
@@ -68,7 +74,7 @@ export class Coordinator {
   tokensUsed = 0;
 
   constructor(private readonly d: CoordinatorDeps) {
-    this.breakers = new CircuitBreakers(d.plan.breaker, d.now);
+    this.breakers = new CircuitBreakers(d.plan.breaker, d.monotonic);
     this.sem = new Semaphore(d.plan.maxParallel);
   }
 
@@ -160,7 +166,7 @@ export class Coordinator {
   }
 
   private async run(rec: TaskRecord, fanout: 'one' | 'all' | 'chain', peers: string[]): Promise<void> {
-    const deadline = this.d.now() + this.d.plan.timeoutMs;
+    const deadline = this.d.monotonic() + this.d.plan.timeoutMs;
     const budget = { retries: this.d.plan.deadLetter.enabled ? this.d.plan.deadLetter.maxRetries : Infinity };
     const params = rec.delegate;
     if (fanout === 'one') {
@@ -168,7 +174,7 @@ export class Coordinator {
       for (const peer of peers) {
         last = await this.tryPeer(rec, peer, params, deadline, budget);
         if (last.kind !== 'unreachable') break;
-        if (budget.retries <= 0 || this.d.now() >= deadline) break;
+        if (budget.retries <= 0 || this.d.monotonic() >= deadline) break;
         budget.retries--; // moving on to the next candidate is a retry of the task too
       }
       return this.settle(rec, last ? [last] : []);
@@ -202,7 +208,7 @@ export class Coordinator {
       else this.breakers.failure(peer);
       if (o.kind !== 'unreachable' || n >= plan.retryPerAgent || budget.retries <= 0) return o;
       const delay = Math.min(timing.retryInitialMs * 2 ** n, timing.retryMaxMs);
-      if (this.d.now() + delay >= deadline) return o;
+      if (this.d.monotonic() + delay >= deadline) return o;
       budget.retries--;
       this.d.log.info('swarm retry', { task_id: rec.task_id, peer, attempt: n + 2, delay_ms: delay, why: o.why });
       await sleep(delay, this.stopped.signal);
@@ -234,7 +240,7 @@ export class Coordinator {
       if (l && l.length === 0) this.pending.delete(rec.task_id);
     };
     try {
-      const left = deadline - this.d.now();
+      const left = deadline - this.d.monotonic();
       if (left <= 0) return { kind: 'unreachable', peer, why: 'aggregation timeout' };
       let ack: any;
       try {
@@ -245,7 +251,7 @@ export class Coordinator {
       }
       if (ack?.acknowledged !== true) return { kind: 'refused', peer, error: { code: ErrorCode.PeerTaskFailed, message: `peer ${peer} did not accept the task` } };
       const r = await this.watch(reported, peer, deadline);
-      return r === undefined ? { kind: 'unreachable', peer, why: this.d.now() >= deadline ? 'aggregation timeout' : `peer ${peer} became unavailable before reporting` } : { kind: 'report', report: r };
+      return r === undefined ? { kind: 'unreachable', peer, why: this.d.monotonic() >= deadline ? 'aggregation timeout' : `peer ${peer} became unavailable before reporting` } : { kind: 'report', report: r };
     } finally {
       drop();
       this.outstanding.set(peer, (this.outstanding.get(peer) ?? 1) - 1);
@@ -263,13 +269,13 @@ export class Coordinator {
         clearTimeout(timer);
         resolve(r);
       };
-      const timer = setTimeout(() => finish(undefined), timerDelay(deadline - this.d.now()));
+      const timer = setTimeout(() => finish(undefined), timerDelay(deadline - this.d.monotonic()));
       let downSince: number | undefined;
       const poll = setInterval(() => {
         const p = this.d.bus.peers(this.d.plan.swarm).find((x) => x.identity === peer);
         if (p && p.status !== 'unavailable') return void (downSince = undefined);
-        downSince ??= this.d.now();
-        if (this.d.now() - downSince >= this.d.timing.unavailableGraceMs) finish(undefined);
+        downSince ??= this.d.monotonic();
+        if (this.d.monotonic() - downSince >= this.d.timing.unavailableGraceMs) finish(undefined);
       }, timerDelay(this.d.timing.presencePollMs));
       reported.then(finish);
     });

@@ -9,6 +9,7 @@
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Clock, Logger, Transport } from '../kernel/ports.ts';
+import { WallAges } from '../kernel/wall-age.ts';
 import { ClawError } from '../protocol/errors.ts';
 import { writeAtomic } from '../transports/fs/layout.ts';
 import type { TransportClient } from '../transports/client.ts';
@@ -68,8 +69,11 @@ export function openFsBus(o: FsBusOptions): PeerBus {
     return out;
   };
 
+  // A presence's updated_at is aged across a wall-clock step (src/kernel/wall-age.ts): set back a year, a dead
+  // peer's last presence would read fresh for a year; set forward, every live peer stale until it writes again.
+  const ages = new WallAges(o.clock);
   const alive = (p: PresenceFile): boolean => {
-    if (o.clock.now() - p.updated_at > o.staleAfterMs) return false;
+    if (ages.ages()(p.updated_at) > o.staleAfterMs) return false;
     if (p.host !== host || !Number.isInteger(p.pid)) return true;
     try {
       process.kill(p.pid, 0);

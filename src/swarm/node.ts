@@ -21,7 +21,7 @@ export interface SwarmNodeDeps {
   plan: SwarmPlan;
   runner: TaskRunner;
   log: Logger;
-  clock: Pick<Clock, 'now' | 'setInterval'>;
+  clock: Pick<Clock, 'now' | 'monotonic' | 'setInterval'>;
   timing: Timing;
   presenceMs: number;
   costAware: boolean;
@@ -46,12 +46,13 @@ export class SwarmNode {
 
   constructor(private readonly d: SwarmNodeDeps) {
     const now = () => d.clock.now();
-    this.coordinator = new Coordinator({ bus: d.bus, plan: d.plan, log: d.log, now, timing: d.timing, costAware: d.costAware });
+    const monotonic = () => d.clock.monotonic();
+    this.coordinator = new Coordinator({ bus: d.bus, plan: d.plan, log: d.log, now, monotonic, timing: d.timing, costAware: d.costAware });
     this.peer = new PeerSide({
       bus: d.bus,
       plan: d.plan,
       log: d.log,
-      now,
+      monotonic,
       runner: d.plan.topology === 'hierarchical' ? this.downward(d.runner) : d.runner,
       onStatus: () => void this.announce(),
       onJob: d.onJob,
@@ -90,7 +91,7 @@ export class SwarmNode {
    * board's journal while it lasts.
    */
   private notAnnounced(error: string): void {
-    const now = this.d.clock.now();
+    const now = this.d.clock.monotonic();
     const o = this.presenceOutage;
     if (o && o.error === error && now - o.warnedAt < PRESENCE_WARN_EVERY_MS) {
       o.failures++;
@@ -105,7 +106,7 @@ export class SwarmNode {
     const o = this.presenceOutage;
     if (!o) return;
     this.presenceOutage = undefined;
-    this.d.log.info('swarm presence announced again', { failures: o.failures, down_ms: this.d.clock.now() - o.since });
+    this.d.log.info('swarm presence announced again', { failures: o.failures, down_ms: Math.round(this.d.clock.monotonic() - o.since) });
   }
 
   /** claw.swarm.discover (spec §9.3.3): peers actually seen, with canonical identity URIs. */

@@ -27,7 +27,8 @@ export interface PeerDeps {
   plan: SwarmPlan;
   runner: TaskRunner;
   log: Logger;
-  now(): number;
+  /** Monotonic ms: a report's duration_ms must not take in a wall-clock jump. */
+  monotonic(): number;
   /** Called when busy/ready changes, so presence can be re-announced. */
   onStatus(s: PeerStatus): void;
   /** Each task's work, so a graceful shutdown can drain it (spec §8 STOPPING). */
@@ -103,7 +104,7 @@ export class PeerSide {
   private async work(p: DelegateParams, job: Job): Promise<void> {
     this.active++;
     if (this.active === this.d.plan.maxParallel) this.d.onStatus('busy');
-    const started = this.d.now();
+    const started = this.d.monotonic();
     let out: TaskOutcome;
     try {
       out = await this.d.runner.run(p.task, { task_id: p.task_id, request_id: p.context.request_id, from: job.from, signal: this.abort.signal });
@@ -113,7 +114,7 @@ export class PeerSide {
       this.active--;
       if (this.active === this.d.plan.maxParallel - 1) this.d.onStatus('ready');
     }
-    job.report = { task_id: p.task_id, status: out.status, result: out.result, duration_ms: this.d.now() - started, ...(out.token_usage !== undefined ? { token_usage: out.token_usage } : {}) };
+    job.report = { task_id: p.task_id, status: out.status, result: out.result, duration_ms: this.d.monotonic() - started, ...(out.token_usage !== undefined ? { token_usage: out.token_usage } : {}) };
     await this.sendReport(job.from, job.report);
   }
 

@@ -31,7 +31,7 @@ test('names: closed segments sort by first seq, the active file last; expiry by 
   assert.is(parseSegmentName('audit-42-1.jsonl'), undefined);
   const names = ['audit.jsonl', closedSegmentName(10, T0 + 5), 'notes.txt', closedSegmentName(2, T0 + 9)];
   assert.equal(segmentOrder(names), [closedSegmentName(2, T0 + 9), closedSegmentName(10, T0 + 5), 'audit.jsonl']);
-  assert.equal(expiredSegments(names, T0 + 6), [closedSegmentName(10, T0 + 5)]);
+  assert.equal(expiredSegments(names, (ms) => ms < T0 + 6), [closedSegmentName(10, T0 + 5)]);
 });
 
 test('rotation: each new segment begins with audit.segment naming the closed one, and the directory verifies as one chain', () => {

@@ -164,4 +164,15 @@ test('pairing: codes expire (approval refused, a new code issued), max_pending b
   assert.ok(!a2.paired && 'code' in a2 && 'code' in a && a2.code !== a.code, 'a new code after expiry');
   assert.is(normalizeCode(' ab-cd efgh '), 'ABCDEFGH');
 });
+test('pairing: the wall clock set back a year does not keep pending codes valid (nor max_pending full) for a year', () => {
+  const c = clock();
+  const storage = memoryPairingStorage();
+  const p = new Pairing({ code_expiry_minutes: 10, max_pending: 1 }, storage, c.now, counter());
+  const a = p.check('a');
+  assert.ok(!a.paired && 'code' in a);
+  c.advance(-365 * 86_400_000); // date -s, a bad NTP server
+  if (!a.paired && 'code' in a) assert.equal(approvePairing(storage, a.code, c.now()), { ok: false, reason: 'expired' });
+  const b = p.check('b');
+  assert.ok(!b.paired && 'code' in b, `a place for a new user: ${JSON.stringify(b)}`);
+});
 test.run();

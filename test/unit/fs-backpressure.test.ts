@@ -9,6 +9,7 @@ import { createFsTransport } from '../../src/transports/fs/transport.ts';
 import { parseFsUri, resolveFsOptions, type FsTransportOptions } from '../../src/transports/fs/options.ts';
 import type { InboundFrame } from '../../src/kernel/ports.ts';
 import { captureLogger, until } from './helpers/fakes.ts';
+import { systemClock } from '../../src/node/clock.ts';
 
 const cleanup: (() => unknown)[] = [];
 test.after.each(async () => {
@@ -30,7 +31,7 @@ async function flood(options: FsTransportOptions, count: number, size: number) {
     const n = String(i).padStart(3, '0');
     writeFileSync(`${dir}/inbox/${T}${n}-r${n}.json`, JSON.stringify({ jsonrpc: '2.0', id: i, method: 'm', params: { pad } }));
   }
-  const t = createFsTransport({ dir, options: resolveFsOptions({ poll_interval_ms: 20, processed: 'delete', ...options }), log: captureLogger(), maxFrameBytes: 1 << 20 });
+  const t = createFsTransport({ dir, clock: systemClock, options: resolveFsOptions({ poll_interval_ms: 20, processed: 'delete', ...options }), log: captureLogger(), maxFrameBytes: 1 << 20 });
   cleanup.push(() => t.close());
   const seen = { order: [] as number[], now: 0, bytes: 0, peak: 0, peakBytes: 0 };
   t.start((f: InboundFrame) => {

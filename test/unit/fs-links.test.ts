@@ -11,6 +11,7 @@ import { writeAtomic } from '../../src/transports/fs/layout.ts';
 import type { InboundFrame, Transport } from '../../src/kernel/ports.ts';
 import { captureLogger, until } from './helpers/fakes.ts';
 import { echo } from './transport-contract.ts';
+import { systemClock } from '../../src/node/clock.ts';
 
 const cleanup: (() => unknown)[] = [];
 test.after.each(async () => {
@@ -28,7 +29,7 @@ function setup() {
   for (const sub of ['inbox', 'outbox', 'rejected', 'archive', 'notifications', '.state/processing', '.state/answered']) mkdirSync(`${dir}/${sub}`, { recursive: true });
   const frames: InboundFrame[] = [];
   const log = captureLogger();
-  const t = createFsTransport({ dir, options: resolveFsOptions({ poll_interval_ms: 20, fsync: false, processed: 'archive' }), log, maxFrameBytes: 4096 });
+  const t = createFsTransport({ dir, clock: systemClock, options: resolveFsOptions({ poll_interval_ms: 20, fsync: false, processed: 'archive' }), log, maxFrameBytes: 4096 });
   cleanup.push(() => t.close());
   return { dir, host, frames, log, t, start: () => t.start((f) => (frames.push(f), echo(f))) };
 }

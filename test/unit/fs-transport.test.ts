@@ -12,6 +12,7 @@ import { parseFileName, timestampNs } from '../../src/transports/fs/layout.ts';
 import type { InboundFrame, Transport } from '../../src/kernel/ports.ts';
 import { captureLogger, tick, until } from './helpers/fakes.ts';
 import { echo } from './transport-contract.ts';
+import { systemClock } from '../../src/node/clock.ts';
 
 // Whatever a failing test leaves open is closed after it, so a failure never hangs the run.
 const opened: Transport[] = [];
@@ -22,7 +23,7 @@ test.after.each(async () => {
 function setup(options: FsTransportOptions = {}, dir = mkdtempSync(`${tmpdir()}/claw-fs-`)) {
   const frames: InboundFrame[] = [];
   const log = captureLogger();
-  const t = createFsTransport({ dir, options: resolveFsOptions({ poll_interval_ms: 20, fsync: false, ...options }), log, maxFrameBytes: 4096 });
+  const t = createFsTransport({ dir, clock: systemClock, options: resolveFsOptions({ poll_interval_ms: 20, fsync: false, ...options }), log, maxFrameBytes: 4096 });
   opened.push(t);
   return { dir, frames, log, t, start: (handler: (f: InboundFrame) => void = echo) => t.start((f) => (frames.push(f), handler(f))) };
 }
@@ -243,7 +244,7 @@ test('a file nesting past 16,384 levels is refused unparsed (-32600, id null) in
   const dir = mkdtempSync(`${tmpdir()}/claw-fs-`);
   const log = captureLogger();
   // The default frame cap (4 MiB): the frame is read, not refused for its size.
-  const t = createFsTransport({ dir, options: resolveFsOptions({ poll_interval_ms: 20, fsync: false }), log, maxFrameBytes: 4 * 1024 * 1024 });
+  const t = createFsTransport({ dir, clock: systemClock, options: resolveFsOptions({ poll_interval_ms: 20, fsync: false }), log, maxFrameBytes: 4 * 1024 * 1024 });
   opened.push(t);
   const s = { dir, t };
   let calls = 0;
@@ -325,7 +326,7 @@ test('agent notifications go to notifications/; the sweep keeps the newest notif
   const past = (Date.now() - 600_000) / 1000;
   utimesSync(`${s.dir}/archive/old.json`, past, past);
   utimesSync(`${s.dir}/.state/answered/old.json`, past, past);
-  sweep(s.dir, resolveFsOptions({ notifications_keep: 2, retention_ms: 1000, dedup_retention_ms: 300_000 }), Date.now(), s.log);
+  sweep(s.dir, resolveFsOptions({ notifications_keep: 2, retention_ms: 1000, dedup_retention_ms: 300_000 }), (ms) => Date.now() - ms, s.log);
   assert.equal(ls(`${s.dir}/notifications`), notes.slice(3));
   assert.equal(JSON.parse(readFileSync(`${s.dir}/notifications/${notes[4]}`, 'utf8')).params, { i: 4 });
   assert.equal(ls(`${s.dir}/archive`), [`${newTs}-b.json`, 'new.json']);

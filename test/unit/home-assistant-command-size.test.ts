@@ -7,6 +7,7 @@ import { openHomeAssistantDevice } from '../../src/channels/home-assistant/devic
 import type { ResolvedManifest } from '../../src/manifest/resolved.ts';
 import { captureLogger, until } from './helpers/fakes.ts';
 import { startAedes } from './helpers/aedes.ts';
+import { systemClock } from '../../src/node/clock.ts';
 
 test('an oversized command is ignored by its byte length, unread, and later commands still arrive', async () => {
   const mqttd = await startAedes();
@@ -19,6 +20,7 @@ test('an oversized command is ignored by its byte length, unread, and later comm
     log,
     dataDir: '/',
     lifecycle: { state: 'READY' } as never,
+    clock: systemClock,
   });
   const pub = mqtt.connect(`mqtt://127.0.0.1:${port}`, { protocolVersion: 4 });
   try {

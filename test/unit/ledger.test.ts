@@ -26,6 +26,24 @@ test('usedToday / record: per UTC day, floors and ignores negatives', async () =
   assert.equal(store.data.get('p'), { day: '2026-02-23', tokens: 3 });
 });
 
+test('tokens_per_day across wall-clock steps: set back a year, the day keeps counting; spent at a 1970 boot, carried into today', async () => {
+  const clock = new FakeClock();
+  const store = new MemLedgerStore();
+  const l = new TokenLedger(store, clock);
+  await l.record('p', 900);
+  clock.wall -= 365 * 86_400_000; // date -s, a bad NTP server
+  assert.is(await l.usedToday('p'), 900, 'no fresh budget from a step back');
+  await l.record('p', 50);
+  assert.equal(store.data.get('p'), { day: '2026-02-22', tokens: 950 });
+  clock.wall = 5 * 60_000; // a board booted at 1970 spends tokens (a local provider) before NTP
+  const boot = new TokenLedger(new MemLedgerStore(), clock);
+  await boot.record('p', 700);
+  clock.wall = Date.UTC(2026, 1, 22, 8); // NTP's first answer
+  assert.is(await boot.usedToday('p'), 700, 'spent minutes ago: counts toward today');
+  clock.wall += 86_400_000;
+  assert.is(await boot.usedToday('p'), 0, 'a real new day starts from zero');
+});
+
 test('file store: round trip, atomic write leaves no .tmp, concurrent record() loses nothing', async () => {
   const dir = tmp();
   try {

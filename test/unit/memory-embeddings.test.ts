@@ -230,4 +230,25 @@ test('a backfill batch the provider refuses is not sent again on every call (it 
   await s.close();
 });
 
+test('the backfill pause ends by the monotonic clock (the wall clock may have stepped back meanwhile)', async () => {
+  const clock = { t: 0 };
+  const { s } = await semanticStore(fake.url, { retry: { max_attempts: 1 }, clock });
+  let up = false;
+  let refuse = true;
+  fake.embeddings = (input) => (up && (input.length === 1 || !refuse) ? input.map(meaning) : { status: 400, json: { error: { type: 'too_large' } } });
+  await s.store(DOCS.map((content) => ({ content }))); // stored without vectors
+  up = true;
+  clock.t += COOLDOWN_MS + 1;
+  const batches = () => fake.requests.filter((q) => q.body.input.length === 3).length;
+  const before = batches();
+  await s.query({ type: 'semantic', text: 'cat' }); // the backfill batch is refused: paused 1 min
+  await until(() => batches() === before + 1, 3000);
+  await new Promise((r) => setTimeout(r, 50));
+  refuse = false;
+  clock.t += 61_000 + COOLDOWN_MS; // a minute and the provider's cooldown pass on the monotonic clock
+  await s.query({ type: 'semantic', text: 'cat' });
+  await until(() => batches() === before + 2, 3000);
+  await s.close();
+});
+
 test.run();

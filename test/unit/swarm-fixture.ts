@@ -9,11 +9,18 @@ import type { Logger } from '../../src/kernel/ports.ts';
 
 export const realClock = {
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   setInterval(fn: () => void, ms: number) {
     const t = setInterval(fn, ms);
     return { cancel: () => clearInterval(t) };
   },
 };
+
+/** The real clock whose wall time jumps by `jump(ms)` (a board's first NTP sync, `date -s`); monotonic time does not. */
+export function jumpingClock() {
+  let offset = 0;
+  return { ...realClock, now: () => Date.now() + offset, jump: (ms: number) => void (offset += ms) };
+}
 
 export interface LogLine {
   level: string;
@@ -69,7 +76,7 @@ export interface Built {
 export async function build(
   s: SwarmSpec,
   runnerFor: (id: string) => TaskRunner,
-  opts: { ids?: string[]; timing?: Partial<{ ackTimeoutMs: number; retryInitialMs: number; retryMaxMs: number; presencePollMs: number; unavailableGraceMs: number }>; name?: string } = {},
+  opts: { ids?: string[]; clock?: typeof realClock; timing?: Partial<{ ackTimeoutMs: number; retryInitialMs: number; retryMaxMs: number; presencePollMs: number; unavailableGraceMs: number }>; name?: string } = {},
 ): Promise<Built> {
   const hub = new MemoryHub();
   const plan = planOf(opts.name ?? 'team', s);
@@ -84,7 +91,7 @@ export async function build(
       plan,
       runner: runnerFor(id),
       log: captureLog(log),
-      clock: realClock,
+      clock: opts.clock ?? realClock,
       presenceMs: 1000,
       costAware: s.aggregation.cost_aware ?? false,
       timing: { ackTimeoutMs: 500, retryInitialMs: 10, retryMaxMs: 40, presencePollMs: 10, unavailableGraceMs: 0, ...opts.timing },

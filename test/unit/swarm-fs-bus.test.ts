@@ -24,7 +24,8 @@ const clock = {
   },
 };
 
-function pair() {
+function pair(c: typeof clock = clock) {
+  const clock = c;
   const root = mkdtempSync(join(tmpdir(), 'claw-fsbus-'));
   const log = captureLog([]);
   const a = openFsBus({ root, self: 'a', log, clock, staleAfterMs: 300, pollMs: 50 });
@@ -45,6 +46,19 @@ test('presence: announced peers seen with role and status, never self; stale →
   assert.is(a.peers('s')[0].status, 'ready');
   await b.close();
   assert.is(a.peers('s')[0].status, 'unavailable', 'a clean close withdraws');
+  await done();
+});
+
+test('presence across wall-clock steps: set back a year, a silent peer still goes stale; set forward a day, a live one is not', async () => {
+  let offset = 0;
+  const { a, b, done } = pair({ ...clock, now: () => Date.now() + offset });
+  await b.announce({ identity: 'b', swarm: 's', role: 'worker', status: 'ready' });
+  offset += 86_400_000;
+  assert.is(a.peers('s')[0].status, 'ready', 'announced a moment ago');
+  await b.announce({ identity: 'b', swarm: 's', role: 'worker', status: 'ready' });
+  offset -= 366 * 86_400_000;
+  await new Promise((r) => setTimeout(r, 350));
+  assert.is(a.peers('s')[0].status, 'unavailable', 'not refreshed within staleAfterMs');
   await done();
 });
 

@@ -21,7 +21,7 @@ function node(announceFails: () => Error | undefined) {
     plan: planOf('team', spec({ agents: [{ identity_ref: 'leader', role: 'leader' }, { identity_ref: 'w1', role: 'worker' }] } as never)),
     runner: { run: async () => ({ status: 'completed', result: {} }) },
     log: captureLog(lines),
-    clock: { now: () => now, setInterval: () => ({ cancel() {} }) },
+    clock: { now: () => now, monotonic: () => now, setInterval: () => ({ cancel() {} }) },
     timing: { ackTimeoutMs: 100, retryInitialMs: 10, retryMaxMs: 100, presencePollMs: 10, unavailableGraceMs: 0 },
     presenceMs: 1000,
     costAware: false,

@@ -7,6 +7,7 @@ import { connectFsClient } from '../../src/transports/fs/client-fs.ts';
 import { resolveFsOptions } from '../../src/transports/fs/options.ts';
 import { captureLogger } from './helpers/fakes.ts';
 import { transportContract, type ContractPeer } from './transport-contract.ts';
+import { systemClock } from '../../src/node/clock.ts';
 
 for (const watch of [true, false]) {
   transportContract(
@@ -15,6 +16,7 @@ for (const watch of [true, false]) {
       const dir = mkdtempSync(`${tmpdir()}/claw-fs-contract-`);
       const transport = createFsTransport({
         dir,
+        clock: systemClock,
         options: resolveFsOptions({ watch, poll_interval_ms: watch ? 1000 : 20, fsync: false }),
         log: captureLogger(),
         maxFrameBytes: 1024,

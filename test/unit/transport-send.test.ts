@@ -10,6 +10,7 @@ import { resolveFsOptions } from '../../src/transports/fs/options.ts';
 import type { InboundFrame } from '../../src/kernel/ports.ts';
 import { captureLogger, FakeClock } from './helpers/fakes.ts';
 import { echo } from './transport-contract.ts';
+import { systemClock } from '../../src/node/clock.ts';
 
 function env(argv: string[], cwd = '/'): CliEnv & { out: () => string; err: () => string } {
   let out = '';
@@ -34,7 +35,7 @@ function env(argv: string[], cwd = '/'): CliEnv & { out: () => string; err: () =
 async function withAgent(fn: (dir: string, frames: InboundFrame[]) => Promise<void>) {
   const dir = mkdtempSync(`${tmpdir()}/claw-send-`);
   const frames: InboundFrame[] = [];
-  const t = createFsTransport({ dir, options: resolveFsOptions({ poll_interval_ms: 20 }), log: captureLogger() });
+  const t = createFsTransport({ dir, clock: systemClock, options: resolveFsOptions({ poll_interval_ms: 20 }), log: captureLogger() });
   t.start((f) => {
     frames.push(f);
     const text = 'text' in f.payload ? f.payload.text : '';
@@ -55,6 +56,16 @@ test('a result prints one JSON line and exits 0; the JSON-RPC id defaults to the
     assert.is(await main(e), 0);
     assert.equal(JSON.parse(e.out()), { jsonrpc: '2.0', id: 'rq-1', result: { method: 'claw.status', params: { a: 1 } } });
     assert.ok(e.out().endsWith('}\n') && e.out().split('\n').length === 2);
+  });
+});
+
+test('the wall clock stepping a day forward while connecting does not time the request out (the --timeout is monotonic)', async () => {
+  await withAgent(async (dir) => {
+    const e = env(['send', `fs:${dir}`, 'claw.status', '--timeout', '5000']);
+    const c = e.clock as FakeClock;
+    // Every read of the wall clock is a day after the one before: a board's first NTP sync, seen mid-command.
+    c.now = () => (c.wall += 86_400_000);
+    assert.is(await main(e), 0, e.err());
   });
 });
 

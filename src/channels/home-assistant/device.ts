@@ -5,7 +5,7 @@
 // scheduler, turn); its answer is the `Last reply` sensor. When Home Assistant announces itself on
 // `<prefix>/status` (`online`) everything is published again (at most once per REANNOUNCE_MS).
 // `decommission: true` removes the device (empty retained configs) and serves nothing.
-import type { InboundFrame, Logger, Transport } from '../../kernel/ports.ts';
+import type { Clock, InboundFrame, Logger, Transport } from '../../kernel/ports.ts';
 import type { SecretResolver } from '../../kernel/secrets.ts';
 import type { Lifecycle } from '../../kernel/lifecycle.ts';
 import type { ResolvedManifest } from '../../manifest/resolved.ts';
@@ -35,6 +35,8 @@ export interface HomeAssistantOptions {
   dataDir: string;
   secrets?: SecretResolver;
   lifecycle: Pick<Lifecycle, 'state'>;
+  /** The republish gap is monotonic: a wall clock set back an hour would hold off the answer to a birth for an hour. */
+  clock: Pick<Clock, 'monotonic'>;
   /** Least time between two republishes on birth messages (default REANNOUNCE_MS). */
   reannounceMs?: number;
 }
@@ -69,7 +71,7 @@ export async function openHomeAssistantDevice(o: HomeAssistantOptions): Promise<
     conn.publish(topic, payload, { retain }).catch((e: Error) => log.warn('home assistant publish failed', { channel, topic, error: e.message }));
 
   const announce = () => {
-    announcedAt = Date.now();
+    announcedAt = o.clock.monotonic();
     if (b.decommission) {
       for (const c of configs) void publish(c.topic, '', true);
       for (const topic of [t.availability, t.replyState, t.replyAttributes, t.lifecycle]) void publish(topic, '', true);
@@ -88,7 +90,7 @@ export async function openHomeAssistantDevice(o: HomeAssistantOptions): Promise<
     reannounce = setTimeout(() => {
       reannounce = undefined;
       if (open) announce();
-    }, Math.max(0, announcedAt + (o.reannounceMs ?? REANNOUNCE_MS) - Date.now()));
+    }, Math.max(0, announcedAt + (o.reannounceMs ?? REANNOUNCE_MS) - o.clock.monotonic()));
   };
 
   const onCommand = (text: string) => {

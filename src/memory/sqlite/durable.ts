@@ -96,6 +96,10 @@ export interface DurabilityOptions {
   asyncSnapshots?: boolean;
   /** Recoverable problems found on open or while snapshotting (torn journal tail, corrupt snapshot, ENOSPC). */
   onWarning?: (w: ClawError) => void;
+  /**
+   * Monotonic ms for maxSnapshotAgeMs (default performance.now()): a wall clock set back would hold off the
+   * age-triggered snapshot for as long as it went back (docs/boards.md "Clock").
+   */
   now?: () => number;
 }
 
@@ -191,7 +195,7 @@ class DurableLog implements WriteLog, DurableControl {
     private readonly opts: DurabilityOptions,
   ) {
     this.fs = opts.fs ?? (nodeFs as unknown as DurableFs);
-    this.now = opts.now ?? Date.now;
+    this.now = opts.now ?? (() => performance.now());
     this.lastSnapshotAt = this.now();
     this.files = { snapshot: path, previous: `${path}.prev`, journal: `${path}.claw-journal`, previousJournal: `${path}.claw-journal.prev` };
   }

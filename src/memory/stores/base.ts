@@ -12,6 +12,7 @@
 // replays it to the same state.
 import { nodeCrypto } from '../../node/lazy.ts';
 import { canonicalJson } from '../../protocol/canonical-json.ts';
+import { WallAges } from '../../kernel/wall-age.ts';
 import { ensureSchema, storeId } from './schema.ts';
 import type { Row, SqliteDatabase, SqlValue } from '../sqlite/types.ts';
 import {
@@ -101,6 +102,7 @@ export abstract class BaseStore implements ClawMemoryStore {
   readonly name: string;
   protected readonly db: SqliteDatabase;
   protected readonly now: () => string;
+  private agesOf: WallAges | undefined;
   /** Injected id generator (tests): ids are then stored. Default: derived from seq, nothing stored. */
   protected readonly newId?: () => string;
   /** This store's number in claw_memory_stores. */
@@ -118,6 +120,15 @@ export abstract class BaseStore implements ClawMemoryStore {
     this.newId = deps.newId;
     ensureSchema(this.db);
     this.sid = storeId(this.db, this.name);
+  }
+
+  /**
+   * Ages of stored `ts` for retention (src/kernel/wall-age.ts). Made at the first retention check, not in the
+   * constructor: it reads the clock, and a store that never expires anything never needs it.
+   */
+  protected get ages(): WallAges {
+    const wall = () => msOf(isoTime(this.now()));
+    return (this.agesOf ??= new WallAges({ now: wall, monotonic: this.deps.monotonic ?? wall }));
   }
 
   // ---- hooks -----------------------------------------------------------------------------------------------
@@ -243,7 +254,8 @@ export abstract class BaseStore implements ClawMemoryStore {
   protected enforceRetention(scope: string, now: string): void {
     const r = this.spec.retention;
     if (r?.max_age !== undefined) {
-      this.deleteSeqs(this.seqs('ts < ?', [msOf(now) - parseDuration(r.max_age)], scope));
+      // Not `now - max_age`: a turn stored minutes before the wall clock stepped from 1970 to today is minutes old.
+      this.deleteSeqs(this.seqs('ts < ?', [this.ages.cutoff(parseDuration(r.max_age))], scope));
     }
     if (r?.max_entries !== undefined) {
       const edge = this.db

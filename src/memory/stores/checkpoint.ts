@@ -29,9 +29,10 @@ export class CheckpointStore extends BaseStore {
   }
 
   /** Unix ms (schema.ts: ts is stored as ms). */
-  private ttlCutoff(now: string): number | undefined {
+  private ttlCutoff(_now: string): number | undefined {
     const ttl = this.spec.checkpoint?.ttl;
-    return ttl === undefined ? undefined : msOf(now) - parseDuration(ttl);
+    // Aged as retention.max_age is (base.ts): across a wall-clock step, by the monotonic clock.
+    return ttl === undefined ? undefined : this.ages.cutoff(parseDuration(ttl));
   }
 
   protected override enforceRetention(scope: string, now: string): void {

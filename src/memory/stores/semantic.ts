@@ -138,9 +138,10 @@ export class SemanticStore extends BaseStore {
   /** True once a backfill found no entry without a vector; false again when a store could not embed. */
   private allHaveVectors = false;
   private backfilling = false;
-  /** After a failed backfill batch (one entry the provider always refuses, say): not before this (ms, wall clock). */
+  /** After a failed backfill batch (one entry the provider always refuses, say): not before this (ms, monotonic). */
   private backfillAfter = 0;
   private backfillFailures = 0;
+  private readonly monotonic = this.deps.monotonic ?? (() => performance.now());
 
   /**
    * Entries stored while the embedder did not answer (or before this store had one) get their vectors once it
@@ -149,7 +150,7 @@ export class SemanticStore extends BaseStore {
    * The write is an ordinary journalled transaction.
    */
   private backfillSoon(): void {
-    if (this.allHaveVectors || this.backfilling || Date.now() < this.backfillAfter) return;
+    if (this.allHaveVectors || this.backfilling || this.monotonic() < this.backfillAfter) return;
     this.backfilling = true;
     void this.backfill().finally(() => (this.backfilling = false));
   }
@@ -178,7 +179,7 @@ export class SemanticStore extends BaseStore {
       // The embedder failed on this batch (or the store closed): retried after a growing pause (1 min, doubling, at
       // most 1 h), so a batch the provider always refuses does not add a failing request to every memory call.
       this.backfillFailures++;
-      this.backfillAfter = Date.now() + Math.min(60_000 * 2 ** (this.backfillFailures - 1), 3_600_000);
+      this.backfillAfter = this.monotonic() + Math.min(60_000 * 2 ** (this.backfillFailures - 1), 3_600_000);
     }
   }
 

@@ -94,6 +94,12 @@ export interface StoreDeps {
   /** Entry id generator; default `crypto.randomUUID()`. Called outside SQL, so replay stays deterministic. */
   newId?: () => string;
   embedder?: Embedder;
+  /**
+   * Monotonic ms. With it, retention.max_age and checkpoint.ttl age what this process stored across a wall-clock
+   * step (src/kernel/wall-age.ts), and the embedder's backfill pause is measured on it (default performance.now()).
+   * Without it (tests of a single clock) ages are wall-clock ages.
+   */
+  monotonic?: () => number;
   summarizer?: Summarizer;
   /** Close the database with the store (default false: stores usually share one database). */
   ownsDatabase?: boolean;

@@ -48,11 +48,12 @@ export const nodeMcpSpawn: McpSpawn = (bin, argv, env, cwd) =>
           // SIGKILL is not instantaneous for every member: keep signalling (which also catches a
           // child forked during the first kill) until the group is empty, bounded. Members that
           // are already zombies still count until their parent (or init) reaps them.
-          const deadline = Date.now() + KILL_WAIT_MS;
-          while (killGroup() && groupMayRun(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, POLL_MS));
+          // Monotonic: a wall-clock jump (docs/boards.md "Clock") must neither cut the wait short nor stretch it.
+          const deadline = performance.now() + KILL_WAIT_MS;
+          while (killGroup() && groupMayRun(pid) && performance.now() < deadline) await new Promise((r) => setTimeout(r, POLL_MS));
           if (exitStatus) return;
           let timer: ReturnType<typeof setTimeout> | undefined;
-          await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, Math.max(0, deadline - Date.now()))))]);
+          await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, Math.max(0, deadline - performance.now()))))]);
           clearTimeout(timer);
         },
       });

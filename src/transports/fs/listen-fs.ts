@@ -11,6 +11,7 @@ export function createFsListener(entry: TransportEntry, ctx: ListenContext): Tra
   if ('error' in parsed) throw new ClawError('usage', parsed.error);
   return createFsTransport({
     dir: parsed.dir,
+    clock: ctx.clock,
     options: resolveFsOptions(entry.fs, parsed.options),
     log: ctx.log,
     maxFrameBytes: ctx.maxFrameBytes,

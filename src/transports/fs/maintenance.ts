@@ -6,7 +6,12 @@ import type { Logger } from '../../kernel/ports.ts';
 import { DIRS, parseFileName } from './layout.ts';
 import type { ResolvedFsOptions } from './options.ts';
 
-export function sweep(root: string, opt: ResolvedFsOptions, nowMs: number, log: Logger): number {
+/**
+ * `ageOf` turns a file's time (from its name, else its mtime) into its age: the transport's WallAges
+ * (src/kernel/wall-age.ts), so a file written minutes before the wall clock stepped years forward is
+ * minutes old, not years (docs/boards.md "Clock").
+ */
+export function sweep(root: string, opt: ResolvedFsOptions, ageOf: (stampMs: number) => number, log: Logger): number {
   let removed = 0;
   const each = (dir: string, fn: (name: string, file: string, mtimeMs: number, isDir: boolean) => void) => {
     let names: string[];
@@ -36,7 +41,7 @@ export function sweep(root: string, opt: ResolvedFsOptions, nowMs: number, log: 
       removed++;
     } catch {}
   };
-  const old = (mtimeMs: number, age: number) => nowMs - mtimeMs > age;
+  const old = (mtimeMs: number, age: number) => ageOf(mtimeMs) > age;
 
   // Leftover `.tmp` files: a writer (or this runtime) died between write and rename.
   const tmpDirs = [DIRS.inbox, DIRS.answered, DIRS.notifications, DIRS.outbox].map((s) => `${root}/${s}`);

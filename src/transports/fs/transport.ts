@@ -7,7 +7,8 @@
 // off by a crash: it is answered with an "interrupted" error, never run again (at most once).
 import { lstatSync, mkdirSync, readdirSync, renameSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
 import { nodeCrypto } from '../../node/lazy.ts';
-import type { InboundFrame, Logger, Transport } from '../../kernel/ports.ts';
+import type { Clock, InboundFrame, Logger, Transport } from '../../kernel/ports.ts';
+import { WallAges } from '../../kernel/wall-age.ts';
 import { classify, type JsonRpcMessage } from '../../protocol/jsonrpc.ts';
 import { ErrorCode, isNotExecuted } from '../../protocol/errors.ts';
 import { UNPARSED_DEPTH, textNestsDeeperThan } from '../../protocol/depth.ts';
@@ -20,6 +21,8 @@ import { timerDelay } from '../../protocol/delay.ts';
 
 export interface FsTransportDeps {
   dir: string;
+  /** File names are stamped with its wall time; the sweep ages them across a wall-clock step (./maintenance.ts). */
+  clock: Pick<Clock, 'now' | 'monotonic'>;
   options: ResolvedFsOptions;
   log: Logger;
   maxFrameBytes?: number;
@@ -117,7 +120,7 @@ export function createFsTransport(d: FsTransportDeps): Transport {
     // Checked above with its reply directory (outbox/ is its first part); alone otherwise.
     if (sub === DIRS.outbox) assertRealDir(root, sub);
     const dir = path(sub);
-    writeAtomic(dir, fileName(timestampNs(), rid), JSON.stringify(reply), false, fileMode);
+    writeAtomic(dir, fileName(timestampNs(d.clock.now()), rid), JSON.stringify(reply), false, fileMode);
   };
 
   /**
@@ -461,7 +464,8 @@ export function createFsTransport(d: FsTransportDeps): Transport {
       }
       timers.push(setInterval(scan, timerDelay(opt.poll_interval_ms)));
       const sweepEvery = Math.max(1000, Math.min(60_000, Math.floor(opt.tmp_max_age_ms / 2)));
-      const doSweep = () => safe(() => sweep(root, opt, Date.now(), d.log));
+      const ages = new WallAges(d.clock);
+      const doSweep = () => safe(() => sweep(root, opt, ages.ages(), d.log));
       timers.push(setInterval(doSweep, timerDelay(sweepEvery)));
       doSweep();
       scan();
@@ -471,7 +475,7 @@ export function createFsTransport(d: FsTransportDeps): Transport {
       if (!open) return;
       safe(() => {
         assertRealDir(root, DIRS.notifications);
-        writeAtomic(path(DIRS.notifications), fileName(timestampNs(), `n${process.pid}-${++notifySeq}`), JSON.stringify(message), false, fileMode);
+        writeAtomic(path(DIRS.notifications), fileName(timestampNs(d.clock.now()), `n${process.pid}-${++notifySeq}`), JSON.stringify(message), false, fileMode);
       });
     },
     async close() {
