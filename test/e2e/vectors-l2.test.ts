@@ -209,10 +209,12 @@ test('TV-L2-10: the charged provider has used its tokens_per_day → -32021', as
   } finally {
     await a.close();
   }
-  // Yesterday's usage does not count against today.
+  // Yesterday's usage does not count against today. (A day before 2025 would: the ledger carries a day stamped
+  // by a board's unset clock into today, docs/boards.md "Clock".)
+  const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
   const b = await agent(manifest({ providerLimits: limits }), '', (dir) => {
     mkdirSync(join(dir, 'data/ledger'), { recursive: true });
-    writeFileSync(join(dir, 'data/ledger/provider-0.json'), JSON.stringify({ day: '2000-01-01', tokens: 999999 }));
+    writeFileSync(join(dir, 'data/ledger/provider-0.json'), JSON.stringify({ day: yesterday, tokens: 999999 }));
   });
   try {
     const r = await b.call('echo', { text: 'test' }, 'fresh-day');
