@@ -36,6 +36,12 @@ export interface RouterOptions {
   onError?: (method: string, err: ProtocolError) => void;
 }
 
+/**
+ * Elements in one batch (JSON-RPC 2.0 §6 sets no bound): each costs a reply object, so without one a 4 MB frame
+ * of `[0,0,…]` is two million replies. A larger batch is one -32600, nothing of it run.
+ */
+export const MAX_BATCH = 1000;
+
 export class Router {
   private readonly maxDepth: number;
   constructor(private readonly opts: RouterOptions) {
@@ -91,6 +97,10 @@ export class Router {
       // never the notifications, and send nothing at all when only notifications came.
       if (value.length === 0) {
         this.send(frame, failure(null, invalidRequest('empty batch')));
+        return;
+      }
+      if (value.length > MAX_BATCH) {
+        this.send(frame, failure(null, invalidRequest(`batch of ${value.length} messages is over the limit of ${MAX_BATCH}: send them in smaller batches`)));
         return;
       }
       const replies: (JsonRpcResponse | undefined)[] = new Array(value.length);

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Router, type CallContext, type Dispatch } from '../../src/kernel/router.ts';
+import { MAX_BATCH, Router, type CallContext, type Dispatch } from '../../src/kernel/router.ts';
 import { InflightTracker } from '../../src/kernel/inflight.ts';
 import { ErrorCode, ProtocolError, ClawError } from '../../src/protocol/errors.ts';
 import { encodeFrame } from '../../src/protocol/framing.ts';
@@ -182,6 +182,22 @@ test('empty batch: a single -32600 (not an array), id null', async () => {
   assert.not.ok(Array.isArray(r));
   assert.is(r.id, null);
   assert.is(r.error.code, -32600);
+});
+
+test('batch over MAX_BATCH elements: one -32600 naming the limit, nothing run; at the limit every element is answered', async () => {
+  // Each element costs a reply object: 2M one-byte elements in a 4 MB frame made 236 MB of replies.
+  const s = setup();
+  await s.send(`[${Array(MAX_BATCH + 1).fill(req(1)).join(',')}]`);
+  assert.is(s.calls.length, 0, 'no element ran');
+  assert.is(s.replies.length, 1);
+  const r = s.replies[0] as any;
+  assert.not.ok(Array.isArray(r));
+  assert.is(r.id, null);
+  assert.is(r.error.code, -32600);
+  assert.match(r.error.message, new RegExp(`${MAX_BATCH + 1} messages.*${MAX_BATCH}`));
+  const ok = setup();
+  await ok.send(`[${Array(MAX_BATCH).fill('0').join(',')}]`);
+  assert.is((ok.replies[0] as any[]).length, MAX_BATCH);
 });
 
 test('batch of invalid elements: an array with one -32600 per element', async () => {
