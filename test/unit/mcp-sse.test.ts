@@ -91,6 +91,27 @@ test('a stream that ends without the response and without event ids fails the re
   }
 });
 
+test('a server that floods its answer with log notifications, unknown ids and non-JSON events fills at most a bounded part of the log', async () => {
+  const f = await fakeServer((_req, body, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const log = `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'error', data: 'x'.repeat(3000) } })}\n\n`;
+    const stray = `data: ${JSON.stringify({ jsonrpc: '2.0', id: 999_999, result: {} })}\n\ndata: not json\n\n`;
+    res.write((log + stray).repeat(3000));
+    res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { content: [{ type: 'text', text: 'done' }] } })}\n\n`);
+  });
+  try {
+    assert.equal((await f.client.callTool('t', {})).content, [{ type: 'text', text: 'done' }]);
+    const lines = f.logger.lines.filter((l) => l.level !== 'debug');
+    const bytes = lines.reduce((n, l) => n + JSON.stringify(l).length, 0);
+    // 9,000 lines and ~9.4 MB before.
+    assert.ok(lines.length <= 70, `${lines.length} log lines`);
+    assert.ok(bytes < 200_000, `${bytes} bytes logged`);
+    assert.ok(lines.some((l) => /dropped/.test(l.msg)), 'the drop is said');
+  } finally {
+    await f.close();
+  }
+});
+
 test('an SSE event over maxFrameBytes is a protocol error; a JSON body over it too', async () => {
   let sse = true;
   const f = await fakeServer((req, body, res) => {

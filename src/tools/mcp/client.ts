@@ -30,7 +30,8 @@
 // - Server→client requests: `ping` → {}. `roots/list`, `sampling/createMessage`,
 //   `elicitation/create` and anything else → JSON-RPC -32601 (we declare none of those client
 //   capabilities). Server notifications are logged (notifications/message at the level it maps
-//   to, the rest at debug); notifications/tools/list_changed drops our cached tool list.
+//   to, the rest at debug; 60 lines a minute per session, data clipped); notifications/tools/list_changed drops
+//   our cached tool list.
 import type { Logger } from '../../kernel/ports.ts';
 import { classify } from '../../protocol/jsonrpc.ts';
 import type { McpChannel, McpChannelHooks, McpTransport } from './channel.ts';
@@ -111,6 +112,8 @@ const noopLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const clip = (s: string, n = 200) => (s.length > n ? `${s.slice(0, n)}…` : s);
 const MAX_PAGES = 1000;
+/** Log lines what a server sends may cause per minute (its log notifications, stray ids, invalid messages). */
+const SERVER_LINES_PER_MINUTE = 60;
 
 function abortReason(signal: AbortSignal): { code: 'timeout' | 'aborted'; text: string } {
   const r: unknown = signal.reason;
@@ -136,6 +139,7 @@ class Connection {
   toolsEpoch = 0;
   toolsCache: { epoch: number; tools: McpTool[] } | undefined;
   channel!: McpChannel;
+  private lines = { start: 0, n: 0 };
 
   constructor(private readonly o: { label: string; logger: Logger; onDead: (c: Connection) => void }) {}
 
@@ -265,6 +269,18 @@ class Connection {
     });
   }
 
+  /**
+   * A line caused by what the server sent: past SERVER_LINES_PER_MINUTE, one line says the rest of the minute is
+   * dropped. A chatty or hostile server must not fill the disk, nor hold the event loop on a full log pipe.
+   */
+  private serverLog(level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown>): void {
+    const t = Date.now();
+    if (t - this.lines.start >= 60_000) this.lines = { start: t, n: 0 };
+    const n = ++this.lines.n;
+    if (n <= SERVER_LINES_PER_MINUTE) this.o.logger[level](msg, fields);
+    else if (n === SERVER_LINES_PER_MINUTE + 1) this.o.logger.warn('mcp server logs too much: its lines are dropped for the rest of the minute', { server: this.o.label, per_minute: SERVER_LINES_PER_MINUTE });
+  }
+
   // ---- inbound ----
 
   private onInbound(msg: unknown): void {
@@ -287,7 +303,7 @@ class Connection {
         const { id } = c.msg;
         const p = typeof id === 'number' ? this.pending.get(id) : undefined;
         if (!p) {
-          this.o.logger.warn('mcp server sent a response with an id we are not waiting for (ignored)', { server: this.o.label, id: clip(JSON.stringify(id)) });
+          this.serverLog('warn', 'mcp server sent a response with an id we are not waiting for (ignored)', { server: this.o.label, id: clip(JSON.stringify(id)) });
           return;
         }
         this.pending.delete(id as number);
@@ -305,7 +321,7 @@ class Connection {
           reply({ jsonrpc: '2.0', id, result: {} });
           return;
         }
-        this.o.logger.debug('mcp server request not supported', { server: this.o.label, method });
+        this.serverLog('debug', 'mcp server request not supported', { server: this.o.label, method });
         reply({ jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: claw-edge does not support ${method} (no such client capability was declared)` } });
         return;
       }
@@ -321,7 +337,7 @@ class Connection {
           p.reject(new McpError('protocol', `MCP server ${this.o.label} sent a malformed response to ${p.what}: ${c.reason}`));
           return;
         }
-        this.o.logger.warn('mcp server sent an invalid JSON-RPC message (ignored)', { server: this.o.label, reason: c.reason });
+        this.serverLog('warn', 'mcp server sent an invalid JSON-RPC message (ignored)', { server: this.o.label, reason: c.reason });
         if (isObj(x) && typeof x.method === 'string' && 'id' in x) {
           reply({ jsonrpc: '2.0', id: c.id, error: { code: -32600, message: `Invalid request: ${c.reason}` } });
         }
@@ -331,24 +347,22 @@ class Connection {
   }
 
   private onNotification(method: string, params: unknown): void {
-    const { logger, label } = this.o;
+    const { label } = this.o;
     if (method === 'notifications/tools/list_changed') {
       this.toolsEpoch++;
       this.toolsCache = undefined;
-      logger.debug('mcp server tool list changed', { server: label });
+      this.serverLog('debug', 'mcp server tool list changed', { server: label });
       return;
     }
     if (method === 'notifications/message' && isObj(params)) {
       // MCP log levels (RFC 5424 names) → ours.
       const lvl = String(params.level);
-      const fields = { server: label, logger: params.logger, data: params.data };
-      if (lvl === 'debug') logger.debug('mcp server log', fields);
-      else if (lvl === 'info' || lvl === 'notice') logger.info('mcp server log', fields);
-      else if (lvl === 'warning') logger.warn('mcp server log', fields);
-      else logger.error('mcp server log', fields);
+      const data = JSON.stringify(params.data) ?? '';
+      const fields = { server: label, logger: clip(String(params.logger ?? '')), data: data.length > 1000 ? clip(data, 1000) : params.data };
+      this.serverLog(lvl === 'debug' ? 'debug' : lvl === 'info' || lvl === 'notice' ? 'info' : lvl === 'warning' ? 'warn' : 'error', 'mcp server log', fields);
       return;
     }
-    logger.debug('mcp server notification', { server: label, method });
+    this.serverLog('debug', 'mcp server notification', { server: label, method: clip(method) });
   }
 }
 

@@ -73,6 +73,7 @@ class HttpChannel implements McpChannel {
   private sessionId: string | undefined;
   private protocolVersion: string | undefined;
   private ended = false;
+  private garbage = 0;
   private readonly live = new Set<AbortController>();
   private readonly byId = new Map<number, AbortController>();
   private readonly secrets: string[];
@@ -266,7 +267,8 @@ class HttpChannel implements McpChannel {
     try {
       msg = JSON.parse(text);
     } catch {
-      this.o.logger.warn('mcp server sent a body that is not JSON (ignored)', { server: this.o.label, request: what, body: clip(this.redact(text), 200) });
+      // The first few are logged, as the stdio channel's garbage lines: a server must not fill the log with them.
+      if (++this.garbage <= 5) this.o.logger.warn('mcp server sent a body that is not JSON (ignored)', { server: this.o.label, request: what, body: clip(this.redact(text), 200) });
       return;
     }
     this.hooks.onMessage(msg);
