@@ -90,4 +90,54 @@ test('a callback_query without from, or an unsupported kind, is skipped without 
   assert.ok(r.warnings.some((w) => w.includes('"update_id":13')), r.warnings.join('\n'));
 });
 
+test('a getUpdates answer of thousands of entries is taken 100 at a time, and polling waits while 100 answers are still going out', async () => {
+  // Before: one answer of 20,000 entries held the event loop 42 s (two fsyncs each) and put 20,000 sendMessage in flight.
+  const N = 2000;
+  const batch = Array.from({ length: N }, (_, i) => ({ update_id: i + 1, message: { message_id: i + 1, from: { id: 1000 + i }, chat: { id: 1000 + i }, text: 'hi' } }));
+  const limits: unknown[] = [];
+  let inflight = 0;
+  let maxInflight = 0;
+  let sent = 0;
+  const fetch = async (url: string, init: any) => {
+    const params = JSON.parse(init.body);
+    if (url.endsWith('/getUpdates')) {
+      limits.push(params.limit);
+      const rest = batch.filter((u) => u.update_id >= params.offset);
+      if (rest.length > 0) return { status: 200, headers: {}, body: JSON.stringify({ ok: true, result: rest }), truncated: false } as any;
+      await new Promise((r) => init.signal?.addEventListener('abort', r, { once: true }));
+      throw new Error('aborted');
+    }
+    maxInflight = Math.max(maxInflight, ++inflight);
+    await new Promise((r) => setTimeout(r, 20));
+    inflight--;
+    sent++;
+    return { status: 200, headers: {}, body: JSON.stringify({ ok: true, result: { message_id: 1 } }), truncated: false } as any;
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'claw-tg-upd-'));
+  const log = { debug() {}, info() {}, warn() {}, error() {} } as any;
+  const ch = await openTelegramChannel({ channel: 'tg', spec, binding: { network: { mode: 'allow-all' } }, log, dataDir: dir, secrets, clock: {} as any, fetch: fetch as any });
+  let last = Date.now();
+  let maxGap = 0;
+  const iv = setInterval(() => {
+    maxGap = Math.max(maxGap, Date.now() - last);
+    last = Date.now();
+  }, 5);
+  try {
+    ch.start((frame) => {
+      const m = JSON.parse((frame.payload as { text: string }).text);
+      frame.reply({ jsonrpc: '2.0', id: m.id, error: { code: -32051, message: 'Channel rate limited: busy' } } as any);
+    });
+    const deadline = Date.now() + 8000;
+    while (sent < N && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.is(sent, N, 'every message answered');
+    assert.ok(limits.every((l) => l === 100), JSON.stringify(limits.slice(0, 5)));
+    assert.ok(maxInflight <= 200, `${maxInflight} sendMessage in flight`);
+    assert.ok(maxGap < 1500, `event loop held ${maxGap} ms`);
+  } finally {
+    clearInterval(iv);
+    await ch.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();

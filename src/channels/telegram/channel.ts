@@ -23,6 +23,12 @@ export const DEFAULT_TELEGRAM_API = 'https://api.telegram.org';
 /** Telegram shows "typing…" for about 5 s; renewed a little sooner while the turn runs. */
 const TYPING_EVERY_MS = 4500;
 const SEND_ATTEMPTS = 5;
+/**
+ * Updates taken from one getUpdates answer (the Bot API's own `limit` maximum), and answers in flight before the
+ * next poll: each update costs two fsynced writes and an answer, so a server answering thousands at once must not
+ * hold the event loop or open a request per entry. What is left stays on the server, fetched by the next poll.
+ */
+const BATCH = 100;
 
 export interface TelegramChannelOptions {
   channel: string;
@@ -237,9 +243,10 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
     }
     let delay = retryMin;
     while (!stop.signal.aborted) {
+      while (sends.size >= BATCH && !stop.signal.aborted) await Promise.race(sends);
       let updates: unknown;
       try {
-        updates = await api.call('getUpdates', { offset: state.offset(), timeout: pollTimeoutS, allowed_updates: ['message', 'callback_query'] }, { timeoutMs: (pollTimeoutS + 15) * 1000, signal: stop.signal });
+        updates = await api.call('getUpdates', { offset: state.offset(), limit: BATCH, timeout: pollTimeoutS, allowed_updates: ['message', 'callback_query'] }, { timeoutMs: (pollTimeoutS + 15) * 1000, signal: stop.signal });
         delay = retryMin;
       } catch (e) {
         if (stop.signal.aborted) break;
@@ -256,7 +263,7 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
       // paced like an empty short poll instead of being fetched again at once.
       if (usable.length < batch.length) log.warn('telegram update without a usable update_id skipped', { channel, count: batch.length - usable.length });
       if (usable.length === 0 && (batch.length > 0 || pollTimeoutS === 0)) await sleep(1000);
-      for (const raw of usable) {
+      for (const raw of usable.slice(0, BATCH)) {
         if (raw.update_id < state.offset()) continue; // seen before: never twice
         const u = checkUpdate(raw);
         if (typeof u === 'string') log.warn('telegram update skipped', { channel, update_id: raw.update_id, reason: u });
