@@ -223,6 +223,27 @@ test('http: concurrent connections over the cap get 503', async () => {
   });
 });
 
+test('http: a request on a connection refused with 503 is not run (its client retries it: it would run twice)', async () => {
+  await withListener({ limits: { max_connections: 2 } }, async (t, { frames }) => {
+    const u = new URL(t.url);
+    const net = await import('node:net');
+    const held = [net.connect(Number(u.port), u.hostname), net.connect(Number(u.port), u.hostname)];
+    await Promise.all(held.map((s) => new Promise((r) => s.once('connect', r))));
+    await tick(50);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 'once', method: 'claw.status' });
+    const s = net.connect(Number(u.port), u.hostname);
+    let got = '';
+    s.on('data', (c) => (got += c));
+    s.on('error', () => {});
+    s.write(`POST /ckp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    await tick(300);
+    s.destroy();
+    for (const x of held) x.destroy();
+    assert.match(got, /^HTTP\/1\.1 503/);
+    assert.is(frames.length, 0, 'the refused request reached the router');
+  });
+});
+
 test('http: a client sending its headers too slowly is cut off (408)', async () => {
   await withListener({ limits: { headers_timeout_ms: 300, request_timeout_ms: 600 } }, async (t) => {
     const u = new URL(t.url);

@@ -68,6 +68,8 @@ export function createHttpServer(d: ServerDeps): HttpServer {
   let callersServed = d.servesA2a === true;
   const refusalLog = createRateLimiter(1, () => Date.now(), 1_000);
   const sockets = new Set<Socket>();
+  /** Connections answered 503 over the cap: Node still parses a request sent on one, and it must not run. */
+  const refused = new WeakSet<Socket>();
   const options = {
     headersTimeout: s.headersTimeoutMs,
     requestTimeout: s.requestTimeoutMs,
@@ -78,6 +80,8 @@ export function createHttpServer(d: ServerDeps): HttpServer {
     maxHeaderSize: 16 * 1024,
   };
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    // Its client was told 503 and retry-after: run here too, the request would run twice.
+    if (refused.has(req.socket)) return void req.socket.destroy();
     try {
       dispatch(req, res);
     } catch (e) {
@@ -97,6 +101,7 @@ export function createHttpServer(d: ServerDeps): HttpServer {
     // Bun does not always emit 'close' for a socket its HTTP server closed itself (a timeout): count only live ones.
     if (sockets.size >= s.maxConnections) for (const x of sockets) if (x.destroyed) sockets.delete(x);
     if (sockets.size >= s.maxConnections) {
+      refused.add(socket);
       // Over the cap: a plain-http client gets a 503 it can read; a TLS one is closed before its handshake.
       if (!d.tls) {
         const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: 'too many connections' } });
