@@ -112,6 +112,44 @@ test('a server that floods its answer with log notifications, unknown ids and no
   }
 });
 
+test('a notification answered with an event stream that never ends holds no connection (MCP: 202, no body)', async () => {
+  // The fakeServer above answers notifications 202 itself; this one keeps each of them open as a stream.
+  const open = new Set<ServerResponse>();
+  const s = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
+      if (req.method === 'DELETE') return void res.writeHead(200).end();
+      if (body?.method === 'initialize') {
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's-1' });
+        return void res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'fake' } } }));
+      }
+      // tools/call is never answered; notifications (initialized, cancelled) get a stream that stays open.
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(': hold\n\n');
+      if (body && !('id' in body)) {
+        open.add(res);
+        res.on('close', () => open.delete(res));
+      }
+    });
+  });
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}/mcp`;
+  const logger = captureLogger();
+  const request = (u: string, init: any) => guardedRequest(u, init, { mode: 'allow-all' }, { checkAddress: () => null });
+  const client = new McpClient({ transport: httpTransport({ url, label: url, request, logger, maxFrameBytes: 4096 }), label: url, clientVersion: '1', logger });
+  try {
+    for (let i = 0; i < 5; i++) assert.is((await rejection(client.callTool('t', {}, { timeoutMs: 50 }))).code, 'timeout');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.is(open.size, 0, `${open.size} notification streams still held by the client`);
+  } finally {
+    await client.close();
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
+});
+
 test('an SSE event over maxFrameBytes is a protocol error; a JSON body over it too', async () => {
   let sse = true;
   const f = await fakeServer((req, body, res) => {

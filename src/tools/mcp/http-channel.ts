@@ -181,6 +181,9 @@ class HttpChannel implements McpChannel {
     const { status } = res;
     const label = this.o.label;
     if (status >= 200 && status < 300 && status !== 202) {
+      // A notification or response we sent is answered 202 without a body (MCP "Sending Messages to the Server"):
+      // a body is not read, so a stream that never ends holds no connection.
+      if (id === undefined) return void res.body.destroy();
       const type = (res.headers['content-type'] ?? '').toLowerCase();
       if (type.startsWith('text/event-stream')) {
         await this.readStream(res, id, what, signal);
