@@ -1,4 +1,4 @@
-// Notifications (claw.heartbeat, progress) while the broker is unreachable, against a real mosquitto: they are
+// Heartbeats while the broker is unreachable, against a real mosquitto: they are
 // dropped, not held in mqtt.js's offline queue and replayed as a burst of stale messages at the reconnect; a
 // reply to a request still works after the reconnect (docs/transports.md "MQTT", "Notifications while offline").
 import { test } from 'uvu';
@@ -73,6 +73,8 @@ for (const proto of ['5', '3.1.1']) {
     try {
       await until(() => log.entries.some((e) => e.msg === 'mqtt reconnect scheduled'), 3000);
       for (let i = 1; i <= N; i++) t.notify(heartbeat(i, 'offline'));
+      // An approval request waits for an operator: kept (QoS 1, bounded hold) and delivered after the reconnect.
+      t.notify({ jsonrpc: '2.0', method: 'claw.tool.approval_requested', params: { seq: -1, phase: 'approval' } });
       dropLogs = log.entries.filter((e) => e.msg === 'mqtt notifications dropped while disconnected').length;
     } finally {
       await broker.start();
@@ -90,6 +92,7 @@ for (const proto of ['5', '3.1.1']) {
     await until(() => got.some((g) => g.phase === 'after'), 3000);
     await new Promise((res) => setTimeout(res, 300));
     assert.is(got.filter((g) => g.phase === 'offline').length, 0, 'stale heartbeats replayed after the reconnect');
+    assert.is(got.filter((g) => g.phase === 'approval').length, 1, 'the approval request sent while offline arrived once');
     // Dropped while offline, counted, and logged once for the outage, not once per message.
     assert.is(dropLogs, 1);
     const reconnected = log.entries.find((e) => e.msg === 'mqtt connected' && e.fields?.dropped_notifications !== undefined);

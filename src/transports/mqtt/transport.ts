@@ -255,9 +255,10 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
     },
     notify(message) {
       if (!open) return;
-      // A notification (no id: claw.heartbeat, progress) is QoS 0 and dropped while offline: queued, an outage
-      // would grow memory by one per heartbeat and end in a burst of stale ones (docs/transports.md).
-      if (!('id' in message)) return void conn.publishVolatile(topics.outbox, JSON.stringify(message));
+      // A heartbeat (spec §9.3.1: the next one supersedes it) is QoS 0 and dropped while offline: queued, an outage
+      // would grow memory by one per heartbeat and end in a burst of stale ones (docs/transports.md). Any other
+      // notification (an approval request waits for an answer) keeps QoS 1 and the bounded offline hold.
+      if (!('id' in message) && message.method === 'claw.heartbeat') return void conn.publishVolatile(topics.outbox, JSON.stringify(message));
       conn.publish(topics.outbox, JSON.stringify(message)).catch((err: Error) => o.log.debug('mqtt notification not published', { error: err.message }));
     },
     async setPresence(next, nextInfo) {
