@@ -69,13 +69,17 @@ for (const d of dirs.filter((x) => entries.some((e) => e.startsWith(join(root, '
   process.stdout.write(r.stdout ?? '');
   const text = (r.stdout ?? '').replace(/\x1b\[[0-9;]*m/g, '');
   const num = (label) => Number(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  // uvu's Total counts the tests it ran (skipped ones are not in it), so what did not pass failed. uvu itself
+  // exits 0 when a suite's before hook throws (its runner returns from a finally block, swallowing the error,
+  // and reports "(0 / N)"), so a shortfall fails the run whatever the exit code says.
   const total = num('Total');
+  const notPassed = Math.max(0, total - num('Passed'));
   totals.passed += num('Passed');
   totals.skipped += num('Skipped');
-  totals.failed += Math.max(0, total - num('Passed') - num('Skipped'));
-  if (r.status !== 0) {
+  totals.failed += notPassed;
+  if (r.status !== 0 || notPassed > 0) {
     failed = true;
-    if (total === 0) totals.failed += 1; // a suite that crashed before reporting counts as a failure
+    if (notPassed === 0) totals.failed += 1; // a run that crashed before reporting (or exited non-zero) counts as a failure
   }
 }
 console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
