@@ -44,8 +44,11 @@ export interface AuditSegments {
    * closed segment's name. Throws with `file` still usable when nothing was renamed.
    */
   rotate(file: AuditFile, firstSeq: number, closedAtMs: number): { file: AuditFile; closed: string };
-  /** Delete the closed segments for which `expired(closed at, wall ms)` is true; their names. */
-  prune(expired: (closedAtMs: number) => boolean): string[];
+  /**
+   * Delete the oldest closed segments for as long as `expired(closed at, wall ms)` holds (a prefix of the
+   * chain, ./segments.ts expiredPrefix). Their names, and the first seq of the oldest closed segment kept.
+   */
+  prune(expired: (closedAtMs: number) => boolean): { deleted: string[]; firstKeptSeq?: number };
   /**
    * The newest closed segment and its last complete line: an empty active file after a crash between
    * the rename and the first record continues that chain instead of restarting at GENESIS.
@@ -56,8 +59,11 @@ export interface AuditSegments {
 /** Where each written record also goes (sqlite, webhook, syslog: ./mirrors.ts). Never throws into the log. */
 export interface AuditSink {
   write(record: AuditRecord, line: string): void;
-  /** Records before `cutoffMs` were deleted from the file chain (retention): drop them too. */
-  pruned?(cutoffMs: number): void;
+  /**
+   * The records below seq `firstKeptSeq` are no longer in the file chain (retention): drop them too. By
+   * seq, not time: across a wall-clock step the records' `ts` need not grow with the chain.
+   */
+  pruned?(firstKeptSeq: number): void;
 }
 
 /**
@@ -243,13 +249,15 @@ export class AuditLog {
     if (!seg || seg.retentionMs === undefined) return;
     const retention = seg.retentionMs;
     const age = this.ages.ages();
+    let firstKept: number | undefined;
     try {
-      seg.prune((closedAtMs) => age(closedAtMs) > retention);
+      // No closed segment kept: the chain in the files begins with the active segment.
+      firstKept = seg.prune((closedAtMs) => age(closedAtMs) > retention).firstKeptSeq ?? this.active?.seq;
     } catch (e) {
       this.warnOnce('prune', 'audit retention: deleting expired segments failed; they are kept', e);
     }
     try {
-      this.o.sink?.pruned?.(this.ages.cutoff(retention));
+      if (firstKept !== undefined) this.o.sink?.pruned?.(firstKept);
     } catch (e) {
       this.warnOnce('sink-prune', 'audit retention: pruning the mirror failed', e);
     }

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AuditFile, AuditSegments } from './log.ts';
 import { openAuditFile } from './node-file.ts';
-import { ACTIVE_SEGMENT, closedSegmentName, expiredSegments, parseSegmentName, segmentOrder } from './segments.ts';
+import { ACTIVE_SEGMENT, closedSegmentName, expiredPrefix, parseSegmentName, segmentOrder } from './segments.ts';
 
 export function nodeAuditSegments(dir: string, o: { maxAgeMs: number; maxBytes: number; retentionMs?: number }): AuditSegments {
   return {
@@ -34,9 +34,10 @@ export function nodeAuditSegments(dir: string, o: { maxAgeMs: number; maxBytes: 
       }
     },
     prune(expired: (closedAtMs: number) => boolean) {
-      const gone = expiredSegments(readdirSync(dir), expired);
-      for (const n of gone) unlinkSync(join(dir, n));
-      return gone;
+      const r = expiredPrefix(readdirSync(dir), expired);
+      // Oldest first: a failure part way leaves a shorter prefix deleted, still one unbroken chain.
+      for (const n of r.deleted) unlinkSync(join(dir, n));
+      return r;
     },
   };
 }

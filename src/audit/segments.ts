@@ -27,15 +27,23 @@ export function segmentOrder(names: readonly string[]): string[] {
 }
 
 /**
- * Closed segments to delete: every one `expired` says is, from the time it was closed (in its name, at or
- * after its last record). The newest closed segment may be deleted too: the active file links to it by
- * hash, which is the boundary the verifier reports.
+ * Closed segments to delete: the oldest ones in chain order, for as long as `expired` says so of the time
+ * each was closed (in its name, at or after its last record). Only a prefix: a segment kept after a
+ * deleted one is a break the verifier reports, not a boundary, and across a wall-clock step closing
+ * times need not grow with the chain (one stamped at 1970 has no known age and is kept, so every later
+ * one is too). The newest closed segment may be deleted too: the active file links to it by hash,
+ * which is the boundary the verifier reports. `firstKeptSeq`: the first seq of the oldest closed
+ * segment kept, when one is.
  */
-export function expiredSegments(names: readonly string[], expired: (closedAtMs: number) => boolean): string[] {
-  return names.filter((n) => {
-    const p = parseSegmentName(n);
-    return p !== undefined && expired(p.closedAtMs);
-  });
+export function expiredPrefix(names: readonly string[], expired: (closedAtMs: number) => boolean): { deleted: string[]; firstKeptSeq?: number } {
+  const deleted: string[] = [];
+  for (const name of segmentOrder(names)) {
+    const p = parseSegmentName(name);
+    if (!p) break; // the active segment: never deleted
+    if (!expired(p.closedAtMs)) return { deleted, firstKeptSeq: p.firstSeq };
+    deleted.push(name);
+  }
+  return { deleted };
 }
 
 export interface ChainVerifyResult {

@@ -49,7 +49,8 @@ export function sqliteSink(o: SqliteSinkOptions & { retryFirstMs?: number }): Sq
   let retryMs = 0;
   let pending: AuditRecord[] = [];
   let pendingLines: string[] = [];
-  let cutoff: number | undefined;
+  /** Rows below this seq go with the next flush: their records left the file chain (retention). */
+  let prunedBelow: number | undefined;
   let db: Promise<SqliteDatabase | undefined> | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let inserted = 0;
@@ -107,10 +108,11 @@ export function sqliteSink(o: SqliteSinkOptions & { retryFirstMs?: number }): Sq
           const r = recs[i];
           inserted += ins.run(r.hash, r.seq, r.ts, r.kind, r.prev, lines[i]).changes;
         }
-        // Retention: the rows of records older than the cutoff go with their segments (ISO 8601 UTC sorts as text).
-        if (cutoff !== undefined) d.prepare('DELETE FROM audit_records WHERE ts < ?').run(new Date(cutoff).toISOString());
+        // Retention: the rows of the deleted segments' records go with them, by seq (a record stamped at 1970
+        // before NTP's step is older than any cutoff by `ts`, whatever the file chain kept).
+        if (prunedBelow !== undefined) d.prepare('DELETE FROM audit_records WHERE seq < ?').run(prunedBelow);
       });
-      cutoff = undefined;
+      prunedBelow = undefined;
       recovered();
     } catch (e) {
       // Rolled back: nothing of it is in the table. Back in front of the queue, within queueMax (the file has all).
@@ -143,9 +145,9 @@ export function sqliteSink(o: SqliteSinkOptions & { retryFirstMs?: number }): Sq
       pendingLines.push(line);
       schedule();
     },
-    pruned(cutoffMs) {
+    pruned(firstKeptSeq) {
       if (closed) return;
-      cutoff = Math.max(cutoff ?? 0, cutoffMs);
+      prunedBelow = Math.max(prunedBelow ?? 0, firstKeptSeq);
       schedule();
     },
     flush,

@@ -77,6 +77,8 @@ export class DedupCache<S = string | (() => string)> {
   /** Monotonic: the store is pruned once per window, the first time a window after start. */
   private lastPrune: number;
   private readonly ages: WallAges;
+  /** Monotonic ms at construction: what an earlier process persisted is at least this old. */
+  private readonly started: number;
 
   constructor(
     private readonly clock: Clock,
@@ -86,7 +88,19 @@ export class DedupCache<S = string | (() => string)> {
     private readonly fingerprintOf: (source: S) => string = plainFingerprint as (source: S) => string,
   ) {
     this.lastPrune = clock.monotonic();
+    this.started = this.lastPrune;
     this.ages = new WallAges(clock);
+  }
+
+  /**
+   * The age of a persisted outcome. A stamp ahead of the wall clock was written before the clock was set back
+   * (`date -s`, a bad NTP server); WallAges reads it as fresh, which would replay it, or refuse its reused id
+   * as a conflict, for as long as the clock is behind (a year back: a year). Not in the ring, it was settled
+   * by an earlier process (or overflowed the ring), so it is at least as old as this process's uptime.
+   */
+  private savedAge(settledAt: number, wallNow: number): number {
+    const age = this.ages.ages()(settledAt);
+    return settledAt > wallNow ? Math.max(age, this.clock.monotonic() - this.started) : age;
   }
 
   /**
@@ -113,7 +127,7 @@ export class DedupCache<S = string | (() => string)> {
     }
     const store = this.storeNow();
     const saved = store && this.safe(() => store.get(requestId, this.fingerprintOf(source)));
-    if (saved && this.ages.ages()(saved.settledAt) <= this.windowMs) {
+    if (saved && this.savedAge(saved.settledAt, this.clock.now()) <= this.windowMs) {
       if (!saved.sameCall) return { conflict: true };
       const o = saved.outcome;
       const ok = 'ok' in o;

@@ -48,7 +48,7 @@ export function openFsBus(o: FsBusOptions): PeerBus {
   const readOne = (swarm: string, n: string): PresenceFile | undefined => {
     try {
       const p = JSON.parse(readFileSync(`${registry(swarm)}/${n}`, 'utf8')) as PresenceFile;
-      if (typeof p.identity === 'string' && NAME.test(p.identity) && `${p.identity}.json` === n) return p;
+      if (typeof p.identity === 'string' && NAME.test(p.identity) && `${p.identity}.json` === n && Number.isFinite(p.updated_at)) return p;
     } catch {}
     return undefined;
   };
@@ -72,8 +72,24 @@ export function openFsBus(o: FsBusOptions): PeerBus {
   // A presence's updated_at is aged across a wall-clock step (src/kernel/wall-age.ts): set back a year, a dead
   // peer's last presence would read fresh for a year; set forward, every live peer stale until it writes again.
   const ages = new WallAges(o.clock);
+  // A stamp ahead of this clock that no step seen by this process explains (written before the clock was set
+  // back, before this start, or by a host whose clock is ahead) reads as age 0 there, so a gone peer's file
+  // would read live until the clock caught up (a year back: a year). It is aged from when this bus first saw
+  // that stamp, on the monotonic clock: a live peer rewrites it (a new stamp) within staleAfterMs.
+  const aheadSince = new Map<string, { stamp: number; since: number }>();
+  const aheadAge = (p: PresenceFile): number => {
+    const key = `${p.swarm}/${p.identity}`;
+    if (!(p.updated_at > o.clock.now())) return void aheadSince.delete(key), 0;
+    const m = o.clock.monotonic();
+    let e = aheadSince.get(key);
+    if (!e || e.stamp !== p.updated_at) {
+      if (!e && aheadSince.size >= 4096) aheadSince.clear(); // bounded: one entry per presence file seen ahead
+      aheadSince.set(key, (e = { stamp: p.updated_at, since: m }));
+    }
+    return m - e.since;
+  };
   const alive = (p: PresenceFile): boolean => {
-    if (ages.ages()(p.updated_at) > o.staleAfterMs) return false;
+    if (Math.max(ages.ages()(p.updated_at), aheadAge(p)) > o.staleAfterMs) return false;
     if (p.host !== host || !Number.isInteger(p.pid)) return true;
     try {
       process.kill(p.pid, 0);

@@ -3,7 +3,7 @@
 // steps to the real time when NTP answers. Retention must not delete what was written minutes ago.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuditLog } from '../../src/audit/log.ts';
@@ -19,7 +19,7 @@ let n = 0;
 function setup(wall: number) {
   const dir = join(root, `d${n++}`);
   const c = { wall, mono: 1_000 };
-  const cutoffs: number[] = [];
+  const keptFrom: number[] = [];
   const seg = nodeAuditSegments(dir, { maxAgeMs: 5 * MIN, maxBytes: 1 << 30, retentionMs: 15 * MIN });
   const log = AuditLog.open({
     file: openAuditFile(join(dir, 'audit.jsonl')),
@@ -28,13 +28,13 @@ function setup(wall: number) {
     redact: (s) => s,
     fsync: 'none',
     segments: seg,
-    sink: { write() {}, pruned: (ms) => void cutoffs.push(ms) },
+    sink: { write() {}, pruned: (seq) => void keptFrom.push(seq) },
   });
   let i = 0;
   const append = () => log.append('execution.finished', { request_id: `r${i++}`, outcome: 'ok' });
   const tick = (ms: number) => void ((c.wall += ms), (c.mono += ms));
   const closed = () => readdirSync(dir).filter((f) => f !== 'audit.jsonl').sort();
-  return { dir, c, log, append, tick, closed, cutoffs };
+  return { dir, c, log, append, tick, closed, keptFrom };
 }
 
 test('booted at 1970, NTP steps forward 56 years: segments closed minutes ago are kept, older ones still go', () => {
@@ -54,8 +54,8 @@ test('booted at 1970, NTP steps forward 56 years: segments closed minutes ago ar
   const closedAt = s.closed().map((f) => parseSegmentName(f)!.closedAtMs);
   assert.is(closedAt.length, 3, s.closed().join());
   assert.ok(closedAt.filter((ms) => ms < NOW).length === 2, 'the two pre-step segments younger than the retention are kept');
-  // The mirror keeps what the files keep: its cutoff is not 15 min before the new wall time.
-  assert.ok(s.cutoffs.at(-1)! < 10_000 + 20 * MIN, String(s.cutoffs.at(-1)));
+  // The mirror keeps what the files keep: it drops the rows below the oldest kept segment's first seq.
+  assert.is(s.keptFrom.at(-1), parseSegmentName(s.closed()[0])!.firstSeq);
   assert.equal(verifyAuditSegments(readAuditDirectory(s.dir)).ok, true);
 });
 
@@ -75,4 +75,31 @@ test('the wall clock set back a year: segments still rotate by age and retention
   assert.not.ok(files.some((f) => parseSegmentName(f)!.closedAtMs === NOW + 5 * MIN), 'the pre-step segment is pruned');
 });
 
+test('after a restart, a segment stamped at 1970 kept (age unknown) keeps every later one: retention deletes only a prefix of the chain', () => {
+  const s = setup(10_000);
+  s.tick(5 * MIN);
+  s.append(); // rotates: the first segment, closed at 1970
+  s.c.wall = NOW; // NTP
+  s.tick(5 * MIN);
+  s.append(); // rotates: the second, closed at NOW + 5 min
+  s.log.close();
+  const before = s.closed();
+  assert.is(before.length, 2);
+  s.tick(20 * MIN); // off for 20 min: by the wall clock the second segment is 25 min old, the first of unknown age
+  const seg = nodeAuditSegments(s.dir, { maxAgeMs: 5 * MIN, maxBytes: 1 << 30, retentionMs: 15 * MIN });
+  const open = () => AuditLog.open({ file: openAuditFile(join(s.dir, 'audit.jsonl')), now: () => s.c.wall, monotonic: () => s.c.mono, redact: (x) => x, fsync: 'none', segments: seg });
+  const b = open(); // prunes at open
+  const kept = s.closed();
+  assert.ok(before.every((f) => kept.includes(f)), `the 1970 segment is kept, so the one after it is too: ${kept.join()}`);
+  const v = verifyAuditSegments(readAuditDirectory(s.dir));
+  assert.ok(v.ok, JSON.stringify(v.broken));
+  s.tick(16 * MIN);
+  b.append('execution.finished', { request_id: 'later', outcome: 'ok' }); // rotates and prunes: uptime 16 min
+  b.close();
+  const left = s.closed().map((f) => parseSegmentName(f)!.closedAtMs);
+  assert.ok(left.every((ms) => ms > NOW + 30 * MIN), `both old segments went once this process ran the retention: ${s.closed().join()}`);
+  assert.ok(verifyAuditSegments(readAuditDirectory(s.dir)).ok);
+});
+
+test.after(() => rmSync(root, { recursive: true, force: true }));
 test.run();

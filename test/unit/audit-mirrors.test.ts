@@ -3,7 +3,7 @@
 // never delays or fails a tool call; syslog sends RFC 5424 datagrams.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -61,6 +61,40 @@ test('sqlite: every record of the file is a row with the same line, seq, kind an
   assert.equal(rows.map((r) => r.record), lines);
   assert.equal(rows.map((r) => [r.seq, r.kind, r.hash, r.prev, r.ts]), lines.map((l) => JSON.parse(l)).map((r) => [r.seq, r.kind, r.hash, r.prev, r.ts]));
   assert.equal(warnings, []);
+});
+
+test('sqlite: retention drops the rows of the deleted segments by seq, so records stamped at 1970 that the files keep stay', async () => {
+  const MIN = 60_000;
+  const c = { wall: 60_000, mono: 0 };
+  const sub = join(dir, `s${n++}`);
+  const open = () =>
+    openAuditSession({
+      ...base,
+      now: () => c.wall,
+      monotonic: () => c.mono,
+      path: join(sub, 'audit.jsonl'),
+      policies: [{ name: 'p', spec: { rules: [], audit: { destination: 'sqlite', retention: '15m' } } }],
+      runtime: { sqlite: { path: join(sub, 'mirror.sqlite') }, segment_seconds: 600 },
+      sinkDeps: { sqliteAdapter: 'sqljs' },
+    })!;
+  const step = async (s: ReturnType<typeof open>, ms: number, id: string) => ((c.wall += ms), (c.mono += ms), await toolCall(s, id));
+  const a = open();
+  await step(a, 0, 'a'); // stamped 1970
+  await step(a, 10 * MIN, 'b'); // rotates: a segment closed at 1970
+  c.wall = Date.UTC(2026, 11, 7, 8); // NTP
+  await step(a, 10 * MIN, 'c'); // rotates: a segment closed at 2026
+  await a.close();
+  c.wall += 20 * MIN; // off for 20 min; the restart cannot know the 1970 segment's age, so it keeps the chain from it
+  const b = open();
+  await step(b, 0, 'd');
+  await b.close();
+  const files = readdirSync(sub).filter((f) => f.startsWith('audit')).sort();
+  const lines = files.filter((f) => f !== 'audit.jsonl').concat('audit.jsonl').flatMap((f) => fileLines(join(sub, f)));
+  const db = await openDatabase({ path: join(sub, 'mirror.sqlite'), adapter: 'sqljs' });
+  const rows = db.prepare('SELECT record FROM audit_records ORDER BY seq').all();
+  db.close();
+  assert.ok(lines.some((l) => JSON.parse(l).ts.startsWith('1970')), `records stamped before the step are still in the files: ${files.join()}`);
+  assert.equal(rows.map((r) => r.record), lines);
 });
 
 test('sqlite: a database that cannot be opened is told once; tool calls and the file go on', async () => {

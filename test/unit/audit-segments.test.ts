@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { AuditLog } from '../../src/audit/log.ts';
 import { openAuditFile } from '../../src/audit/node-file.ts';
 import { nodeAuditSegments, readAuditDirectory } from '../../src/audit/node-segments.ts';
-import { closedSegmentName, expiredSegments, parseSegmentName, segmentOrder, verifyAuditSegments } from '../../src/audit/segments.ts';
+import { closedSegmentName, expiredPrefix, parseSegmentName, segmentOrder, verifyAuditSegments } from '../../src/audit/segments.ts';
 import { GENESIS } from '../../src/audit/record.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'claw-audit-seg-'));
@@ -25,13 +25,15 @@ function setup(o: { maxAgeMs?: number; maxBytes?: number; retentionMs?: number }
   return { dir, open, tick: (ms: number) => (now += ms), lines: (name: string) => readFileSync(join(dir, name), 'utf8').split('\n').slice(0, -1) };
 }
 
-test('names: closed segments sort by first seq, the active file last; expiry by the closing time in the name', () => {
+test('names: closed segments sort by first seq, the active file last; expiry of a prefix of the chain by the closing time in the name', () => {
   assert.is(closedSegmentName(42, T0), `audit-000000000042-${T0}.jsonl`);
   assert.equal(parseSegmentName(`audit-000000000042-${T0}.jsonl`), { firstSeq: 42, closedAtMs: T0 });
   assert.is(parseSegmentName('audit-42-1.jsonl'), undefined);
   const names = ['audit.jsonl', closedSegmentName(10, T0 + 5), 'notes.txt', closedSegmentName(2, T0 + 9)];
   assert.equal(segmentOrder(names), [closedSegmentName(2, T0 + 9), closedSegmentName(10, T0 + 5), 'audit.jsonl']);
-  assert.equal(expiredSegments(names, (ms) => ms < T0 + 6), [closedSegmentName(10, T0 + 5)]);
+  assert.equal(expiredPrefix(names, (ms) => ms < T0 + 10), { deleted: [closedSegmentName(2, T0 + 9), closedSegmentName(10, T0 + 5)] });
+  // Only a prefix: an expired segment after a kept one stays (deleting it would break the chain).
+  assert.equal(expiredPrefix(names, (ms) => ms < T0 + 6), { deleted: [], firstKeptSeq: 2 });
 });
 
 test('rotation: each new segment begins with audit.segment naming the closed one, and the directory verifies as one chain', () => {

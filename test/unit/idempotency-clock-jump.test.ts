@@ -49,4 +49,21 @@ test('a record from before a restart stamped by an unset clock (1970) is within 
   assert.is((c.run('r1', 'fp', async () => 'ran twice') as any).reused, true);
 });
 
+test('a record stamped a year ahead (settled before the clock was set back, then a restart) is used for one window of uptime, not for the year', async () => {
+  const clock = new FakeClock();
+  const store = memoryStore();
+  const ahead = clock.wall + 365 * 86_400_000;
+  store.put('r1', { fingerprint: 'fp', outcome: { ok: 'done' }, settledAt: ahead });
+  store.put('r2', { fingerprint: 'fp', outcome: { ok: 'done' }, settledAt: ahead });
+  const c = new DedupCache(clock, 300_000, () => store);
+  clock.mono += 60_000;
+  clock.wall += 60_000;
+  assert.is((c.run('r1', 'fp', async () => 'ran twice') as any).reused, true, 'of unknown age, but at most this uptime: within the window');
+  clock.mono += 300_000;
+  clock.wall += 300_000;
+  const reused = c.run('r2', 'another call', () => 'ran') as any;
+  assert.not.ok(reused.conflict, 'the window is over by this uptime: a reused id is a new call, not a conflict');
+  assert.is(reused.outcome, 'ran');
+});
+
 test.run();

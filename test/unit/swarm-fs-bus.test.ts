@@ -62,14 +62,30 @@ test('presence across wall-clock steps: set back a year, a silent peer still goe
   await done();
 });
 
-test('a presence naming a dead pid on this host reads unavailable at once; a foreign or malformed file is ignored', async () => {
+test('a presence naming a dead pid on this host reads unavailable at once; a foreign or malformed file (no numeric updated_at) is ignored', async () => {
   const { root, a, done } = pair();
   await a.announce({ identity: 'a', swarm: 's', role: 'x', status: 'ready' });
   const dir = join(root, 'registry', 's');
   writeFileSync(join(dir, 'dead.json'), JSON.stringify({ identity: 'dead', swarm: 's', role: 'w', status: 'ready', pid: 2 ** 22 + 12345, host: hostname(), updated_at: Date.now() }));
   writeFileSync(join(dir, 'liar.json'), JSON.stringify({ identity: 'someone-else', swarm: 's', role: 'w', status: 'ready', pid: process.pid, host: hostname(), updated_at: Date.now() }));
   writeFileSync(join(dir, 'junk.json'), '{not json');
+  writeFileSync(join(dir, 'nostamp.json'), JSON.stringify({ identity: 'nostamp', swarm: 's', role: 'w', status: 'ready', pid: 1, host: 'another-board', updated_at: 'never' }));
   assert.equal(a.peers('s').map((p) => [p.identity, p.status]), [['dead', 'unavailable']]);
+  await done();
+});
+
+test('a presence stamped a year ahead (written before the clock was set back, by a peer gone since) goes stale after staleAfterMs, not a year', async () => {
+  const { root, a, done } = pair();
+  await a.announce({ identity: 'a', swarm: 's', role: 'x', status: 'ready' });
+  const dir = join(root, 'registry', 's');
+  const presence = (updated_at: number) => JSON.stringify({ identity: 'gone', swarm: 's', role: 'w', status: 'ready', pid: 1, host: 'another-board', updated_at });
+  const ahead = Date.now() + 365 * 86_400_000;
+  writeFileSync(join(dir, 'gone.json'), presence(ahead));
+  a.peers('s'); // first seen now
+  await new Promise((r) => setTimeout(r, 400));
+  assert.equal(a.peers('s').map((p) => [p.identity, p.status]), [['gone', 'unavailable']], 'unchanged for longer than staleAfterMs');
+  writeFileSync(join(dir, 'gone.json'), presence(ahead + 1000)); // a live peer (its clock ahead) rewrites it
+  assert.equal(a.peers('s').map((p) => [p.identity, p.status]), [['gone', 'ready']]);
   await done();
 });
 
