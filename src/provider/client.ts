@@ -146,14 +146,18 @@ export class ProviderEndpoint {
         };
         const dec = anthropic ? anthropicStream(onText) : openaiStream(onText);
         const sse = new SseParser(MAX_SSE_EVENT_BYTES);
-        await readText(res, io, (t) => {
+        // Progress is event data, whole or in part; comments (`: ping`), blank lines and other fields are keep-alives.
+        let seen = 0;
+        const progress = () => seen !== (seen = sse.dataChars);
+        const onSse = (t: string) => {
           try {
             for (const ev of sse.push(t)) dec.event(ev);
           } catch (e) {
             throw e instanceof ProviderFailure ? e : malformed((e as Error).message, e);
           }
           return dec.done;
-        });
+        };
+        await readText(res, io, onSse, undefined, progress);
         return dec.finish();
       }
       let text = '';
