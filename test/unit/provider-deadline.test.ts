@@ -91,6 +91,22 @@ test('SSE keep-alive comments, one per tick forever, do not re-arm timeout_ms: t
   ]);
 });
 
+test("Anthropic `ping` events forever are keep-alives too: the attempt ends at timeout_ms", async () => {
+  const clock = new FakeClock();
+  const start = 'event: message_start\ndata: {"type":"message_start","message":{"id":"m","usage":{"input_tokens":1,"output_tokens":0}}}\n\n';
+  const ping = 'event: ping\ndata: {"type": "ping"}\n\n';
+  const t = tricklingFetch((n) => (n === 0 ? start : ping), 'text/event-stream');
+  const anthropic = spec('p', { protocol: 'anthropic-native', endpoint: 'http://p.test', streaming: true });
+  const { deps } = setup([prov('p', anthropic)], { clock, fetch: t.fetch, timeouts: { p: { timeoutMs: 4000, attemptDeadlineMs: 60_000 } } });
+  const t0 = clock.monotonic();
+  const p = rejection(createChain(deps).complete({ messages: [user('x')], signal: signal() }));
+  assert.ok((await drive(p, clock, t.tick, 100)) > 0, 'the attempt never ended');
+  const e = await p;
+  // message_start (tick 0, at 0 s) was the last progress.
+  assert.is(clock.monotonic() - t0, 4000);
+  assert.is(e.data.providers[0].limit, 'timeout_ms');
+});
+
 test('blank lines and whitespace-only chunks in a stream are keep-alives too; a content event re-arms the limit', async () => {
   const clock = new FakeClock();
   // tick 0 and 1: an event with data (progress); then only blank lines, CRLFs and spaces.
