@@ -37,9 +37,20 @@ export class SseParser {
   lastEventId: string | undefined;
   /** Reconnection delay the server asked for (ms), if any. */
   retryMs: number | undefined;
+  private dataDone = 0;
 
   /** @param maxEventBytes the largest event (its data lines, as UTF-8) accepted; beyond it push() throws. */
   constructor(readonly maxEventBytes = DEFAULT_MAX_EVENT_BYTES) {}
+
+  /**
+   * Characters of `data` values read so far, the value of a data line still open included. Comments,
+   * blank lines and other fields leave it as it was: a reader tells an answer's bytes from keep-alives
+   * by whether this grew.
+   */
+  get dataChars(): number {
+    const l = this.line;
+    return this.dataDone + (l.startsWith('data:') ? Math.max(0, l.length - (l.charCodeAt(5) === 32 ? 6 : 5)) : 0);
+  }
 
   /** The events that `chunk` completes, in order. */
   push(chunk: Uint8Array | string): SseEvent[] {
@@ -88,6 +99,7 @@ export class SseParser {
     let value = colon < 0 ? '' : line.slice(colon + 1);
     if (value.charCodeAt(0) === 32) value = value.slice(1);
     if (name === 'data') {
+      this.dataDone += value.length;
       this.dataBytes += utf8Length(value) + 1;
       if (this.dataBytes - 1 > this.maxEventBytes) throw new SseEventTooLarge(this.maxEventBytes);
       this.data.push(value);

@@ -146,14 +146,24 @@ export class ProviderEndpoint {
         };
         const dec = anthropic ? anthropicStream(onText) : openaiStream(onText);
         const sse = new SseParser(MAX_SSE_EVENT_BYTES);
-        await readText(res, io, (t) => {
+        // Progress is event data, whole or in part; comments (`: ping`), blank lines, other fields and the
+        // Messages API's `ping` events (keep-alives by its streaming docs) are not.
+        let seen = 0;
+        let pings = 0;
+        const progress = () => seen !== (seen = sse.dataChars - pings);
+        const onSse = (t: string) => {
           try {
-            for (const ev of sse.push(t)) dec.event(ev);
+            for (const ev of sse.push(t)) {
+              // Data lines' characters, as dataChars counts them (the "\n" joining lines is not counted).
+              if (ev.event === 'ping') pings += ev.data.length - ev.data.split('\n').length + 1;
+              dec.event(ev);
+            }
           } catch (e) {
             throw e instanceof ProviderFailure ? e : malformed((e as Error).message, e);
           }
           return dec.done;
-        });
+        };
+        await readText(res, io, onSse, undefined, progress);
         return dec.finish();
       }
       let text = '';

@@ -31,9 +31,32 @@ export interface ProviderReport {
   usable: boolean;
 }
 
-export interface DoctorDeps extends Pick<ProviderDeps, 'secrets' | 'clock' | 'ledger'> {
+export interface DoctorDeps extends Pick<ProviderDeps, 'secrets' | 'clock' | 'ledger' | 'timeouts'> {
   fetch?: typeof fetch;
+  /** Each request's bound for a provider claw.runtime.yaml sets no timeout_ms for (default DOCTOR_TIMEOUT_MS). */
   timeoutMs?: number;
+}
+
+/** A model list should come quickly: the 120 s chat default is for a first token, not for this. */
+export const DOCTOR_TIMEOUT_MS = 20_000;
+
+interface Bound {
+  ms: number;
+  /** The claw.runtime.yaml key that changes it, as the failure line says. */
+  key: 'timeout_ms' | 'attempt_deadline_ms';
+  provider: string;
+}
+
+/**
+ * One doctor request's bound, headers and body together: the provider's `timeout_ms` when set (a board
+ * given five seconds wants to hear sooner, one given five minutes wants the probe to wait as long), else
+ * DOCTOR_TIMEOUT_MS; never past its `attempt_deadline_ms`.
+ */
+export function doctorBound(d: Pick<DoctorDeps, 'timeouts' | 'timeoutMs'>, provider: string): Bound {
+  const own = d.timeouts?.[provider];
+  const ms = own?.timeoutMs ?? d.timeoutMs ?? DOCTOR_TIMEOUT_MS;
+  const deadline = own?.attemptDeadlineMs;
+  return deadline !== undefined && deadline < ms ? { ms: deadline, key: 'attempt_deadline_ms', provider } : { ms, key: 'timeout_ms', provider };
 }
 
 const PROBE_TOOL = { name: 'ping', description: 'Answers pong. Call it when asked to ping.', input_schema: { type: 'object', properties: {}, additionalProperties: false } };
@@ -73,7 +96,8 @@ async function checkOne(m: ResolvedManifest, name: string, spec: ProviderSpec, i
     add('auth', 'fail', (e as Error).message);
     return r;
   }
-  const get = (url: string) => request(d, url, { method: 'GET', headers });
+  const bound = doctorBound(d, name);
+  const get = (url: string) => request(d, url, { method: 'GET', headers }, bound);
   const anthropic = spec.protocol === 'anthropic-native';
   const base = spec.endpoint.replace(/\/+$/, '');
   const modelsUrl = anthropic ? messagesUrl(base).replace(/\/messages$/, '/models') : `${base.replace(/\/chat\/completions$/, '')}/models`;
@@ -112,7 +136,7 @@ async function checkOne(m: ResolvedManifest, name: string, spec: ProviderSpec, i
     const hint = ollama ? ` — run: ollama pull ${spec.model}` : '';
     add('model', 'fail', `${spec.model} is not among the ${names.length} models listed by ${source}${names.length ? ` (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''})` : ''}${hint}`);
   }
-  if (probe && r.usable) await probeModes(d, spec, headers, add);
+  if (probe && r.usable) await probeModes(d, spec, headers, add, bound);
   else if (probe) {
     add('native_tools', 'skip', 'not probed: the provider is not usable');
     add('structured_output', 'skip', 'not probed: the provider is not usable');
@@ -121,7 +145,7 @@ async function checkOne(m: ResolvedManifest, name: string, spec: ProviderSpec, i
 }
 
 /** One tiny request per capability; a 400/422/501 is "not supported", as the endpoint's mode fallback reads it. */
-async function probeModes(d: DoctorDeps, spec: ProviderSpec, headers: Record<string, string>, add: (c: ProviderCheck['check'], s: CheckState, detail: string) => void): Promise<void> {
+async function probeModes(d: DoctorDeps, spec: ProviderSpec, headers: Record<string, string>, add: (c: ProviderCheck['check'], s: CheckState, detail: string) => void, bound: Bound): Promise<void> {
   const anthropic = spec.protocol === 'anthropic-native';
   const url = anthropic ? messagesUrl(spec.endpoint) : chatUrl(spec.endpoint);
   const ask = (text: string, extra: Record<string, unknown>) =>
@@ -129,7 +153,7 @@ async function probeModes(d: DoctorDeps, spec: ProviderSpec, headers: Record<str
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json' },
       body: JSON.stringify({ model: spec.model, max_tokens: 32, messages: [{ role: 'user', content: text }], ...(anthropic ? {} : { stream: false }), ...extra }),
-    });
+    }, bound);
   const tools = anthropic
     ? { tools: [{ name: PROBE_TOOL.name, description: PROBE_TOOL.description, input_schema: PROBE_TOOL.input_schema }] }
     : { tools: [{ type: 'function', function: { name: PROBE_TOOL.name, description: PROBE_TOOL.description, parameters: PROBE_TOOL.input_schema } }] };
@@ -169,9 +193,9 @@ interface Answer {
   error?: string;
 }
 
-async function request(d: DoctorDeps, url: string, init: RequestInit): Promise<Answer> {
+async function request(d: DoctorDeps, url: string, init: RequestInit, bound: Bound): Promise<Answer> {
   const ctl = new AbortController();
-  const timer = d.clock.setTimeout(() => ctl.abort(), d.timeoutMs ?? 20_000);
+  const timer = d.clock.setTimeout(() => ctl.abort(), bound.ms);
   try {
     // Never follow a redirect: a key header must not travel to another origin (docs/providers.md).
     const res = await (d.fetch ?? fetch)(url, { ...init, signal: ctl.signal, redirect: 'manual' });
@@ -185,7 +209,7 @@ async function request(d: DoctorDeps, url: string, init: RequestInit): Promise<A
     const said = res.status >= 400 ? serverMessage(typeof json?.error === 'string' ? json.error : json?.error?.message ?? json?.message ?? (json === undefined ? text : undefined), res.status) : undefined;
     return { status: res.status, json, ...(said ? { said } : {}) };
   } catch (e) {
-    if (ctl.signal.aborted) return { error: `no answer within ${(d.timeoutMs ?? 20_000) / 1000} s` };
+    if (ctl.signal.aborted) return { error: `no answer within ${bound.ms} ms (claw.runtime.yaml providers.${bound.provider}.${bound.key} changes it)` };
     const x = e as { cause?: { code?: unknown }; code?: unknown; name?: string };
     const code = x?.cause?.code ?? x?.code;
     return { error: `cannot reach the endpoint (${typeof code === 'string' ? code : (x?.name ?? 'error')})` };

@@ -1,7 +1,7 @@
 // One HTTP attempt over global fetch (Node >= 18, Bun), bounded twice: an idle limit to the response
-// headers and between body or stream chunks (re-armed on every chunk), and a deadline on the attempt's
-// whole time, so bytes that keep coming (SSE keep-alive comments, a trickling proxy) cannot hold a turn
-// open. The caller's AbortSignal is linked in; errors are classified per runtime profile §5. Bodies are
+// headers and between chunks that advance the answer (re-armed only by those: SSE comments such as
+// `: ping` and whitespace are keep-alives), and a deadline on the attempt's whole time, so bytes that keep
+// coming (content trickled a byte at a time by a slow proxy) cannot hold a turn open. The caller's AbortSignal is linked in; errors are classified per runtime profile §5. Bodies are
 // decoded as strict UTF-8: invalid bytes are a malformed response, not silently replaced (the validator
 // must see what the model produced).
 import type { Clock } from '../kernel/ports.ts';
@@ -169,13 +169,21 @@ export function serverMessage(m: unknown, status: number): string | undefined {
   return line.length > 160 ? `${line.slice(0, 160)}…` : line;
 }
 
-/** Read the body as strict UTF-8 text, chunk by chunk, re-arming the idle limit on each (the deadline stands). */
+/** Whitespace carries nothing in a JSON body: a server sending only that (a keep-alive) is idle. */
+const hasContent = (text: string) => /\S/.test(text);
+
+/**
+ * Read the body as strict UTF-8 text, chunk by chunk. The idle limit is re-armed only for a chunk that
+ * `progress` (asked after onText had it) says advanced the answer — default: any non-whitespace
+ * character; streams pass their parser's view. The deadline stands whatever comes.
+ */
 export async function readText(
   res: Response,
   o: Pick<PostOptions, 'name' | 'caller' | 'attempt'>,
   /** Returns true to stop reading: the protocol's end marker came and the rest is not wanted. */
   onText: (text: string) => boolean | void,
   maxBytes = MAX_BODY_BYTES,
+  progress: (text: string) => boolean = hasContent,
 ): Promise<void> {
   if (!res.body) throw malformed(`empty body`);
   const reader = res.body.getReader();
@@ -197,11 +205,13 @@ export async function readText(
         classify(e, o.name, o.caller, o.attempt, 'body');
       }
       if (r.done) break;
-      o.attempt.touch();
       bytes += r.value.byteLength;
       if (bytes > maxBytes) throw malformed(`body larger than ${maxBytes} bytes`);
       const t = decode(r.value);
-      if (t && onText(t) === true) {
+      if (!t) continue;
+      const end = onText(t) === true;
+      if (progress(t)) o.attempt.touch();
+      if (end) {
         // A server may hold the connection open after its end marker; waiting would only time out.
         reader.cancel().catch(() => {});
         return;

@@ -24,8 +24,18 @@ export function backoffMs(spec: RetrySpec | undefined, retry: number, random: ()
 }
 
 /**
+ * The longest wait a date-form Retry-After may come to when read against this host's clock (the longest
+ * attempt_deadline_ms). Beyond it, or at or before now, the clock is taken to be wrong — a board without an
+ * RTC starts in 1970 and puts every date decades away; one set far ahead puts every date in the past.
+ */
+export const MAX_CLOCK_WAIT_MS = 3_600_000;
+
+/**
  * Server-requested wait, ms: `retry-after-ms` (OpenAI), else `Retry-After` as delay-seconds or an
- * HTTP-date (RFC 9110 §10.2.3). Undefined when absent or unreadable.
+ * HTTP-date (RFC 9110 §10.2.3). A date is read against the response's own `Date` header when it has one
+ * (RFC 9110 §6.6.1: both come from the server's clock, so this host's clock does not matter; a date at or
+ * before it is 0), else against `nowMs`, trusted only for a wait in (0, MAX_CLOCK_WAIT_MS]. Undefined when
+ * absent, unreadable or untrusted: the caller's backoff applies.
  */
 export function retryAfterMs(headers: { get(name: string): string | null }, nowMs: number): number | undefined {
   const ms = headers.get('retry-after-ms');
@@ -34,5 +44,9 @@ export function retryAfterMs(headers: { get(name: string): string | null }, nowM
   if (!v) return undefined;
   if (/^\d+(\.\d+)?$/.test(v)) return Math.ceil(Number(v) * 1000);
   const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+  if (Number.isNaN(at)) return undefined;
+  const served = Date.parse(headers.get('date') ?? '');
+  if (!Number.isNaN(served)) return Math.max(0, at - served);
+  const wait = at - nowMs;
+  return wait > 0 && wait <= MAX_CLOCK_WAIT_MS ? wait : undefined;
 }

@@ -5,6 +5,7 @@ import { createChain } from '../../src/provider/chain.ts';
 import { createProviderClient } from '../../src/provider/index.ts';
 import { deadUrl, openaiJson, openaiSse, startFakeLlm, type FakeLlm } from '../helpers/fake-llm-server.ts';
 import { prov, rejection, setup, signal, user } from './provider-fixtures.ts';
+import { systemClock } from '../../src/node/clock.ts';
 
 let a: FakeLlm;
 let b: FakeLlm;
@@ -27,6 +28,35 @@ test('429 with Retry-After: waits exactly that long, then succeeds', async () =>
   assert.is(r.text, 'fine');
   assert.equal(sleeps, [2000]);
   assert.is(a.requests.length, 2);
+});
+
+/** The system clock with its wall time pinned at `wall` (timers stay real). */
+const wallAt = (wall: number) => ({
+  now: () => wall,
+  monotonic: () => systemClock.monotonic(),
+  setTimeout: (fn: () => void, ms: number) => systemClock.setTimeout(fn, ms),
+  setInterval: (fn: () => void, ms: number) => systemClock.setInterval(fn, ms),
+});
+
+/** A fetch answering 429 with `headers` once, then a completion. */
+function rateLimitedOnce(headers: Record<string, string>) {
+  let n = 0;
+  return (async () =>
+    n++ === 0
+      ? new Response('{}', { status: 429, headers: { 'content-type': 'application/json', ...headers } })
+      : new Response(JSON.stringify(openaiJson({ content: 'fine' })), { status: 200, headers: { 'content-type': 'application/json' } })) as unknown as typeof fetch;
+}
+
+test('an HTTP-date Retry-After on a board whose clock says 1970: the backoff applies, not a wait of decades (nor giving up)', async () => {
+  const retryAfter = { 'retry-after': 'Sun, 22 Feb 2026 10:00:07 GMT' };
+  const { deps, sleeps } = setup([prov('p', oa('http://p.test/v1'))], { clock: wallAt(0), fetch: rateLimitedOnce(retryAfter) });
+  const r = await createChain(deps).complete({ messages: [user('x')], signal: signal() });
+  assert.is(r.text, 'fine');
+  assert.equal(sleeps, [750]); // backoff: 1000 ms with jitter 0.5
+  // The server's Date header makes the date readable whatever the board's clock says.
+  const { deps: d2, sleeps: s2 } = setup([prov('p', oa('http://p.test/v1'))], { clock: wallAt(Date.parse('2040-01-01T00:00:00Z')), fetch: rateLimitedOnce({ ...retryAfter, date: 'Sun, 22 Feb 2026 10:00:00 GMT' }) });
+  assert.is((await createChain(d2).complete({ messages: [user('x')], signal: signal() })).text, 'fine');
+  assert.equal(s2, [7000]);
 });
 
 test('retry-after-ms wins; a Retry-After beyond 30 s ends this provider at once (the fallback answers)', async () => {

@@ -22,15 +22,19 @@ const spec = (name: string, over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-/** A fetch whose body gets `chunk` each time the test calls tick(); honours the request's signal like undici. */
-function tricklingFetch(chunk: string, contentType: string) {
+/**
+ * A fetch whose body gets `chunk` (or chunk(n) for the n-th tick, from 0) each time the test calls tick();
+ * honours the request's signal like undici.
+ */
+function tricklingFetch(chunk: string | ((n: number) => string), contentType: string) {
   const pushes: (() => void)[] = [];
   const f = (async (_url: string, init: RequestInit) => {
     const sig = init.signal!;
+    let n = 0;
     const body = new ReadableStream<Uint8Array>({
       start(c) {
         pushes.push(() => {
-          if (!sig.aborted) c.enqueue(enc.encode(chunk));
+          if (!sig.aborted) c.enqueue(enc.encode(typeof chunk === 'string' ? chunk : chunk(n++)));
         });
         sig.addEventListener('abort', () => c.error(sig.reason), { once: true });
       },
@@ -70,7 +74,9 @@ async function drive(p: Promise<unknown>, clock: FakeClock, tick: () => void, ma
   return settled ? max : -1;
 }
 
-test('a stream of SSE keep-alive comments, one per tick forever, ends at attempt_deadline_ms', async () => {
+const delta = 'data: {"choices":[{"delta":{"content":"a"}}]}\n\n';
+
+test('SSE keep-alive comments, one per tick forever, do not re-arm timeout_ms: the attempt ends at the idle limit', async () => {
   const clock = new FakeClock();
   const t = tricklingFetch(': ping\n\n', 'text/event-stream');
   const { deps } = setup([prov('p', spec('p', { streaming: true }))], { clock, fetch: t.fetch, timeouts: { p: { timeoutMs: 5000, attemptDeadlineMs: 20_000 } } });
@@ -79,21 +85,86 @@ test('a stream of SSE keep-alive comments, one per tick forever, ends at attempt
   const ticks = await drive(p, clock, t.tick, 100);
   assert.ok(ticks > 0, 'the attempt never ended');
   const e = await p;
+  assert.is(clock.monotonic() - start, 5000, 'the pings held the attempt past timeout_ms');
+  assert.equal(e.data.providers, [
+    { provider: 'p', reason: 'timeout', limit: 'timeout_ms', message: 'p: no body within 5000 ms (claw.runtime.yaml providers.p.timeout_ms raises it)' },
+  ]);
+});
+
+test("Anthropic `ping` events forever are keep-alives too: the attempt ends at timeout_ms", async () => {
+  const clock = new FakeClock();
+  const start = 'event: message_start\ndata: {"type":"message_start","message":{"id":"m","usage":{"input_tokens":1,"output_tokens":0}}}\n\n';
+  const ping = 'event: ping\ndata: {"type": "ping"}\n\n';
+  const t = tricklingFetch((n) => (n === 0 ? start : ping), 'text/event-stream');
+  const anthropic = spec('p', { protocol: 'anthropic-native', endpoint: 'http://p.test', streaming: true });
+  const { deps } = setup([prov('p', anthropic)], { clock, fetch: t.fetch, timeouts: { p: { timeoutMs: 4000, attemptDeadlineMs: 60_000 } } });
+  const t0 = clock.monotonic();
+  const p = rejection(createChain(deps).complete({ messages: [user('x')], signal: signal() }));
+  assert.ok((await drive(p, clock, t.tick, 100)) > 0, 'the attempt never ended');
+  const e = await p;
+  // message_start (tick 0, at 0 s) was the last progress.
+  assert.is(clock.monotonic() - t0, 4000);
+  assert.is(e.data.providers[0].limit, 'timeout_ms');
+});
+
+test('blank lines and whitespace-only chunks in a stream are keep-alives too; a content event re-arms the limit', async () => {
+  const clock = new FakeClock();
+  // tick 0 and 1: an event with data (progress); then only blank lines, CRLFs and spaces.
+  const t = tricklingFetch((n) => (n < 2 ? delta : ['\n', '\r\n', ' \n'][n % 3]!), 'text/event-stream');
+  const { deps } = setup([prov('p', spec('p', { streaming: true }))], { clock, fetch: t.fetch, timeouts: { p: { timeoutMs: 4000, attemptDeadlineMs: 60_000 } } });
+  const start = clock.monotonic();
+  const p = rejection(createChain(deps).complete({ messages: [user('x')], signal: signal() }));
+  assert.ok((await drive(p, clock, t.tick, 100)) > 0, 'the attempt never ended');
+  const e = await p;
+  // The last content came at 1 s (the second tick); the idle limit ran from there.
+  assert.is(clock.monotonic() - start, 5000);
+  assert.is(e.data.providers[0].limit, 'timeout_ms');
+});
+
+test('a data line trickled a few characters per tick is progress: only the deadline ends it', async () => {
+  const clock = new FakeClock();
+  const t = tricklingFetch((n) => (n === 0 ? 'data: {"choices":[{"delta":{"content":"' : 'ab'), 'text/event-stream');
+  const { deps } = setup([prov('p', spec('p', { streaming: true }))], { clock, fetch: t.fetch, timeouts: { p: { timeoutMs: 3000, attemptDeadlineMs: 12_000 } } });
+  const start = clock.monotonic();
+  const p = rejection(createChain(deps).complete({ messages: [user('x')], signal: signal() }));
+  assert.ok((await drive(p, clock, t.tick, 100)) > 0, 'the attempt never ended');
+  const e = await p;
+  assert.is(clock.monotonic() - start, 12_000);
+  assert.is(e.data.providers[0].limit, 'attempt_deadline_ms');
+});
+
+test('content events forever end at attempt_deadline_ms', async () => {
+  const clock = new FakeClock();
+  const t = tricklingFetch(delta, 'text/event-stream');
+  const { deps } = setup([prov('p', spec('p', { streaming: true }))], { clock, fetch: t.fetch, timeouts: { p: { timeoutMs: 5000, attemptDeadlineMs: 20_000 } } });
+  const start = clock.monotonic();
+  const p = rejection(createChain(deps).complete({ messages: [user('x')], signal: signal() }));
+  assert.ok((await drive(p, clock, t.tick, 100)) > 0, 'the attempt never ended');
+  const e = await p;
   assert.is(clock.monotonic() - start, 20_000);
   assert.equal(e.data.providers, [
     { provider: 'p', reason: 'timeout', limit: 'attempt_deadline_ms', message: 'p: attempt not finished within 20000 ms (claw.runtime.yaml providers.p.attempt_deadline_ms raises it)' },
   ]);
 });
 
-test('a non-streamed body trickling a byte per tick ends at the deadline (deps-wide default applies)', async () => {
+test('a non-streamed body: whitespace per tick is idle (timeout_ms), a character per tick runs to the deadline', async () => {
   const clock = new FakeClock();
-  const t = tricklingFetch(' ', 'application/json');
+  const t = tricklingFetch(' \n', 'application/json');
   const { deps } = setup([prov('p', spec('p'))], { clock, fetch: t.fetch, timeoutMs: 3000, attemptDeadlineMs: 30_000 });
+  const start = clock.monotonic();
   const p = rejection(createChain(deps).complete({ messages: [user('x')], signal: signal() }));
   assert.ok((await drive(p, clock, t.tick, 100)) > 0, 'the attempt never ended');
-  const e = await p;
-  assert.is(e.data.providers[0].limit, 'attempt_deadline_ms');
-  assert.match(e.data.providers[0].message, /within 30000 ms/);
+  assert.is((await p).data.providers[0].limit, 'timeout_ms');
+  assert.is(clock.monotonic() - start, 3000);
+
+  const clock2 = new FakeClock();
+  const t2 = tricklingFetch('1', 'application/json');
+  const { deps: d2 } = setup([prov('p', spec('p'))], { clock: clock2, fetch: t2.fetch, timeoutMs: 3000, attemptDeadlineMs: 30_000 });
+  const p2 = rejection(createChain(d2).complete({ messages: [user('x')], signal: signal() }));
+  assert.ok((await drive(p2, clock2, t2.tick, 100)) > 0, 'the attempt never ended');
+  const e2 = await p2;
+  assert.is(e2.data.providers[0].limit, 'attempt_deadline_ms');
+  assert.match(e2.data.providers[0].message, /within 30000 ms/);
 });
 
 test('a small timeout_ms ends a hanging provider and the chain falls back at once', async () => {
@@ -129,7 +200,7 @@ test('the idle limit names timeout_ms; an idle limit over the deadline never out
 
 test('embeddings: a trickling reply ends at the deadline; an explicit timeout_ms lifts the 30 s embeddings cap', async () => {
   const clock = new FakeClock();
-  const t = tricklingFetch(' ', 'application/json');
+  const t = tricklingFetch('1', 'application/json');
   const { deps } = setup([prov('p', spec('p'))], { clock, fetch: t.fetch, timeouts: { p: { attemptDeadlineMs: 10_000 } } });
   const client = createEmbeddingsClient(deps, deps.manifest.providers[0]!, { model: 'e', dimensions: 2 });
   const p = rejection(client.embed(['a']));

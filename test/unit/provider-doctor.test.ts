@@ -1,7 +1,10 @@
 // `claw doctor <manifest>` provider checks (src/provider/doctor.ts) against the simulated OpenAI/Ollama server.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkProviders, providerDoctorReport } from '../../src/provider/doctor.ts';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Socket } from 'node:net';
+import { DOCTOR_TIMEOUT_MS, checkProviders, doctorBound, providerDoctorReport } from '../../src/provider/doctor.ts';
 import { startSimLlm, type SimLlm } from '../helpers/sim-llm-server.ts';
 import { deadUrl } from '../helpers/fake-llm-server.ts';
 import { prov, setup } from './provider-fixtures.ts';
@@ -64,6 +67,66 @@ test('unreachable primary, refused key; the fallback is checked too; the report 
   assert.equal(states(reports[1]!), ['reachable:ok', 'auth:fail']);
   const text = providerDoctorReport(reports);
   assert.ok(text.includes('local (primary): openai-compatible') && text.includes('NOT usable') && text.includes('FAIL auth: HTTP 401'), text);
+});
+
+/** A server that accepts every connection and never answers; close() ends them all. */
+async function silentServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer(() => {});
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+/** checkProviders with claw.runtime.yaml `timeouts` and no deps-wide limit; fails the test past `maxMs`. */
+async function checkWithin(maxMs: number, specs: [string, Record<string, unknown>][], timeouts: Record<string, { timeoutMs?: number; attemptDeadlineMs?: number }>) {
+  const { deps } = setup([]);
+  const m = makeManifest(1, { providers: specs.map(([n, s]) => prov(n, s)) });
+  const t0 = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const over = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`doctor still waiting after ${maxMs} ms`)), maxMs)));
+  try {
+    const reports = await Promise.race([checkProviders(m, { secrets: deps.secrets, clock: deps.clock, ledger: deps.ledger, timeouts }), over]);
+    return { reports, took: Date.now() - t0 };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+test('a server that accepts and never answers: each provider is given up at its own timeout_ms, and the line names the setting', async () => {
+  const silent = await silentServer();
+  try {
+    const { reports, took } = await checkWithin(
+      5000,
+      [
+        ['slow', spec({ endpoint: `${silent.url}/v1`, fallback: [{ provider_ref: 'capped' }] })],
+        ['capped', spec({ endpoint: `${silent.url}/v1` })],
+      ],
+      { slow: { timeoutMs: 300 }, capped: { timeoutMs: 60_000, attemptDeadlineMs: 400 } },
+    );
+    assert.ok(took >= 650 && took < 3000, `took ${took} ms`);
+    assert.equal(reports.map((r) => [r.provider, r.usable, states(r)]), [['slow', false, ['reachable:fail']], ['capped', false, ['reachable:fail']]]);
+    assert.is(reports[0]!.checks[0]!.detail, `${silent.url}/v1/models: no answer within 300 ms (claw.runtime.yaml providers.slow.timeout_ms changes it)`);
+    assert.is(reports[1]!.checks[0]!.detail, `${silent.url}/v1/models: no answer within 400 ms (claw.runtime.yaml providers.capped.attempt_deadline_ms changes it)`);
+    assert.ok(providerDoctorReport(reports).includes('FAIL reachable:'));
+  } finally {
+    await silent.close();
+  }
+});
+
+test('the bound without claw.runtime.yaml settings is the doctor default, else the deps-wide one', () => {
+  assert.equal(doctorBound({}, 'p'), { ms: DOCTOR_TIMEOUT_MS, key: 'timeout_ms', provider: 'p' });
+  assert.equal(doctorBound({ timeoutMs: 3000, timeouts: { q: { timeoutMs: 1 } } }, 'p'), { ms: 3000, key: 'timeout_ms', provider: 'p' });
+  assert.equal(doctorBound({ timeouts: { p: { attemptDeadlineMs: 5000 } } }, 'p'), { ms: 5000, key: 'attempt_deadline_ms', provider: 'p' });
 });
 
 test.run();

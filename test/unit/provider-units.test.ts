@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rawValueAt } from '../../src/provider/json-span.ts';
-import { backoffMs, retryAfterMs } from '../../src/provider/retry.ts';
+import { MAX_CLOCK_WAIT_MS, backoffMs, retryAfterMs } from '../../src/provider/retry.ts';
 import { estimateMessage, estimateText, trimToBudget, utf8Bytes } from '../../src/provider/tokens.ts';
 import { MinuteWindow } from '../../src/provider/limits.ts';
 
@@ -31,10 +31,32 @@ test('Retry-After: seconds, fractional, HTTP-date, retry-after-ms; junk ignored'
   assert.is(retryAfterMs(h({ 'retry-after': '3' }), now), 3000);
   assert.is(retryAfterMs(h({ 'retry-after': '0.5' }), now), 500);
   assert.is(retryAfterMs(h({ 'retry-after': 'Sun, 22 Feb 2026 10:00:07 GMT' }), now), 7000);
-  assert.is(retryAfterMs(h({ 'retry-after': 'Sun, 22 Feb 2026 09:00:00 GMT' }), now), 0);
+  // In the past by this host's clock: the clock is not trusted, the caller's backoff applies.
+  assert.is(retryAfterMs(h({ 'retry-after': 'Sun, 22 Feb 2026 09:00:00 GMT' }), now), undefined);
   assert.is(retryAfterMs(h({ 'retry-after-ms': '250', 'retry-after': '3' }), now), 250);
   assert.is(retryAfterMs(h({ 'retry-after': 'soon' }), now), undefined);
   assert.is(retryAfterMs(h({}), now), undefined);
+});
+
+test('Retry-After as an HTTP-date on a board whose clock is unset (1970) or far ahead: never years, never a hammering 0', () => {
+  const h = (o: Record<string, string>) => ({ get: (k: string) => o[k] ?? null });
+  const date = 'Sun, 22 Feb 2026 10:00:07 GMT';
+  const served = 'Sun, 22 Feb 2026 10:00:00 GMT';
+  const unset = 0; // 1970-01-01: a board without a real-time clock, before NTP
+  const ahead = Date.parse('2040-01-01T00:00:00Z');
+  // Without the server's Date header, a wait decades long or in the past is not believed: undefined (backoff).
+  assert.is(retryAfterMs(h({ 'retry-after': date }), unset), undefined);
+  assert.is(retryAfterMs(h({ 'retry-after': date }), ahead), undefined);
+  // With it, the wait is the server's own, whatever this clock says.
+  for (const now of [unset, ahead, Date.parse(served)]) assert.is(retryAfterMs(h({ 'retry-after': date, date: served }), now), 7000);
+  assert.is(retryAfterMs(h({ 'retry-after': served, date }), unset), 0);
+  // A long wait the server itself means stays long (the attempt loop then fails over instead of waiting).
+  assert.is(retryAfterMs(h({ 'retry-after': 'Sun, 22 Feb 2026 12:00:00 GMT', date: served }), unset), 7_200_000);
+  // Against a sane local clock: trusted up to MAX_CLOCK_WAIT_MS (an hour), not past it.
+  const now = Date.parse(served);
+  assert.is(retryAfterMs(h({ 'retry-after': 'Sun, 22 Feb 2026 11:00:00 GMT' }), now), MAX_CLOCK_WAIT_MS);
+  assert.is(retryAfterMs(h({ 'retry-after': 'Sun, 22 Feb 2026 11:00:01 GMT' }), now), undefined);
+  assert.is(retryAfterMs(h({ 'retry-after': date, date: 'garbage' }), now), 7000);
 });
 
 test('rawValueAt: exact source text by path; last duplicate wins like JSON.parse; missing → undefined', () => {
