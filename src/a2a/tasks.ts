@@ -5,6 +5,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ChannelAgent } from '../channels/types.ts';
 import type { Logger } from '../kernel/ports.ts';
+import { WallAges } from '../kernel/wall-age.ts';
 import { ClawError, ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import type { A2aAccess } from './access.ts';
 import { TooManyRequests } from './errors.ts';
@@ -28,6 +29,8 @@ export interface TaskServiceDeps {
   maxMessageBytes?: number;
   /** Finished tasks older than this (by their last change) are dropped; 0 = no age limit. */
   maxAgeMs?: number;
+  /** Monotonic ms (default performance.now()): the age of what this process changed, whatever the wall clock did. */
+  monotonic?: () => number;
   /** claw.tool.approve / claw.tool.deny for a pending approval (the A2A caller's answer). */
   decide?: (requestId: string, decision: 'approved' | 'denied', reason?: string) => Promise<unknown>;
   /** Resolves when the pending approval `requestId` is decided by anyone (operator, caller, timeout). */
@@ -131,8 +134,12 @@ export class TaskService {
    */
   private readonly unsaved = new Map<string, A2aTask>();
   private opened = false;
+  /** Ages of `updatedAt` stamps across wall-clock steps (NTP's first answer on a board without an RTC). */
+  private readonly ages: WallAges;
 
-  constructor(private readonly d: TaskServiceDeps) {}
+  constructor(private readonly d: TaskServiceDeps) {
+    this.ages = new WallAges({ now: d.now, monotonic: d.monotonic ?? (() => performance.now()) });
+  }
 
   /** Loads the kept tasks; the ones a previous process left running become `failed`. */
   async open(): Promise<void> {
@@ -448,7 +455,10 @@ export class TaskService {
   private evict(owner?: Caller): void {
     const max = this.d.maxTasks ?? DEFAULT_MAX_TASKS;
     const maxAge = this.d.maxAgeMs ?? DEFAULT_MAX_TASK_AGE_MS;
-    const oldest = maxAge > 0 ? this.d.now() - maxAge : -Infinity;
+    // A stamp this process wrote is aged on the monotonic clock, one read from the store by the wall clock (an
+    // unset-clock one as old as this process): a step to the real time does not make a minute-old task 56 years old.
+    const ageOf = this.ages.ages();
+    const tooOld = (t: A2aTask): boolean => maxAge > 0 && ageOf(t.updatedAt) > maxAge;
     const done = [...this.tasks.values()].filter(this.evictable).sort((a, b) => a.updatedAt - b.updatedAt);
     const own = owner === undefined ? [] : done.filter((t) => t.owner === owner);
     const quota = this.quota();
@@ -456,7 +466,7 @@ export class TaskService {
     const dropped: string[] = [];
     // `owner`'s own first: a task listed twice is dropped once (delete answers false the second time).
     for (const t of [...own, ...done]) {
-      if ((t.updatedAt < oldest || this.tasks.size > max || (owner !== undefined && t.owner === owner && mine > quota)) && this.tasks.delete(t.id)) {
+      if ((tooOld(t) || this.tasks.size > max || (owner !== undefined && t.owner === owner && mine > quota)) && this.tasks.delete(t.id)) {
         dropped.push(t.id);
         if (owner !== undefined && t.owner === owner) mine--;
       }
