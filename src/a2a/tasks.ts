@@ -25,6 +25,11 @@ export interface TaskServiceDeps {
   maxTasks?: number;
   /** Tasks one A2A caller may hold (config a2a.max_tasks_per_caller; default a tenth of maxTasks). */
   maxTasksPerCaller?: number;
+  /**
+   * Agent turns running at once (config a2a.max_concurrent_tasks; default DEFAULT_MAX_CONCURRENT): a caller's
+   * message that would start one more is refused, so N callers cannot run N turns (memory, model calls) at once.
+   */
+  maxConcurrent?: number;
   /** Largest message, all parts counted (config a2a.max_message_bytes; messageBytes). */
   maxMessageBytes?: number;
   /** Finished tasks older than this (by their last change) are dropped; 0 = no age limit. */
@@ -76,6 +81,10 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024;
 /** What a refused task keeps of its message (rejected, auth_required): it never ran, so it holds little. */
 export const REFUSED_EXCERPT_BYTES = 1024;
 export const DEFAULT_MAX_TASK_AGE_MS = 30 * 24 * 3600_000;
+/** Turns at once on a board of 256 MB: each holds a conversation and a model call. */
+export const DEFAULT_MAX_CONCURRENT = 4;
+/** Retry-After of a refusal for concurrency: a turn takes seconds. */
+const BUSY_RETRY_S = 2;
 const MAX_PAGE = 100;
 /** Refusals before the task produced anything (CKP-A2A profile §6.3 `rejected`): policy, sandbox, quota. */
 const REFUSALS = new Set<number>([ErrorCode.PolicyDenied, ErrorCode.SandboxDenied, ErrorCode.ProviderQuotaExceeded]);
@@ -179,6 +188,8 @@ export class TaskService {
     if (o.caller !== undefined) this.checkQuota(o.caller);
     // The gate first (rate, length, access, injection): a refusal creates a task that never runs.
     const admission = this.admit(o.caller, message);
+    // Before the task exists: a refused message leaves nothing behind (no task, no store write).
+    if (admission.run) this.checkBusy(o.caller);
     const now = this.d.now();
     const contextId = message.contextId ?? this.d.newId();
     // A refused task keeps an excerpt only: refusals are cheap to send and must not be a way to store data here.
@@ -253,6 +264,8 @@ export class TaskService {
         return t;
       }
       const admission = this.admit(o.caller, first);
+      // Refused for concurrency, the task stays auth_required: the caller's retry runs it.
+      if (admission.run) this.checkBusy(o.caller);
       if (!admission.run) this.set(t, admission.state, admission.message);
       else this.start(agent, t, first, admission.tools);
       const r = this.running.get(id);
@@ -444,6 +457,16 @@ export class TaskService {
     let active = 0;
     for (const t of this.tasks.values()) if (t.owner === caller && !this.evictable(t)) active++;
     if (active >= quota) throw new TooManyRequests(`too many tasks in progress for this caller (a2a.max_tasks_per_caller: ${quota})`, 5);
+  }
+
+  /**
+   * A caller's message that would start a turn while max_concurrent_tasks run (any origin's, input_required ones
+   * included: they hold a turn) is refused: HTTP 429 with Retry-After, JSON-RPC -32603 (A2A 1.0 has no code for
+   * back-pressure; docs/a2a.md "Limits"). The operator's claw.task.create is not refused (it is not untrusted input).
+   */
+  private checkBusy(caller: Caller): void {
+    const max = this.d.maxConcurrent ?? DEFAULT_MAX_CONCURRENT;
+    if (caller !== undefined && this.running.size >= max) throw new TooManyRequests(`too many tasks running (a2a.max_concurrent_tasks: ${max}): retry in ${BUSY_RETRY_S} s`, BUSY_RETRY_S);
   }
 
   /**
