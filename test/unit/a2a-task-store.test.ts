@@ -127,10 +127,13 @@ test('the data_dir task file of an agent without memory is taken into an empty t
     const file = join(dir, 'a2a/tasks.json');
     const old: A2aTask = { id: 'old-1', contextId: 'c', state: 'completed', history: [], artifacts: [], createdAt: 1, updatedAt: 1 };
     writeFileSync(file, JSON.stringify({ version: 1, tasks: [old] }));
+    // A change since the list was last written, in its journal (task-store.ts).
+    writeFileSync(`${file}l`, `${JSON.stringify({ put: { ...old, id: 'old-2' } })}\n`);
     const db = await openDatabase({ path: join(dir, 'm.db'), adapter: 'sqljs' });
-    assert.equal((await sqliteTaskStore(db, file).load()).map((t) => t.id), ['old-1']);
+    assert.equal((await sqliteTaskStore(db, file).load()).map((t) => t.id).sort(), ['old-1', 'old-2']);
     assert.not.ok(existsSync(file));
-    assert.equal((await sqliteTaskStore(db, file).load()).map((t) => t.id), ['old-1']);
+    assert.not.ok(existsSync(`${file}l`));
+    assert.equal((await sqliteTaskStore(db, file).load()).map((t) => t.id).sort(), ['old-1', 'old-2']);
     db.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
