@@ -32,6 +32,8 @@ export interface A2aModuleDeps {
   openStore: () => Promise<TaskStore>;
   newId: () => string;
   now: () => number;
+  /** Monotonic ms: finished tasks' ages (retention, tasks.ts). */
+  monotonic?: () => number;
   runtimeVersion: string;
   /** The access gate of the A2A channel (channels/access.ts, with its pairing store), opened at session start. */
   openGate: (channel: string, spec: ChannelSpec) => ChannelGate;
@@ -88,8 +90,8 @@ export function a2aModule(d: A2aModuleDeps): KernelModule & { notifications: Tra
       const ch = a2aChannelOf(s.manifest);
       const acc = createA2aAccess({ channel: ch.name, gate: d.openGate(ch.name, ch.spec), policies: s.manifest.policies, log: d.log });
       const store = await d.openStore();
-      const svc = new TaskService({ store, getAgent: d.getAgent, tools: c.tools === true, newId: d.newId, now: d.now, log: d.log, maxTasks: c.max_tasks, maxAgeMs: c.max_task_age_ms,
-        maxTasksPerCaller: c.max_tasks_per_caller, maxMessageBytes: c.max_message_bytes,
+      const svc = new TaskService({ store, getAgent: d.getAgent, tools: c.tools === true, newId: d.newId, now: d.now, monotonic: d.monotonic, log: d.log, maxTasks: c.max_tasks, maxAgeMs: c.max_task_age_ms,
+        maxTasksPerCaller: c.max_tasks_per_caller, maxConcurrent: c.max_concurrent_tasks, maxMessageBytes: c.max_message_bytes,
         access: () => access,
         ...(ap ? { decide: async (id, decision, reason) => void (await ap.decide(id, decision, reason)), approvalSettled: ap.settled } : {}) });
       await svc.open();

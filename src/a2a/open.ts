@@ -39,6 +39,7 @@ export async function openA2a(o: {
     },
     newId: () => nodeCrypto().randomUUID(),
     now: () => o.clock.now(),
+    monotonic: () => o.clock.monotonic(),
     runtimeVersion: o.version,
     // The same gate as every channel's (docs/channels.md "The gate"); pairings in data_dir, approved by `claw pair`.
     openGate: (channel, spec) => createChannelGate(channel, spec, {

@@ -3,7 +3,7 @@
 // record per change of state instead of a rewritten file; docs/memory.md "Storage"). Strings are bound
 // well-formed by the SQLite layer, so the live table and its replay after a restart are the same.
 import { rmSync } from 'node:fs';
-import { readTaskFile, type TaskStore } from './task-store.ts';
+import { journalOf, readTaskFile, type TaskStore } from './task-store.ts';
 import type { A2aTask } from './types.ts';
 
 /**
@@ -35,6 +35,7 @@ export function sqliteTaskStore(db: TaskDatabase, previousFile?: string): TaskSt
         const old = await readTaskFile(previousFile);
         if (old.length > 0) db.transaction(() => old.forEach(put));
         rmSync(previousFile, { force: true });
+        rmSync(journalOf(previousFile), { force: true });
         return old;
       }
       return rows.map((r) => JSON.parse(String(r.task)) as A2aTask);

@@ -5,6 +5,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ChannelAgent } from '../channels/types.ts';
 import type { Logger } from '../kernel/ports.ts';
+import { WallAges } from '../kernel/wall-age.ts';
 import { ClawError, ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import type { A2aAccess } from './access.ts';
 import { TooManyRequests } from './errors.ts';
@@ -24,10 +25,17 @@ export interface TaskServiceDeps {
   maxTasks?: number;
   /** Tasks one A2A caller may hold (config a2a.max_tasks_per_caller; default a tenth of maxTasks). */
   maxTasksPerCaller?: number;
+  /**
+   * Agent turns running at once (config a2a.max_concurrent_tasks; default DEFAULT_MAX_CONCURRENT): a caller's
+   * message that would start one more is refused, so N callers cannot run N turns (memory, model calls) at once.
+   */
+  maxConcurrent?: number;
   /** Largest message, all parts counted (config a2a.max_message_bytes; messageBytes). */
   maxMessageBytes?: number;
   /** Finished tasks older than this (by their last change) are dropped; 0 = no age limit. */
   maxAgeMs?: number;
+  /** Monotonic ms (default performance.now()): the age of what this process changed, whatever the wall clock did. */
+  monotonic?: () => number;
   /** claw.tool.approve / claw.tool.deny for a pending approval (the A2A caller's answer). */
   decide?: (requestId: string, decision: 'approved' | 'denied', reason?: string) => Promise<unknown>;
   /** Resolves when the pending approval `requestId` is decided by anyone (operator, caller, timeout). */
@@ -73,6 +81,10 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024;
 /** What a refused task keeps of its message (rejected, auth_required): it never ran, so it holds little. */
 export const REFUSED_EXCERPT_BYTES = 1024;
 export const DEFAULT_MAX_TASK_AGE_MS = 30 * 24 * 3600_000;
+/** Turns at once on a board of 256 MB: each holds a conversation and a model call. */
+export const DEFAULT_MAX_CONCURRENT = 4;
+/** Retry-After of a refusal for concurrency: a turn takes seconds. */
+const BUSY_RETRY_S = 2;
 const MAX_PAGE = 100;
 /** Refusals before the task produced anything (CKP-A2A profile §6.3 `rejected`): policy, sandbox, quota. */
 const REFUSALS = new Set<number>([ErrorCode.PolicyDenied, ErrorCode.SandboxDenied, ErrorCode.ProviderQuotaExceeded]);
@@ -131,8 +143,12 @@ export class TaskService {
    */
   private readonly unsaved = new Map<string, A2aTask>();
   private opened = false;
+  /** Ages of `updatedAt` stamps across wall-clock steps (NTP's first answer on a board without an RTC). */
+  private readonly ages: WallAges;
 
-  constructor(private readonly d: TaskServiceDeps) {}
+  constructor(private readonly d: TaskServiceDeps) {
+    this.ages = new WallAges({ now: d.now, monotonic: d.monotonic ?? (() => performance.now()) });
+  }
 
   /** Loads the kept tasks; the ones a previous process left running become `failed`. */
   async open(): Promise<void> {
@@ -172,6 +188,8 @@ export class TaskService {
     if (o.caller !== undefined) this.checkQuota(o.caller);
     // The gate first (rate, length, access, injection): a refusal creates a task that never runs.
     const admission = this.admit(o.caller, message);
+    // Before the task exists: a refused message leaves nothing behind (no task, no store write).
+    if (admission.run) this.checkBusy(o.caller);
     const now = this.d.now();
     const contextId = message.contextId ?? this.d.newId();
     // A refused task keeps an excerpt only: refusals are cheap to send and must not be a way to store data here.
@@ -246,6 +264,8 @@ export class TaskService {
         return t;
       }
       const admission = this.admit(o.caller, first);
+      // Refused for concurrency, the task stays auth_required: the caller's retry runs it.
+      if (admission.run) this.checkBusy(o.caller);
       if (!admission.run) this.set(t, admission.state, admission.message);
       else this.start(agent, t, first, admission.tools);
       const r = this.running.get(id);
@@ -440,6 +460,16 @@ export class TaskService {
   }
 
   /**
+   * A caller's message that would start a turn while max_concurrent_tasks run (any origin's, input_required ones
+   * included: they hold a turn) is refused: HTTP 429 with Retry-After, JSON-RPC -32603 (A2A 1.0 has no code for
+   * back-pressure; docs/a2a.md "Limits"). The operator's claw.task.create is not refused (it is not untrusted input).
+   */
+  private checkBusy(caller: Caller): void {
+    const max = this.d.maxConcurrent ?? DEFAULT_MAX_CONCURRENT;
+    if (caller !== undefined && this.running.size >= max) throw new TooManyRequests(`too many tasks running (a2a.max_concurrent_tasks: ${max}): retry in ${BUSY_RETRY_S} s`, BUSY_RETRY_S);
+  }
+
+  /**
    * Retention (config a2a.max_tasks, a2a.max_tasks_per_caller, a2a.max_task_age_ms): finished tasks past the age
    * limit go; then `owner`'s oldest finished ones while it is over its quota; then, while over the count, the
    * oldest finished ones — `owner`'s first, so one caller's volume costs its own history, not another's. Running
@@ -448,7 +478,10 @@ export class TaskService {
   private evict(owner?: Caller): void {
     const max = this.d.maxTasks ?? DEFAULT_MAX_TASKS;
     const maxAge = this.d.maxAgeMs ?? DEFAULT_MAX_TASK_AGE_MS;
-    const oldest = maxAge > 0 ? this.d.now() - maxAge : -Infinity;
+    // A stamp this process wrote is aged on the monotonic clock, one read from the store by the wall clock (an
+    // unset-clock one as old as this process): a step to the real time does not make a minute-old task 56 years old.
+    const ageOf = this.ages.ages();
+    const tooOld = (t: A2aTask): boolean => maxAge > 0 && ageOf(t.updatedAt) > maxAge;
     const done = [...this.tasks.values()].filter(this.evictable).sort((a, b) => a.updatedAt - b.updatedAt);
     const own = owner === undefined ? [] : done.filter((t) => t.owner === owner);
     const quota = this.quota();
@@ -456,7 +489,7 @@ export class TaskService {
     const dropped: string[] = [];
     // `owner`'s own first: a task listed twice is dropped once (delete answers false the second time).
     for (const t of [...own, ...done]) {
-      if ((t.updatedAt < oldest || this.tasks.size > max || (owner !== undefined && t.owner === owner && mine > quota)) && this.tasks.delete(t.id)) {
+      if ((tooOld(t) || this.tasks.size > max || (owner !== undefined && t.owner === owner && mine > quota)) && this.tasks.delete(t.id)) {
         dropped.push(t.id);
         if (owner !== undefined && t.owner === owner) mine--;
       }

@@ -174,6 +174,8 @@ export const runtimeConfigSchema = lazySchema(() => {
         max_task_age_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
         /** Tasks one A2A caller may hold (default a tenth of max_tasks): its own oldest finished ones go first. */
         max_tasks_per_caller: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100_000))),
+        /** Agent turns running at once (default 4): a caller's message over it gets HTTP 429 / JSON-RPC -32603, no task. */
+        max_concurrent_tasks: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000))),
         /** Largest A2A message, all parts counted (default 64 KiB); larger: invalid params. */
         max_message_bytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(4 * 1024 * 1024))),
       }),

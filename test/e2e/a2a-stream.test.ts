@@ -42,7 +42,8 @@ async function start(): Promise<{ h: A2aAgent; base: string; release(): void; cl
   const h = await startA2aAgent({
     manifest: MANIFEST,
     rules: RULES,
-    config: a2aRuntime({ exec: { hold: `while [ -d ${gate} ] && [ ! -e ${gate}/go ]; do sleep 0.02; done; echo released` }, tools: true }),
+    // A dropped stream leaves its task running: the stream-cap test holds 5 turns, over the default 4 at once.
+    config: a2aRuntime({ exec: { hold: `while [ -d ${gate} ] && [ ! -e ${gate}/go ]; do sleep 0.02; done; echo released` }, tools: true }).replace('a2a: { enabled: true', 'a2a: { enabled: true, max_concurrent_tasks: 16'),
     env: { A2A_TOKEN: TOKEN },
   });
   return {

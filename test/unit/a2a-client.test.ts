@@ -35,6 +35,20 @@ async function rejects(p: Promise<unknown>): Promise<any> {
   assert.unreachable('expected a rejection');
 }
 
+test('the wall clock stepped a year forward during a send (NTP on a board without an RTC): the polling send still completes', () =>
+  withServer({ delayMs: 400 }, async (s) => {
+    const client = await A2aClient.open(s.cardUrl, { net });
+    const real = Date.now;
+    const step = setTimeout(() => (Date.now = () => real() + 365 * 86_400_000), 100);
+    try {
+      const r = await client.send('hello there', { pollInitialMs: 50, timeoutMs: 5000 });
+      assert.is(r.state, 'completed');
+    } finally {
+      clearTimeout(step);
+      Date.now = real;
+    }
+  }));
+
 test('cardUrlOf: a base URL gets the well-known card path; a .json URL is kept', () => {
   assert.is(cardUrlOf('http://127.0.0.1:8080'), 'http://127.0.0.1:8080/.well-known/agent-card.json');
   assert.is(cardUrlOf('http://h/agents/x/'), 'http://h/agents/x/.well-known/agent-card.json');

@@ -190,7 +190,7 @@ test('a2a.path cannot shadow the CKP endpoint, /, /healthz or /.well-known/: ref
 
 async function serveRoutes(limits?: StreamLimits) {
   const hold = deferred<string>();
-  const tasks = new TaskService({ store: memoryTaskStore(), getAgent: () => ({ channelTurns: true, turn: async (t) => ({ reply: t === 'hold' ? await hold.promise : 'ok', outcome: 'message', toolCalls: [], rejections: 0 }) }), tools: false, newId, now: () => 1_000, log: captureLogger(), access: () => openA2aAccess() });
+  const tasks = new TaskService({ store: memoryTaskStore(), getAgent: () => ({ channelTurns: true, turn: async (t) => ({ reply: t === 'hold' ? await hold.promise : 'ok', outcome: 'message', toolCalls: [], rejections: 0 }) }), tools: false, newId, now: () => 1_000, log: captureLogger(), access: () => openA2aAccess(), maxConcurrent: 100 });
   await tasks.open();
   const slots = new StreamSlots(limits);
   const deps = { tasks: () => tasks, slots, maxBodyBytes: 65536, requestTimeoutMs: 5_000 };

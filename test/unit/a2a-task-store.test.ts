@@ -22,8 +22,8 @@ const agentOf = (answer: () => Promise<string> | string): ChannelAgent => ({
   turn: async () => ({ reply: await answer(), outcome: 'message', toolCalls: [], rejections: 0 }),
 });
 
-const svc = (store: TaskStore, agent: ChannelAgent | undefined, o: { now?: () => number; maxTasks?: number; maxAgeMs?: number } = {}) =>
-  new TaskService({ store, getAgent: () => agent, tools: false, newId, now: o.now ?? (() => Date.now()), log: captureLogger(), maxTasks: o.maxTasks, maxAgeMs: o.maxAgeMs });
+const svc = (store: TaskStore, agent: ChannelAgent | undefined, o: { now?: () => number; monotonic?: () => number; maxTasks?: number; maxAgeMs?: number } = {}) =>
+  new TaskService({ store, getAgent: () => agent, tools: false, newId, now: o.now ?? (() => Date.now()), monotonic: o.monotonic ?? o.now, log: captureLogger(), maxTasks: o.maxTasks, maxAgeMs: o.maxAgeMs });
 
 test('sql.js memory database: a working task survives a crash as failed, a finished one as it was', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'claw-a2a-store-'));
@@ -63,7 +63,7 @@ test('sql.js memory database: a working task survives a crash as failed, a finis
 });
 
 test('retention: finished tasks past max_tasks or max age are dropped from the store, running ones kept', async () => {
-  let clock = 1_000;
+  let clock = Date.UTC(2026, 10, 22);
   const store = memoryTaskStore();
   const gate = deferred<string>();
   let i = 0;
@@ -89,6 +89,37 @@ test('retention: finished tasks past max_tasks or max age are dropped from the s
   assert.is(reopened.list().totalSize, 0, 'at open too: the age limit applies to what was kept');
 });
 
+test('booted at 1970, NTP steps the clock 56 years on: a task finished a minute before is kept; its age counts on the monotonic clock', async () => {
+  let wall = 60_000;
+  let mono = 0;
+  const store = memoryTaskStore();
+  const s = svc(store, agentOf(() => 'ok'), { now: () => wall, monotonic: () => mono, maxAgeMs: 10 * 60_000 });
+  await s.open();
+  const before = await s.create(msg('before NTP'), { wait: true });
+  wall += 60_000 + 56 * 365 * 86_400_000;
+  mono += 60_000;
+  const after = await s.create(msg('after NTP'), { wait: true });
+  assert.is(s.get(before.id).state, 'completed', 'a minute old, not 56 years: a caller polling GetTask still finds it');
+  assert.ok((await store.load()).some((t) => t.id === before.id), 'and the store keeps it');
+  mono += 9.5 * 60_000;
+  wall += 9.5 * 60_000;
+  const later = await s.create(msg('later'), { wait: true });
+  assert.equal(s.list().tasks.map((t) => t.id).sort(), [after.id, later.id].sort(), 'past max age by the monotonic clock: gone');
+  await s.close();
+  // The next process, its clock set: a kept task stamped while the clock was not ("1970") is of unknown age,
+  // taken as old as this process; one stamped by a set clock is aged by it.
+  const kept = (await store.load())[0];
+  await store.save([{ ...kept, id: 'unset', updatedAt: 120_000 }, { ...kept, id: 'stale', updatedAt: wall - 11 * 60_000 }]);
+  let mono2 = 0;
+  const next = svc(store, agentOf(() => 'ok'), { now: () => wall + mono2, monotonic: () => mono2, maxAgeMs: 10 * 60_000 });
+  await next.open();
+  assert.equal(next.list().tasks.map((t) => t.id), ['unset'], 'the unset-clock one kept at open, the stale one dropped');
+  mono2 += 11 * 60_000;
+  await next.create(msg('much later'), { wait: true });
+  assert.not.ok(next.list().tasks.some((t) => t.id === 'unset'), 'max age after start: gone');
+  await next.close();
+});
+
 test('the data_dir task file of an agent without memory is taken into an empty table once', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'claw-a2a-store-'));
   try {
@@ -96,10 +127,13 @@ test('the data_dir task file of an agent without memory is taken into an empty t
     const file = join(dir, 'a2a/tasks.json');
     const old: A2aTask = { id: 'old-1', contextId: 'c', state: 'completed', history: [], artifacts: [], createdAt: 1, updatedAt: 1 };
     writeFileSync(file, JSON.stringify({ version: 1, tasks: [old] }));
+    // A change since the list was last written, in its journal (task-store.ts).
+    writeFileSync(`${file}l`, `${JSON.stringify({ put: { ...old, id: 'old-2' } })}\n`);
     const db = await openDatabase({ path: join(dir, 'm.db'), adapter: 'sqljs' });
-    assert.equal((await sqliteTaskStore(db, file).load()).map((t) => t.id), ['old-1']);
+    assert.equal((await sqliteTaskStore(db, file).load()).map((t) => t.id).sort(), ['old-1', 'old-2']);
     assert.not.ok(existsSync(file));
-    assert.equal((await sqliteTaskStore(db, file).load()).map((t) => t.id), ['old-1']);
+    assert.not.ok(existsSync(`${file}l`));
+    assert.equal((await sqliteTaskStore(db, file).load()).map((t) => t.id).sort(), ['old-1', 'old-2']);
     db.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -54,6 +54,11 @@ export interface A2aClientDeps {
   token?: string;
   /** Tests: waits between polls. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /**
+   * Monotonic ms (default performance.now()) for what is left of a send's timeout: with the wall clock, NTP's
+   * first step on a board without an RTC cut every later call of a running send to 1 ms.
+   */
+  monotonic?: () => number;
 }
 
 export interface SendOptions {
@@ -117,18 +122,22 @@ export class A2aClient {
     return new A2aClient(await fetchCard(d.net, cardUrl, o), cardUrl, d);
   }
 
+  private mono(): number {
+    return this.d.monotonic ? this.d.monotonic() : performance.now();
+  }
+
   private get v(): ClientVersion {
     return this.endpoint.version;
   }
 
   async send(text: string, o: SendOptions = {}): Promise<A2aReply> {
     const timeoutMs = o.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
-    const endsAt = Date.now() + timeoutMs;
+    const endsAt = this.mono() + timeoutMs;
     if (o.signal?.aborted) throw new A2aClientError('aborted', `the message to ${this.card.name} was canceled before it was sent`);
     const x = deadline(o.signal, timeoutMs);
     // The task being followed: what CancelTask names when the caller gives up.
     const live: { taskId?: string; ended: boolean } = { ended: false };
-    const call = (method: string, params: unknown) => this.call(method, params, x.signal, Math.max(1, endsAt - Date.now()));
+    const call = (method: string, params: unknown) => this.call(method, params, x.signal, Math.max(1, endsAt - this.mono()));
     const capped = (t: RemoteOutcome) => this.capped(t, o.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES, o.maxArtifacts ?? DEFAULT_MAX_ARTIFACTS);
     try {
       const message = userMessage(this.v, text, nodeCrypto().randomUUID(), o.contextId);
@@ -205,7 +214,7 @@ export class A2aClient {
       method: 'POST',
       headers: { ...this.headers, accept: 'text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: ++this.seq, method, params: { message } }),
-      timeoutMs: Math.max(1, deadline - Date.now()),
+      timeoutMs: Math.max(1, deadline - this.mono()),
       signal,
     });
     const type = r.headers['content-type'] ?? '';
