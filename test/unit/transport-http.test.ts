@@ -196,6 +196,37 @@ test('http: requests per minute per client: 429 with Retry-After and -32051', as
   });
 });
 
+test('http: the request rate window follows the monotonic clock: a wall-clock step neither resets nor stalls it', async () => {
+  // A board without an RTC boots at 1970 and NTP steps the clock to today. Before: each step started a fresh
+  // window, so the 4th request in the same minute was allowed right after the step.
+  let wall = 0;
+  let mono = 1_000;
+  const clock = { ...systemClock, now: () => wall, monotonic: () => mono };
+  const t = await createHttpListener({ listen: 'http://127.0.0.1:0/ckp', http: { limits: { requests_per_minute: 3 } } } as never, {
+    log: captureLogger(),
+    clock,
+    baseDir: '/',
+    dataDir: '/nonexistent',
+    secrets: new SecretResolver({ env: {} }, new Redactor()),
+  });
+  t.start(echo);
+  try {
+    for (let i = 0; i < 3; i++) assert.is((await raw(t.url, { body: status })).status, 200);
+    assert.is((await raw(t.url, { body: status })).status, 429);
+    wall = Date.UTC(2026, 11, 7); // NTP steps the clock forward
+    mono += 10;
+    const r = await raw(t.url, { body: status });
+    assert.is(r.status, 429, 'a forward step does not open a new window');
+    assert.ok(Number(r.headers['retry-after']) <= 60, `retry-after ${r.headers['retry-after']}`);
+    wall = 0; // and back
+    assert.is((await raw(t.url, { body: status })).status, 429, 'a backward step does not either');
+    mono += 120_000; // two minutes later, whatever the wall clock says
+    assert.is((await raw(t.url, { body: status })).status, 200);
+  } finally {
+    await t.close();
+  }
+});
+
 test('http: rate limiter windows slide and the client table stays bounded', () => {
   let now = 0;
   const rl = createRateLimiter(2, () => now, 3);

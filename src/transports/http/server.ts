@@ -52,6 +52,8 @@ export interface ServerDeps {
   settings: HttpSettings;
   auth: Authenticator;
   limiter: RateLimiter;
+  /** The host's monotonic clock (ms): the refusal log's window must not reset or stall when the wall clock steps. */
+  monotonic?: () => number;
   log: Logger;
   /** TLS material (https): PEM text; never logged. */
   tls?: { cert: string; key: string; ca?: string };
@@ -66,7 +68,7 @@ export function createHttpServer(d: ServerDeps): HttpServer {
   const routes = new Map<string, Route>();
   /** A route admits A2A callers: client certificates not listed in operator_cns are callers here (auth.ts). */
   let callersServed = d.servesA2a === true;
-  const refusalLog = createRateLimiter(1, () => Date.now(), 1_000);
+  const refusalLog = createRateLimiter(1, d.monotonic ?? (() => performance.now()), 1_000);
   const sockets = new Set<Socket>();
   /** Connections answered 503 over the cap: Node still parses a request sent on one, and it must not run. */
   const refused = new WeakSet<Socket>();
