@@ -407,6 +407,7 @@ test('http: session id: issued on a successful claw.initialize, checked when sen
   const { t } = await listen();
   t.start((f) => {
     const m = JSON.parse((f.payload as { text: string }).text);
+    f.parsed?.(m);
     f.reply({ jsonrpc: '2.0', id: m.id, result: m.method === 'claw.initialize' ? { protocolVersion: '0.3.0' } : {} });
   });
   try {
