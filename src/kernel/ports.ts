@@ -7,6 +7,12 @@ export interface InboundFrame {
   payload: { text: string } | { error: 'oversize'; bytes: number; limit: number } | { error: 'encoding' };
   /** Send the reply for this frame back to its sender (the router is the only caller). */
   reply(message: JsonRpcMessage | JsonRpcMessage[]): void;
+  /**
+   * Called by the router with the frame's parsed JSON, before any of it runs, when the text parsed (and passed
+   * the depth bound). A transport that must know the frame's shape (HTTP: 202 when nothing will be answered)
+   * reads it here instead of parsing the text again: a large frame costs its parse's heap once.
+   */
+  parsed?(value: unknown): void;
 }
 
 export interface Transport {

@@ -103,6 +103,7 @@ export class Router {
         this.send(frame, failure(null, invalidRequest(`batch of ${value.length} messages is over the limit of ${MAX_BATCH}: send them in smaller batches`)));
         return;
       }
+      frame.parsed?.(value);
       const replies: (JsonRpcResponse | undefined)[] = new Array(value.length);
       let pending = value.length;
       value.forEach((v, i) =>
@@ -115,6 +116,7 @@ export class Router {
       );
       return;
     }
+    frame.parsed?.(value);
     this.one(value, transport, (reply) => {
       if (reply) this.send(frame, reply);
     });

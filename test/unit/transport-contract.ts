@@ -60,6 +60,8 @@ export function echo(frame: InboundFrame): void {
     frame.reply({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
     return;
   }
+  // As the router does (kernel/ports.ts InboundFrame.parsed).
+  frame.parsed?.(v);
   const one = (m: any) => ('id' in m ? { jsonrpc: '2.0' as const, id: m.id, result: { method: m.method, params: m.params ?? null } } : undefined);
   if (Array.isArray(v)) {
     const out = v.map(one).filter((x) => x !== undefined);

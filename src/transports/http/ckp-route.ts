@@ -6,7 +6,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { InboundFrame } from '../../kernel/ports.ts';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.ts';
 import { classify } from '../../protocol/jsonrpc.ts';
-import { UNPARSED_DEPTH, textNestsDeeperThan } from '../../protocol/depth.ts';
 import { ErrorCode } from '../../protocol/errors.ts';
 import type { Logger } from '../../kernel/ports.ts';
 import type { Route } from './server.ts';
@@ -105,34 +104,28 @@ function post(d: CkpRouteDeps, req: IncomingMessage, res: ServerResponse): void 
         return;
       }
       frame.payload = { text };
-      const shape = inspect(text);
-      track = shape.track;
-      deliver(frame);
-      // Only notifications and responses: the router will never answer (JSON-RPC 2.0 §4.1, §6).
-      if (!shape.expectsReply && !answered) {
-        answered = true;
-        res.writeHead(202, { 'content-length': 0 });
-        res.end();
-      }
-      return;
+      // The router parses the text once and shows us the value before any of it runs: the session ids to
+      // track, and whether it will answer at all. Text it refuses unparsed or cannot parse is answered.
+      frame.parsed = (value) => {
+        const shape = inspect(value);
+        track = shape.track;
+        // Only notifications and responses: the router will never answer (JSON-RPC 2.0 §4.1, §6).
+        if (!shape.expectsReply && !answered) {
+          answered = true;
+          res.writeHead(202, { 'content-length': 0 });
+          res.end();
+        }
+      };
     }
     deliver(frame);
   });
 }
 
 /**
- * Whether the router will answer this text, and the ids of claw.initialize / claw.shutdown requests in it
- * (the session id follows them). Text the router cannot parse, invalid envelopes and requests are answered.
+ * Whether the router will answer this parsed frame, and the ids of claw.initialize / claw.shutdown requests in
+ * it (the session id follows them). Invalid envelopes and requests are answered.
  */
-function inspect(text: string): { expectsReply: boolean; track?: Map<string | number, 'claw.initialize' | 'claw.shutdown'> } {
-  // Not parsed here either: the router refuses it unparsed (protocol/depth.ts).
-  if (textNestsDeeperThan(text, UNPARSED_DEPTH)) return { expectsReply: true };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { expectsReply: true };
-  }
+function inspect(value: unknown): { expectsReply: boolean; track?: Map<string | number, 'claw.initialize' | 'claw.shutdown'> } {
   const items = Array.isArray(value) ? value : [value];
   if (items.length === 0) return { expectsReply: true };
   let expectsReply = false;

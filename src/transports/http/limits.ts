@@ -1,6 +1,7 @@
 // Per-client request rate (docs/transports.md, HTTP "Limits"): a sliding one-minute window per client address,
 // approximated by two fixed windows (the previous one weighted by how much of it still overlaps), so memory is
 // two counters per client. The table is bounded: past `maxClients`, stale entries go first, then the oldest.
+// `now` is a monotonic reading (the host's clock.monotonic): windows are spans of time, not dates.
 export interface RateLimiter {
   /** Count one request from `key`; returns 0 when allowed, else the seconds after which to retry. */
   take(key: string): number;

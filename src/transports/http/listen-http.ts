@@ -37,7 +37,10 @@ export async function createHttpListener(entry: TransportEntry & { http?: HttpOp
     settings,
     auth,
     servesA2a: ctx.servesA2a === true,
-    limiter: createRateLimiter(settings.requestsPerMinute, () => ctx.clock.now()),
+    // Monotonic: a board without an RTC boots at 1970 and NTP steps the clock; a wall-clock window would reset
+    // (a flood gets a fresh minute) or stall at each step (docs/boards.md "Clock").
+    limiter: createRateLimiter(settings.requestsPerMinute, () => ctx.clock.monotonic()),
+    monotonic: () => ctx.clock.monotonic(),
     log: ctx.log,
     tls,
     http: await httpModule(),

@@ -52,6 +52,8 @@ export interface ServerDeps {
   settings: HttpSettings;
   auth: Authenticator;
   limiter: RateLimiter;
+  /** The host's monotonic clock (ms): the refusal log's window must not reset or stall when the wall clock steps. */
+  monotonic?: () => number;
   log: Logger;
   /** TLS material (https): PEM text; never logged. */
   tls?: { cert: string; key: string; ca?: string };
@@ -66,10 +68,21 @@ export function createHttpServer(d: ServerDeps): HttpServer {
   const routes = new Map<string, Route>();
   /** A route admits A2A callers: client certificates not listed in operator_cns are callers here (auth.ts). */
   let callersServed = d.servesA2a === true;
-  const refusalLog = createRateLimiter(1, () => Date.now(), 1_000);
+  const refusalLog = createRateLimiter(1, d.monotonic ?? (() => performance.now()), 1_000);
   const sockets = new Set<Socket>();
   /** Connections answered 503 over the cap: Node still parses a request sent on one, and it must not run. */
   const refused = new WeakSet<Socket>();
+  /**
+   * Connections by peer address and port. Under TLS a request's socket is the TLS socket, not the TCP one the
+   * 'connection' event counted; the TCP 4-tuple is public on both and names one live connection on this listener.
+   */
+  const byPeer = new Map<string, Socket>();
+  /** Each counted connection's key, as read at 'connection' (Bun no longer reports the address once closed). */
+  const keys = new WeakMap<Socket, string>();
+  /** Requests in progress per counted connection; one with none may give way at the cap. */
+  const busy = new WeakMap<Socket, number>();
+  /** A runtime whose request sockets do not lead back to a counted connection evicts nothing (it could cut a busy one). */
+  let evicts = true;
   const options = {
     headersTimeout: s.headersTimeoutMs,
     requestTimeout: s.requestTimeoutMs,
@@ -82,6 +95,11 @@ export function createHttpServer(d: ServerDeps): HttpServer {
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     // Its client was told 503 and retry-after: run here too, the request would run twice.
     if (refused.has(req.socket)) return void req.socket.destroy();
+    const conn = sockets.has(req.socket) ? req.socket : byPeer.get(peerKey(req.socket));
+    if (conn) {
+      busy.set(conn, (busy.get(conn) ?? 0) + 1);
+      res.on('close', () => busy.set(conn, (busy.get(conn) ?? 1) - 1));
+    } else if (!req.socket.destroyed) evicts = false;
     try {
       dispatch(req, res);
     } catch (e) {
@@ -99,7 +117,18 @@ export function createHttpServer(d: ServerDeps): HttpServer {
 
   server.on('connection', (socket: Socket) => {
     // Bun does not always emit 'close' for a socket its HTTP server closed itself (a timeout): count only live ones.
-    if (sockets.size >= s.maxConnections) for (const x of sockets) if (x.destroyed) sockets.delete(x);
+    if (sockets.size >= s.maxConnections) for (const x of sockets) if (x.destroyed) forget(x);
+    // The oldest connection with no request in progress (headers still trickling in, a TLS handshake, an idle
+    // keep-alive) gives way: else one peer reopening slow connections as headers_timeout_ms cuts them holds
+    // every slot for good. A request in progress is never cut for a newcomer.
+    if (sockets.size >= s.maxConnections && evicts) {
+      for (const x of sockets)
+        if (!busy.get(x)) {
+          forget(x);
+          x.destroy();
+          break;
+        }
+    }
     if (sockets.size >= s.maxConnections) {
       refused.add(socket);
       // Over the cap: a plain-http client gets a 503 it can read; a TLS one is closed before its handshake.
@@ -111,12 +140,20 @@ export function createHttpServer(d: ServerDeps): HttpServer {
       return;
     }
     sockets.add(socket);
+    const key = peerKey(socket);
+    keys.set(socket, key);
+    byPeer.set(key, socket);
     // Idle sockets (no request yet, or between keep-alive requests) are covered by keepAliveTimeout and
     // headersTimeout; this catches a socket silent for longer than a whole request may take.
     socket.setTimeout(s.requestTimeoutMs, () => socket.destroy());
-    socket.on('close', () => sockets.delete(socket));
+    socket.on('close', () => forget(socket));
     socket.on('error', () => {});
   });
+  function forget(x: Socket): void {
+    sockets.delete(x);
+    const key = keys.get(x);
+    if (key !== undefined && byPeer.get(key) === x) byPeer.delete(key);
+  }
   // A malformed request or a timeout: Node answers 400/408/431 itself; nothing of it reaches a route.
   server.on('tlsClientError', () => {});
 
@@ -199,6 +236,11 @@ export function createHttpServer(d: ServerDeps): HttpServer {
       cut.unref?.();
     },
   };
+}
+
+/** The connection's TCP 4-tuple: the same on a TLS socket and on the TCP socket under it. */
+function peerKey(x: Socket): string {
+  return `${x.remoteAddress}|${x.remotePort}|${x.localAddress}|${x.localPort}`;
 }
 
 /**
