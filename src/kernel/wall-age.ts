@@ -17,6 +17,13 @@ import type { Clock } from './ports.ts';
 export const CLOCK_SET_FLOOR_MS = 1_735_689_600_000;
 /** NTP slews offsets below 128 ms and steps above; 2 s also tolerates a slow sampling of a slew. */
 const STEP_MS = 2_000;
+/**
+ * How far outside an epoch's wall range a stamp may fall and still belong to it. The wall and monotonic clocks
+ * are read one after the other and the wall clock in whole ms, so their difference jitters by a few ms between
+ * reads (measured up to 4 ms early in a Node process), and a slew moves it by up to STEP_MS within an epoch: a
+ * stamp written just after a look could land before the range and, after a later step, be aged by the step.
+ */
+const EDGE_MS = STEP_MS;
 /** Steps remembered; the oldest epoch is forgotten first (its stamps are then aged by the wall clock). */
 const MAX_EPOCHS = 16;
 
@@ -56,7 +63,7 @@ export class WallAges {
     const uptime = m - this.started;
     return (s) => {
       let age = Infinity;
-      for (const [o, from, to] of this.epochs) if (s >= from + o && s <= to + o) age = Math.min(age, m - s + o);
+      for (const [o, from, to] of this.epochs) if (s >= from + o - EDGE_MS && s <= to + o + EDGE_MS) age = Math.min(age, m - s + o);
       return Math.max(0, age < Infinity ? age : s < CLOCK_SET_FLOOR_MS ? uptime : w - s);
     };
   }

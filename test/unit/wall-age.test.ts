@@ -70,4 +70,15 @@ test('a slew (small changes of the offset) is not a step', () => {
   assert.is(w.ages()(NOW), 100 * MIN + 100 * 100);
 });
 
+test('a stamp a few ms outside the first look (the two clocks read apart) still keeps its real age across a step', () => {
+  const c = clock(NOW);
+  c.wall += 3; // the wall clock read 3 ms later than the monotonic one at the first look
+  const w = new WallAges(c);
+  const written = NOW + 1; // stamped right after, by a wall reading without the lag
+  c.tick(100);
+  c.wall += DAY; // NTP steps a day forward
+  const age = w.ages();
+  assert.ok(age(written) <= 1_000, String(age(written)));
+});
+
 test.run();
