@@ -119,7 +119,7 @@ async function waitForPort(port: number, timeoutMs: number, failed: () => string
 /**
  * One broker for a test file: started before its tests, stopped after them; `track` closes what a test opened
  * (connections, transports, clients) after each test, newest first. Without mosquitto the file's broker tests
- * are skipped with the reason printed, and `when` gives `test` or `test.skip` accordingly.
+ * are skipped with the reason printed.
  */
 export function useMosquitto(test: Test, name: string, opts?: Parameters<typeof startMosquitto>[0]) {
   const have = findMosquitto() !== undefined;
@@ -137,7 +137,8 @@ export function useMosquitto(test: Test, name: string, opts?: Parameters<typeof 
   });
   return {
     have,
-    when: (name: string, fn: () => void | Promise<void>) => (have ? test(name, fn) : test.skip(name, fn)),
+    /** `when(cond)(name, fn)`: the test, or its skip without mosquitto or when `cond` is false. */
+    when: (cond = true): Test['skip'] => (have && cond ? test : test.skip),
     broker: (): Mosquitto => {
       if (!broker) throw new Error('the broker is started in test.before');
       return broker;

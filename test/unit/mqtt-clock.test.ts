@@ -13,14 +13,13 @@ import { createMqttTransport } from '../../src/transports/mqtt/transport.ts';
 import { connectMqttClient } from '../../src/transports/mqtt/client-mqtt.ts';
 import { parseMqttUrl } from '../../src/transports/mqtt/endpoint.ts';
 import { resolveMqttSettings } from '../../src/transports/mqtt/options.ts';
-import { freePort } from '../helpers/mosquitto.ts';
-import { useMosquitto } from '../helpers/mosquitto.ts';
+import { freePort, useMosquitto } from '../helpers/mosquitto.ts';
 import { captureLogger, FakeClock } from './helpers/fakes.ts';
 
 const mq = useMosquitto(test, 'mqtt-clock');
 const HOUR = 3_600_000;
 
-mq.when('a retried request_id after the wall clock steps forward an hour is answered from the stored reply, not run again', async () => {
+mq.when()('a retried request_id after the wall clock steps forward an hour is answered from the stored reply, not run again', async () => {
   let step = 0;
   const url = mq.broker().url('/clk/a1');
   const t = mq.track(await createMqttTransport({ settings: resolveMqttSettings(parseMqttUrl(url)), log: captureLogger(), now: () => Date.now() + step }));
