@@ -2,6 +2,7 @@
 // Note: mosquitto ignores `-p` when the config has a `listener` line, so the port goes in the config.
 // Persistence is on (in a temp directory) so a broker restart keeps sessions and queued QoS 1 messages, as a
 // production broker is configured to. Callers skip (with the printed reason) when mosquitto is missing.
+import type { Test } from 'uvu';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
@@ -14,7 +15,7 @@ export interface Mosquitto {
   url(path?: string): string;
   /** SIGTERM (mosquitto saves its persistence file) and wait for exit. */
   stop(): Promise<void>;
-  /** Start again on the same port with the same state. */
+  /** Start again on the same port with the same state; an error while it still runs (a second one would be orphaned). */
   start(): Promise<void>;
   log(): string;
 }
@@ -81,6 +82,7 @@ export async function startMosquitto(opts: { extraConfig?: string[]; anonymous?:
   let child: ChildProcess | undefined;
   let log = '';
   const start = async () => {
+    if (child && child.exitCode === null && child.signalCode === null) throw new Error(`mosquitto on port ${port} is already running: stop() it first`);
     child = spawn(bin, ['-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (s: string) => (log += s));
@@ -112,4 +114,35 @@ async function waitForPort(port: number, timeoutMs: number, failed: () => string
     if (Date.now() > until) throw new Error(`mosquitto did not listen on ${port} within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * One broker for a test file: started before its tests, stopped after them; `track` closes what a test opened
+ * (connections, transports, clients) after each test, newest first. Without mosquitto the file's broker tests
+ * are skipped with the reason printed.
+ */
+export function useMosquitto(test: Test, name: string, opts?: Parameters<typeof startMosquitto>[0]) {
+  const have = findMosquitto() !== undefined;
+  if (!have) console.log(`SKIP ${name}: mosquitto not found (scripts/test-deps.sh installs it)`);
+  let broker: Mosquitto | undefined;
+  const open: { close(): Promise<void> | void }[] = [];
+  test.before(async () => {
+    if (have) broker = await startMosquitto(opts);
+  });
+  test.after.each(async () => {
+    for (const x of open.splice(0).reverse()) await Promise.resolve(x.close()).catch(() => {});
+  });
+  test.after(async () => {
+    await broker?.stop();
+  });
+  return {
+    have,
+    /** `when(cond)(name, fn)`: the test, or its skip without mosquitto or when `cond` is false. */
+    when: (cond = true): Test['skip'] => (have && cond ? test : test.skip),
+    broker: (): Mosquitto => {
+      if (!broker) throw new Error('the broker is started in test.before');
+      return broker;
+    },
+    track: <T extends { close(): Promise<void> | void }>(x: T): T => (open.push(x), x),
+  };
 }

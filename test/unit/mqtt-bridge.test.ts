@@ -10,25 +10,13 @@ import { parseMqttUrl } from '../../src/transports/mqtt/endpoint.ts';
 import { resolveMqttSettings } from '../../src/transports/mqtt/options.ts';
 import { MqttConnection } from '../../src/transports/mqtt/connection.ts';
 import { MqttSwarmLink } from '../../src/transports/mqtt/link.ts';
-import { findMosquitto, freePort, startMosquitto, type Mosquitto } from '../helpers/mosquitto.ts';
+import { freePort, startMosquitto, useMosquitto } from '../helpers/mosquitto.ts';
 import { captureLogger, until } from './helpers/fakes.ts';
 
-const HAVE = findMosquitto() !== undefined;
-if (!HAVE) console.log('SKIP mqtt-bridge: mosquitto not found (scripts/test-deps.sh installs it)');
-
-let broker: Mosquitto;
-const open: { close(): Promise<void> }[] = [];
-const track = <T extends { close(): Promise<void> }>(x: T): T => (open.push(x), x);
-
-test.before(async () => {
-  if (HAVE) broker = await startMosquitto();
-});
-test.after.each(async () => {
-  for (const x of open.splice(0).reverse()) await x.close().catch(() => {});
-});
-test.after(async () => {
-  if (HAVE) await broker.stop();
-});
+const mq = useMosquitto(test, 'mqtt-bridge');
+const HAVE = mq.have;
+const when = mq.when;
+const track = mq.track;
 
 /** A fake router: answers every request with the method and params it got, counts executions. */
 function echoRouter(t: Transport) {
@@ -48,29 +36,28 @@ async function agent(url: string, extra: { replyWindowMs?: number } = {}): Promi
   return t;
 }
 
-const when = (cond: boolean) => (cond ? test : test.skip);
 
 when(HAVE)('MQTT 5: request/response through mosquitto (response topic + correlation data)', async () => {
-  const t = track(await agent(broker.url('/t1/a1')));
+  const t = track(await agent(mq.broker().url('/t1/a1')));
   const seen = echoRouter(t);
-  const c = track(await connectMqttClient(broker.url('/t1/a1'), { baseDir: '/' }));
+  const c = track(await connectMqttClient(mq.broker().url('/t1/a1'), { baseDir: '/' }));
   const r = await c.request({ jsonrpc: '2.0', id: 7, method: 'claw.status', params: { x: 1 } }, { timeoutMs: 3000 });
   assert.equal(r, { jsonrpc: '2.0', id: 7, result: { method: 'claw.status', params: { x: 1 }, n: 1 } });
   assert.equal(seen, ['claw.status']);
 });
 
 when(HAVE)('MQTT 3.1.1: the reply route travels in the payload envelope', async () => {
-  const t = track(await agent(broker.url('/t2/a1?protocol=3.1.1')));
+  const t = track(await agent(mq.broker().url('/t2/a1?protocol=3.1.1')));
   echoRouter(t);
-  const c = track(await connectMqttClient(broker.url('/t2/a1?protocol=4'), { baseDir: '/' }));
+  const c = track(await connectMqttClient(mq.broker().url('/t2/a1?protocol=4'), { baseDir: '/' }));
   const r = await c.request({ jsonrpc: '2.0', id: 'x', method: 'm' }, { timeoutMs: 3000 });
   assert.equal(r, { jsonrpc: '2.0', id: 'x', result: { method: 'm', params: null, n: 1 } });
 });
 
 when(HAVE)('a redelivered request_id is answered from the stored reply, not executed twice', async () => {
-  const t = track(await agent(broker.url('/t3/a1')));
+  const t = track(await agent(mq.broker().url('/t3/a1')));
   const seen = echoRouter(t);
-  const c = track(await connectMqttClient(broker.url('/t3/a1'), { baseDir: '/' }));
+  const c = track(await connectMqttClient(mq.broker().url('/t3/a1'), { baseDir: '/' }));
   const msg = { jsonrpc: '2.0' as const, id: 1, method: 'work' };
   const a = await c.request(msg, { requestId: 'req-1', timeoutMs: 3000 });
   const b = await c.request(msg, { requestId: 'req-1', timeoutMs: 3000 });
@@ -82,12 +69,12 @@ when(HAVE)('a redelivered request_id is answered from the stored reply, not exec
 });
 
 when(HAVE)('requests published while the agent is away are delivered when it comes back (persistent session)', async () => {
-  const first = await agent(broker.url('/t4/a1'));
+  const first = await agent(mq.broker().url('/t4/a1'));
   await first.close();
-  const c = track(await connectMqttClient(broker.url('/t4/a1'), { baseDir: '/' }));
+  const c = track(await connectMqttClient(mq.broker().url('/t4/a1'), { baseDir: '/' }));
   const replies = [1, 2, 3].map((id) => c.request({ jsonrpc: '2.0', id, method: `m${id}` }, { timeoutMs: 5000 }));
   await new Promise((r) => setTimeout(r, 200));
-  const back = track(await agent(broker.url('/t4/a1')));
+  const back = track(await agent(mq.broker().url('/t4/a1')));
   const seen = echoRouter(back);
   const got = await Promise.all(replies);
   assert.equal(got.map((r: any) => r.result.method), ['m1', 'm2', 'm3']);
@@ -95,7 +82,7 @@ when(HAVE)('requests published while the agent is away are delivered when it com
 });
 
 when(HAVE)('presence: retained ready while connected, offline after a clean close', async () => {
-  const t = await agent(broker.url('/t5/a1'));
+  const t = await agent(mq.broker().url('/t5/a1'));
   await t.setPresence('busy', { load: 1 });
   const watcher = await watcherLink('t5');
   await until(() => watcher.link.peers().get('a1')?.status === 'busy', 3000);
@@ -109,14 +96,14 @@ when(HAVE)('presence: retained ready while connected, offline after a clean clos
 });
 
 when(HAVE)('broker restart: the connection comes back (backoff) and requests still get answered', async () => {
-  const url = broker.url('/t6/a1');
+  const url = mq.broker().url('/t6/a1');
   const settings = { ...resolveMqttSettings(parseMqttUrl(url)) };
   settings.backoff = { initialDelayMs: 50, maxDelayMs: 200 };
   const t = track(await createMqttTransport({ settings, log: captureLogger() }));
   await t.ready(5000);
   const seen = echoRouter(t);
-  await broker.stop();
-  await broker.start();
+  await mq.broker().stop();
+  await mq.broker().start();
   await t.ready(5000);
   const c = track(await connectMqttClient(url, { baseDir: '/' }));
   const r: any = await c.request({ jsonrpc: '2.0', id: 1, method: 'after-restart' }, { timeoutMs: 5000 });
@@ -150,7 +137,7 @@ test('reconnect backoff doubles up to its cap while no broker listens, then conn
 });
 
 async function watcherLink(swarm: string) {
-  const settings = resolveMqttSettings(parseMqttUrl(broker.url(`/${swarm}`)));
+  const settings = resolveMqttSettings(parseMqttUrl(mq.broker().url(`/${swarm}`)));
   let link!: MqttSwarmLink;
   const conn = await MqttConnection.open({ settings, clientId: `w-${Math.random().toString(36).slice(2)}`, clean: true, log: captureLogger(), onMessage: (t, p, pr) => void link.handle(t, p, pr) });
   link = new MqttSwarmLink({ connection: conn, swarm, prefix: 'claw', protocolVersion: 5, clientId: 'w' });

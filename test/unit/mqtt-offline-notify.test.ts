@@ -9,26 +9,14 @@ import { connectMqttClient } from '../../src/transports/mqtt/client-mqtt.ts';
 import { parseMqttUrl } from '../../src/transports/mqtt/endpoint.ts';
 import { resolveMqttSettings } from '../../src/transports/mqtt/options.ts';
 import { MAX_HELD_PUBLISHES, MqttConnection } from '../../src/transports/mqtt/connection.ts';
-import { findMosquitto, startMosquitto, type Mosquitto } from '../helpers/mosquitto.ts';
+import { MqttSwarmLink } from '../../src/transports/mqtt/link.ts';
+import { useMosquitto } from '../helpers/mosquitto.ts';
 import { captureLogger, until } from './helpers/fakes.ts';
 
-const HAVE = findMosquitto() !== undefined;
-if (!HAVE) console.log('SKIP mqtt-offline-notify: mosquitto not found (scripts/test-deps.sh installs it)');
-const when = (cond: boolean) => (cond ? test : test.skip);
-
-let broker: Mosquitto;
-const open: { close(): Promise<void> }[] = [];
-const track = <T extends { close(): Promise<void> }>(x: T): T => (open.push(x), x);
-
-test.before(async () => {
-  if (HAVE) broker = await startMosquitto();
-});
-test.after.each(async () => {
-  for (const x of open.splice(0).reverse()) await x.close().catch(() => {});
-});
-test.after(async () => {
-  if (HAVE) await broker.stop();
-});
+const mq = useMosquitto(test, 'mqtt-offline-notify');
+const HAVE = mq.have;
+const when = mq.when;
+const track = mq.track;
 
 const fast = (url: string) => {
   const s = resolveMqttSettings(parseMqttUrl(url));
@@ -40,7 +28,7 @@ const heartbeat = (seq: number, phase: string) => ({ jsonrpc: '2.0' as const, me
 for (const proto of ['5', '3.1.1']) {
   when(HAVE)(`MQTT ${proto}: notifications emitted while the broker is down are dropped, not replayed at the reconnect`, async () => {
     const swarm = `off${proto.replace('.', '')}`;
-    const url = broker.url(`/${swarm}/a1?protocol=${proto}`);
+    const url = mq.broker().url(`/${swarm}/a1?protocol=${proto}`);
     const log = captureLogger();
     const t = track(await createMqttTransport({ settings: fast(url), log }));
     await t.ready(5000);
@@ -54,7 +42,7 @@ for (const proto of ['5', '3.1.1']) {
     const got: { seq: number; phase: string }[] = [];
     const watcher = track(
       await MqttConnection.open({
-        settings: fast(broker.url(`/${swarm}`)),
+        settings: fast(mq.broker().url(`/${swarm}`)),
         clientId: `watch-${swarm}`,
         clean: false,
         log: captureLogger(),
@@ -68,7 +56,7 @@ for (const proto of ['5', '3.1.1']) {
     await until(() => got.some((g) => g.phase === 'before'), 3000);
 
     const N = 5000;
-    await broker.stop();
+    await mq.broker().stop();
     let dropLogs: number;
     try {
       await until(() => log.entries.some((e) => e.msg === 'mqtt reconnect scheduled'), 3000);
@@ -77,7 +65,7 @@ for (const proto of ['5', '3.1.1']) {
       t.notify({ jsonrpc: '2.0', method: 'claw.tool.approval_requested', params: { seq: -1, phase: 'approval' } });
       dropLogs = log.entries.filter((e) => e.msg === 'mqtt notifications dropped while disconnected').length;
     } finally {
-      await broker.start();
+      await mq.broker().start();
     }
     await t.ready(5000);
     await watcher.ready(5000);
@@ -102,9 +90,9 @@ for (const proto of ['5', '3.1.1']) {
 
 when(HAVE)('QoS 1 publishes waiting while disconnected are bounded: past the limit they fail at once, logged once', async () => {
   const log = captureLogger();
-  const conn = track(await MqttConnection.open({ settings: fast(broker.url('/held')), clientId: 'held-1', clean: true, log, onMessage: () => {} }));
+  const conn = track(await MqttConnection.open({ settings: fast(mq.broker().url('/held')), clientId: 'held-1', clean: true, log, onMessage: () => {} }));
   await conn.ready(5000);
-  await broker.stop();
+  await mq.broker().stop();
   let waiting: Promise<PromiseSettledResult<void>[]>;
   let refused: PromiseSettledResult<void>[];
   try {
@@ -112,7 +100,7 @@ when(HAVE)('QoS 1 publishes waiting while disconnected are bounded: past the lim
     waiting = Promise.allSettled(Array.from({ length: MAX_HELD_PUBLISHES }, (_, i) => conn.publish('claw/held/x', String(i))));
     refused = await Promise.allSettled(Array.from({ length: 50 }, () => conn.publish('claw/held/x', 'over')));
   } finally {
-    await broker.start();
+    await mq.broker().start();
   }
   assert.ok(refused.every((r) => r.status === 'rejected' && (r.reason as { code?: string }).code === 'unreachable'));
   assert.is(log.entries.filter((e) => e.msg === 'mqtt publishes refused while disconnected: too many waiting').length, 1);
@@ -120,6 +108,70 @@ when(HAVE)('QoS 1 publishes waiting while disconnected are bounded: past the lim
   const held = await waiting;
   assert.ok(held.every((r) => r.status === 'fulfilled'));
   assert.is(log.entries.find((e) => e.msg === 'mqtt connected' && e.fields?.refused_publishes !== undefined)?.fields?.refused_publishes, 50);
+});
+
+when(HAVE)('QoS 1 publishes waiting while disconnected are bounded in bytes too: 8 MiB, not 1000 x 256 KB', async () => {
+  const log = captureLogger();
+  const conn = track(await MqttConnection.open({ settings: fast(mq.broker().url('/heldb')), clientId: 'held-b', clean: true, log, onMessage: () => {} }));
+  await conn.ready(5000);
+  await mq.broker().stop();
+  let waiting: Promise<PromiseSettledResult<void>[]>;
+  let refused: PromiseSettledResult<void>[] | 'still waiting';
+  let pending: { publishes: number; bytes: number } | undefined;
+  try {
+    await until(() => !conn.connected, 3000);
+    const big = 'x'.repeat(256 * 1024);
+    const all = Array.from({ length: 40 }, () => conn.publish('claw/heldb/x', big));
+    pending = conn.pending;
+    // 31 fit beside the topic bytes; the 32nd would pass 8 MiB.
+    waiting = Promise.allSettled(all.slice(0, 31));
+    // Refused at once; kept (unbounded in bytes), they would only settle after the reconnect.
+    refused = await Promise.race([Promise.allSettled(all.slice(31)), new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), 1000))]);
+  } finally {
+    await mq.broker().start();
+  }
+  assert.ok(refused !== 'still waiting' && refused.every((r) => r.status === 'rejected' && (r.reason as { code?: string }).code === 'unreachable'), 'refused past 8 MiB');
+  assert.ok(pending && pending.bytes <= 8 * 1024 * 1024, `${pending?.bytes} bytes held`);
+  assert.is(pending?.publishes, 31);
+  assert.ok((await waiting).every((r) => r.status === 'fulfilled'), 'those within the bound are delivered after the reconnect');
+});
+
+when(HAVE)('a request to a peer that times out while the broker is away is never published after the reconnect', async () => {
+  const swarm = 'gaveup';
+  // The peer: a persistent session on its inbox, so a request published at the reconnect would reach it.
+  const got: string[] = [];
+  const peer = track(
+    await MqttConnection.open({
+      settings: fast(mq.broker().url(`/${swarm}`)),
+      clientId: `peer-${swarm}`,
+      clean: false,
+      log: captureLogger(),
+      onMessage: (_t, payload) => got.push(new TextDecoder().decode(payload)),
+    }),
+  );
+  await peer.ready(5000);
+  await peer.subscribe(`claw/${swarm}/p1/inbox`);
+  const conn = track(await MqttConnection.open({ settings: fast(mq.broker().url(`/${swarm}`)), clientId: `req-${swarm}`, clean: false, log: captureLogger(), onMessage: (t, p, props) => void link.handle(t, p, props) }));
+  const link = new MqttSwarmLink({ connection: conn, swarm, prefix: 'claw', protocolVersion: 5, clientId: `req-${swarm}` });
+  await conn.ready(5000);
+  await link.start();
+  await mq.broker().stop();
+  let timedOut: unknown;
+  let kept: Promise<void>;
+  try {
+    await until(() => !conn.connected, 3000);
+    timedOut = await link.request('p1', { jsonrpc: '2.0', id: 1, method: 'stale' }, { timeoutMs: 200 }).catch((e) => e);
+    // A notification has no caller to give up: it still waits for the broker and is delivered.
+    kept = link.notify('p1', { jsonrpc: '2.0', method: 'kept' });
+  } finally {
+    await mq.broker().start();
+  }
+  assert.is((timedOut as { code?: string }).code, 'timeout');
+  await kept;
+  await until(() => got.some((g) => g.includes('"kept"')), 5000);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.is(got.filter((g) => g.includes('"stale"')).length, 0, 'the peer received a request whose caller had timed out');
+  assert.is(conn.pending.publishes, 0);
 });
 
 test.run();

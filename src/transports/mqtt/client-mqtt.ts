@@ -2,6 +2,7 @@
 // Its session is persistent while it runs (so a reply published during a broker restart is still delivered) and
 // ended on close (MQTT 5 session expiry 0); on 3.1.1 it uses a clean session (a persistent one would outlive it).
 import { nodeCrypto } from '../../node/lazy.ts';
+import { systemClock } from '../../node/clock.ts';
 import type { ClientOptions, RequestOptions, TransportClient } from '../client.ts';
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts';
 import { ClawError } from '../../protocol/errors.ts';
@@ -38,17 +39,19 @@ export async function connectMqttClient(uri: string, opts: ClientOptions): Promi
     onMessage: (topic, payload, props) => link.handle(topic, payload, props) || link.handleOutbox(topic, payload, peer),
   });
   link = new MqttSwarmLink({ connection: conn, swarm: endpoint.swarm, prefix: settings.prefix, protocolVersion: settings.protocolVersion, clientId });
-  const deadline = Date.now() + connectTimeoutMs;
+  // Monotonic: a wall clock stepped back (NTP, `date -s`) would otherwise wait for as long as the step.
+  const clock = opts.clock ? () => opts.clock!.monotonic() : systemClock.monotonic;
+  const deadline = clock() + connectTimeoutMs;
   try {
     for (;;) {
-      await conn.ready(Math.max(1, deadline - Date.now()));
+      await conn.ready(Math.max(1, deadline - clock()));
       try {
         await link.start();
         break;
       } catch (e) {
         // The broker went away between its CONNACK and our reply subscription (a restart): the connection
         // reconnects by itself and subscribes again, so wait for it, within the same connect timeout.
-        if (Date.now() >= deadline) throw e;
+        if (clock() >= deadline) throw e;
       }
     }
   } catch (e) {

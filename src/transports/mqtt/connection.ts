@@ -3,7 +3,9 @@
 // (reconnectPeriod 0); we reconnect with the client's own stores so unacknowledged QoS 1 publishes are resent.
 // Notifications are not held while disconnected (docs/transports.md "Notifications while offline"): mqtt.js would
 // keep every offline publish in memory (its outgoing store for QoS 1, its queue for QoS 0 unless queueQoSZero is
-// false) and replay them all at the CONNACK.
+// false) and replay them all at the CONNACK. A QoS 1 publish made while disconnected waits here, not in mqtt.js's
+// store, until the next CONNACK: one whose sender gave up (a request that timed out) can then be taken back
+// before it reaches a peer that would run it for nobody.
 import type { IClientOptions, MqttClient } from 'mqtt';
 import type { Logger } from '../../kernel/ports.ts';
 import { loadMqtt } from './load.ts';
@@ -15,9 +17,24 @@ import { ClawError } from '../../protocol/errors.ts';
 
 /**
  * QoS 1 publishes (replies, presence, requests to peers) that may wait unacknowledged while disconnected; past it
- * a publish fails at once instead of growing mqtt.js's outgoing store for as long as the outage lasts.
+ * a publish fails at once instead of growing memory for as long as the outage lasts.
  */
 export const MAX_HELD_PUBLISHES = 1000;
+/**
+ * Their bytes (topic + payload): 1000 publishes of 256 KB would be 256 MB, all the memory of a small board. One
+ * publish larger than this is still kept when nothing else waits (a reply up to the 4 MiB frame limit).
+ */
+export const MAX_HELD_BYTES = 8 * 1024 * 1024;
+
+interface Waiting {
+  topic: string;
+  payload: string;
+  opts: { qos: 1; retain: boolean; properties?: ReturnType<typeof toPacketProps> };
+  bytes: number;
+  resolve(): void;
+  reject(e: Error): void;
+  unlisten(): void;
+}
 
 export interface ConnectionConfig {
   settings: MqttSettings;
@@ -48,8 +65,11 @@ export class MqttConnection {
   private lastErrorLogged = '';
   /** Notifications dropped in the current outage (reported at the next CONNACK). */
   private dropped = 0;
-  /** QoS 1 publishes whose PUBACK (or failure) has not come yet. */
+  /** QoS 1 publishes whose PUBACK (or failure) has not come yet, and their bytes (waiting ones included). */
   private held = 0;
+  private heldBytes = 0;
+  /** Published while disconnected, in order: handed to mqtt.js at the next CONNACK. */
+  private waiting: Waiting[] = [];
   private refusedThisOutage = 0;
 
   private constructor(
@@ -110,6 +130,10 @@ export class MqttConnection {
       this.cfg.log.info('mqtt connected', { client_id: this.cfg.clientId, session_present: sessionPresent, ...outage, ...refused });
       // Subscribing again is idempotent; it also covers a broker that lost our session (restart without persistence).
       if (this.filters.size > 0) c.subscribe([...this.filters], { qos: 1 }, (err) => err && this.cfg.log.warn('mqtt subscribe failed', { error: err.message }));
+      for (const w of this.waiting.splice(0)) {
+        w.unlisten();
+        this.send(w);
+      }
       for (const w of this.readyWaiters.splice(0)) w.resolve();
       this.cfg.onConnect?.(sessionPresent);
     });
@@ -169,23 +193,58 @@ export class MqttConnection {
   }
 
   /**
-   * QoS 1 publish; resolves at PUBACK. While disconnected it is queued and sent after reconnecting, up to
-   * MAX_HELD_PUBLISHES unacknowledged; past that it fails at once (ClawError 'unreachable').
+   * QoS 1 publish; resolves at PUBACK. While disconnected it waits and is sent after reconnecting, up to
+   * MAX_HELD_PUBLISHES / MAX_HELD_BYTES unacknowledged; past that it fails at once (ClawError 'unreachable').
+   * `signal`: aborted while the publish still waits for the broker, it is dropped (rejected 'cancelled');
+   * once handed to the broker it cannot be taken back.
    */
-  publish(topic: string, payload: string, opts: { retain?: boolean; props?: MqttProps } = {}): Promise<void> {
-    if (!this.client.connected && this.held >= MAX_HELD_PUBLISHES) {
-      if (this.refusedThisOutage++ === 0) this.cfg.log.warn('mqtt publishes refused while disconnected: too many waiting', { client_id: this.cfg.clientId, held: this.held, limit: MAX_HELD_PUBLISHES });
-      return Promise.reject(new ClawError('unreachable', `MQTT broker unreachable and ${this.held} publishes already waiting`));
+  publish(topic: string, payload: string, opts: { retain?: boolean; props?: MqttProps; signal?: AbortSignal } = {}): Promise<void> {
+    const bytes = Buffer.byteLength(topic) + Buffer.byteLength(payload);
+    if (opts.signal?.aborted) return Promise.reject(new ClawError('cancelled', 'MQTT publish cancelled before it was sent'));
+    if (!this.client.connected && this.held > 0 && (this.held >= MAX_HELD_PUBLISHES || this.heldBytes + bytes > MAX_HELD_BYTES)) {
+      if (this.refusedThisOutage++ === 0) {
+        this.cfg.log.warn('mqtt publishes refused while disconnected: too many waiting', { client_id: this.cfg.clientId, held: this.held, held_bytes: this.heldBytes, limit: MAX_HELD_PUBLISHES, limit_bytes: MAX_HELD_BYTES });
+      }
+      return Promise.reject(new ClawError('unreachable', `MQTT broker unreachable and ${this.held} publishes (${this.heldBytes} bytes) already waiting`));
     }
     this.held++;
+    this.heldBytes += bytes;
+    const properties = opts.props && this.cfg.settings.protocolVersion === 5 ? toPacketProps(opts.props) : undefined;
     return new Promise((resolve, reject) => {
-      const properties = opts.props && this.cfg.settings.protocolVersion === 5 ? toPacketProps(opts.props) : undefined;
-      this.client.publish(topic, payload, { qos: 1, retain: opts.retain ?? false, properties }, (err) => {
-        this.held--;
-        if (err) reject(err);
-        else resolve();
-      });
+      const w: Waiting = { topic, payload, opts: { qos: 1, retain: opts.retain ?? false, properties }, bytes, resolve, reject, unlisten: () => {} };
+      if (this.client.connected) return this.send(w);
+      const signal = opts.signal;
+      if (signal) {
+        const onAbort = () => {
+          const i = this.waiting.indexOf(w);
+          if (i < 0) return;
+          this.waiting.splice(i, 1);
+          this.release(w);
+          reject(new ClawError('cancelled', 'MQTT publish dropped: its sender gave up while the broker was unreachable'));
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        w.unlisten = () => signal.removeEventListener('abort', onAbort);
+      }
+      this.waiting.push(w);
     });
+  }
+
+  private send(w: Waiting): void {
+    this.client.publish(w.topic, w.payload, w.opts, (err) => {
+      this.release(w);
+      if (err) w.reject(err);
+      else w.resolve();
+    });
+  }
+
+  private release(w: Waiting): void {
+    this.held--;
+    this.heldBytes -= w.bytes;
+  }
+
+  /** QoS 1 publishes not yet acknowledged (waiting for the broker or for their PUBACK) and their bytes. */
+  get pending(): { publishes: number; bytes: number } {
+    return { publishes: this.held, bytes: this.heldBytes };
   }
 
   /**
@@ -220,6 +279,11 @@ export class MqttConnection {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     for (const w of this.readyWaiters.splice(0)) w.reject(new Error('MQTT connection closed'));
+    for (const w of this.waiting.splice(0)) {
+      w.unlisten();
+      this.release(w);
+      w.reject(new ClawError('unreachable', 'MQTT connection closed before the broker was reachable: not sent'));
+    }
     const c = this.client;
     await new Promise<void>((resolve) => {
       const force = setTimeout(() => c.end(true, {}, () => resolve()), timerDelay(opts.graceMs ?? 1000));

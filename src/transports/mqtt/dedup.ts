@@ -3,6 +3,9 @@
 // reconnect) and a sender may retry it. The first delivery runs; a later one with the same request_id is answered
 // from the stored reply (or, while the first still runs, gets the reply when it is ready), never executed again.
 // Entries expire `windowMs` after their reply (at least 5 minutes, profile §5); at most `maxEntries` are kept.
+// `now` is monotonic (the transport passes the host's): measured on the wall clock, an NTP step forward would expire
+// entries early and a retried request would run twice. A stored reply read back from disk is preloaded at the
+// monotonic time its wall stamp's age stands for (kernel/wall-age.ts).
 export const DEFAULT_REPLY_WINDOW_MS = 5 * 60 * 1000;
 
 interface Entry {

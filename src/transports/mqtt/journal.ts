@@ -88,7 +88,18 @@ export const MAX_UNWRITTEN = 10_000;
 export function createFileJournal(
   dir: string,
   clientId: string,
-  opts: { fsync?: boolean; compactEvery?: number; windowMs: number; now: () => number; fs?: JournalFs },
+  opts: {
+    fsync?: boolean;
+    compactEvery?: number;
+    windowMs: number;
+    now: () => number;
+    /**
+     * The ages of the records' wall stamps (kernel/wall-age.ts WallAges.ages): a step of the wall clock (NTP on a
+     * board without RTC) then neither drops a reply still inside its window nor keeps an old one. Default: `now - at`.
+     */
+    ages?: () => (stampMs: number) => number;
+    fs?: JournalFs;
+  },
 ): RequestJournal {
   const fs = opts.fs ?? (nodeFs as unknown as JournalFs);
   const folder = `${dir.replace(/\/$/, '')}/mqtt`;
@@ -150,8 +161,9 @@ export function createFileJournal(
   };
 
   /** Rewrites the file with the live records; on failure the existing file stays as it was and in use. */
-  const rewrite = (now: number, windowMs: number): ClawError | undefined => {
-    for (const [k, d] of done) if (now - d.at >= windowMs) done.delete(k);
+  const agesNow = (now = opts.now()) => (opts.ages ? opts.ages() : (at: number) => now - at);
+  const rewrite = (age: (at: number) => number, windowMs: number): ClawError | undefined => {
+    for (const [k, d] of done) if (age(d.at) >= windowMs) done.delete(k);
     const tmp = `${file}.tmp`;
     let out: number | undefined;
     let size = 0;
@@ -202,7 +214,7 @@ export function createFileJournal(
   const catchUp = () => {
     if (state !== 'open' || (unwritten.size === 0 && !overflow)) return;
     if (fd === undefined || overflow) {
-      const err = rewrite(opts.now(), opts.windowMs);
+      const err = rewrite(agesNow(), opts.windowMs);
       if (err) throw new ClawError('mqtt.journal_write', `request journal ${file}: unwritten records not written: ${message(err.cause)}`, { cause: err });
       return;
     }
@@ -226,7 +238,7 @@ export function createFileJournal(
     unwritten.delete(rec.k);
     if (fd === undefined) {
       // No file open (it could not be created at start): the rewrite writes this record with all the others.
-      const err = rewrite(opts.now(), opts.windowMs);
+      const err = rewrite(agesNow(), opts.windowMs);
       if (err) {
         keep(rec);
         throw new ClawError('mqtt.journal_write', `request journal ${file}: record not written: ${message(err.cause)}`, { cause: err });
@@ -246,7 +258,7 @@ export function createFileJournal(
       // still unwritten
     }
     if (++appends >= every) {
-      const err = rewrite(opts.now(), opts.windowMs);
+      const err = rewrite(agesNow(), opts.windowMs);
       if (err) warn(err);
     }
   };
@@ -279,7 +291,7 @@ export function createFileJournal(
         }
       }
       state = 'open';
-      const err = rewrite(now, windowMs);
+      const err = rewrite(agesNow(now), windowMs);
       if (err) warn(err);
       if (err && bytes) {
         // Appends go on in the existing file; a torn last line (crash mid-append) is cut off before the first.

@@ -74,14 +74,19 @@ export class MqttSwarmLink {
   async request(peer: string, message: JsonRpcMessage | JsonRpcMessage[], opts: PeerRequestOptions = {}): Promise<unknown> {
     const requestId = opts.requestId ?? nodeCrypto().randomUUID();
     const timeoutMs = opts.timeoutMs ?? 30_000;
+    // Aborted at the timeout: a request still waiting for the broker is then dropped, not published after the
+    // reconnect for a peer to run when its caller already has its timeout (connection.ts publish()).
+    const gaveUp = new AbortController();
     const text = await new Promise<string>((resolve, reject) => {
       const t = setTimeout(() => {
         this.pending.delete(requestId);
+        gaveUp.abort();
         reject(new ClawError('timeout', `no reply from ${peer} within ${timeoutMs} ms (request_id ${requestId})`));
       }, timerDelay(timeoutMs));
       this.pending.set(requestId, { resolve: (s) => (clearTimeout(t), resolve(s)) });
       const out = encodeRequest(message, { replyTo: this.replyTopic, requestId }, this.o.protocolVersion === 5);
-      this.o.connection.publish(agentTopics(this.o.swarm, peer, this.o.prefix).inbox, out.payload, { props: out.props }).catch((e: Error) => {
+      this.o.connection.publish(agentTopics(this.o.swarm, peer, this.o.prefix).inbox, out.payload, { props: out.props, signal: gaveUp.signal }).catch((e: Error) => {
+        if (gaveUp.signal.aborted) return; // already rejected with the timeout
         clearTimeout(t);
         this.pending.delete(requestId);
         reject(new ClawError('unreachable', `could not publish to ${peer}: ${e.message}`, { cause: e }));
@@ -106,12 +111,13 @@ export class MqttSwarmLink {
     if (this.o.protocolVersion !== 5) throw new ClawError('usage', 'raw frames need MQTT 5 (3.1.1 carries the reply route inside the JSON payload)');
     const requestId = opts.requestId ?? nodeCrypto().randomUUID();
     const timeoutMs = opts.timeoutMs ?? 30_000;
+    const gaveUp = new AbortController();
     const reply = await new Promise<string>((resolve, reject) => {
-      const t = setTimeout(() => (this.pending.delete(requestId), reject(new ClawError('timeout', `no reply from ${peer} within ${timeoutMs} ms`))), timerDelay(timeoutMs));
+      const t = setTimeout(() => (this.pending.delete(requestId), gaveUp.abort(), reject(new ClawError('timeout', `no reply from ${peer} within ${timeoutMs} ms`))), timerDelay(timeoutMs));
       this.pending.set(requestId, { resolve: (s) => (clearTimeout(t), resolve(s)) });
       this.o.connection
-        .publish(agentTopics(this.o.swarm, peer, this.o.prefix).inbox, text, { props: { responseTopic: this.replyTopic, correlationData: new TextEncoder().encode(requestId) } })
-        .catch(reject);
+        .publish(agentTopics(this.o.swarm, peer, this.o.prefix).inbox, text, { props: { responseTopic: this.replyTopic, correlationData: new TextEncoder().encode(requestId) }, signal: gaveUp.signal })
+        .catch((e: Error) => (clearTimeout(t), this.pending.delete(requestId), reject(e)));
     });
     return JSON.parse(reply);
   }

@@ -7,6 +7,7 @@ import { connectionSecrets } from './secrets.ts';
 import { agentClientId, createMqttTransport, type MqttTransport } from './transport.ts';
 import { createFileJournal } from './journal.ts';
 import { DEFAULT_REPLY_WINDOW_MS } from './dedup.ts';
+import { WallAges } from '../../kernel/wall-age.ts';
 
 export async function createMqttListener(entry: TransportEntry & { mqtt?: MqttOptionsInput }, ctx: ListenContext): Promise<MqttTransport> {
   const endpoint = parseMqttUrl(entry.listen);
@@ -15,7 +16,10 @@ export async function createMqttListener(entry: TransportEntry & { mqtt?: MqttOp
   if (endpoint.tls && !settings.tlsVerify) ctx.log.warn('mqtt TLS certificate verification is off (tls_verify: false)', { host: endpoint.host });
   const { password, ca } = await connectionSecrets(settings, { secrets: ctx.secrets, baseDir: ctx.baseDir });
   const now = () => ctx.clock.now();
-  // The journal lives in data_dir: acknowledged requests and stored replies survive a restart (journal.ts).
-  const journal = createFileJournal(ctx.dataDir, agentClientId(settings), { fsync: settings.fsync, windowMs: DEFAULT_REPLY_WINDOW_MS, now });
-  return createMqttTransport({ settings, log: ctx.log, password, ca, maxFrameBytes: ctx.maxFrameBytes, now, journal });
+  const monotonic = () => ctx.clock.monotonic();
+  // The journal lives in data_dir: acknowledged requests and stored replies survive a restart (journal.ts); its
+  // wall stamps are aged across clock steps (kernel/wall-age.ts).
+  const ages = new WallAges(ctx.clock);
+  const journal = createFileJournal(ctx.dataDir, agentClientId(settings), { fsync: settings.fsync, windowMs: DEFAULT_REPLY_WINDOW_MS, now, ages: () => ages.ages() });
+  return createMqttTransport({ settings, log: ctx.log, password, ca, maxFrameBytes: ctx.maxFrameBytes, now, monotonic, journal });
 }

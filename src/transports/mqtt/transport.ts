@@ -16,6 +16,8 @@ import { DEFAULT_REPLY_WINDOW_MS, ReplyCache } from './dedup.ts';
 import type { RequestJournal } from './journal.ts';
 import { interruptedReply } from './interrupted.ts';
 import { nodeCrypto } from '../../node/lazy.ts';
+import { systemClock } from '../../node/clock.ts';
+import { WallAges } from '../../kernel/wall-age.ts';
 import { MqttSwarmLink } from './link.ts';
 import { presencePayload, type PresenceStatus } from './presence.ts';
 import { agentTopics, isReplyTopic } from './topics.ts';
@@ -40,8 +42,13 @@ export interface MqttTransportOptions {
   /** PEM text of the CA (settings.caFile, read by the caller). */
   ca?: string;
   maxFrameBytes?: number;
-  /** Wall-clock milliseconds for the reply window (default Date.now): stored replies outlive a restart. */
+  /** Wall-clock milliseconds (default Date.now): the journal's stamps, which outlive a restart. */
   now?: () => number;
+  /**
+   * Monotonic milliseconds (default the host's): the reply window of what this process stamped, so a step of
+   * the wall clock (NTP's first answer on a board without RTC) does not expire it early and run a retry twice.
+   */
+  monotonic?: () => number;
   /** Requests and replies kept across restarts (journal.ts); without it both live in memory only. */
   journal?: RequestJournal;
   replyWindowMs?: number;
@@ -67,8 +74,9 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
   const clientId = agentClientId(s);
   const limit = o.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
   const now = o.now ?? Date.now;
+  const monotonic = o.monotonic ?? systemClock.monotonic;
   const windowMs = o.replyWindowMs ?? DEFAULT_REPLY_WINDOW_MS;
-  const cache = new ReplyCache(now, windowMs);
+  const cache = new ReplyCache(monotonic, windowMs);
   let deliver: ((f: InboundFrame) => void) | undefined;
   const backlog: InboundFrame[] = [];
   let status: Exclude<PresenceStatus, 'offline'> = 'ready';
@@ -209,10 +217,12 @@ export async function createMqttTransport(o: MqttTransportOptions): Promise<Mqtt
   if (o.journal) {
     // A journal that cannot be rewritten (disk full) stays in use as it is: the agent starts.
     const { pending, done } = o.journal.load(now(), windowMs, (err) => o.log.warn('mqtt request journal warning', { journal: o.journal?.file, error: err.message }));
-    for (const d of done) if (!d.replies.some(refusedUnrunText)) cache.preload(d.k, d.replies, d.at);
+    // The stored replies' wall stamps, turned into this process's monotonic time by their age (kernel/wall-age.ts).
+    const age = new WallAges({ now, monotonic }).ages();
+    for (const d of done) if (!d.replies.some(refusedUnrunText)) cache.preload(d.k, d.replies, monotonic() - age(d.at));
     for (const p of pending) {
       const text = interruptedReply(p.req.text, p.req.requestId);
-      if (p.req.requestId !== undefined) cache.preload(p.req.requestId, text ? [text] : [], now());
+      if (p.req.requestId !== undefined) cache.preload(p.req.requestId, text ? [text] : [], monotonic());
       // Unrecorded, it is answered interrupted again after the next restart: the same answer, nothing run.
       journalWrite('interrupted answer', { request_id: p.req.requestId }, (j) => j.done({ k: p.k, at: now(), replies: text && p.req.requestId !== undefined ? [text] : [] }));
       if (text) interrupted.push({ req: p.req, text });
