@@ -53,14 +53,16 @@ export async function openMqttQueue(
   channel: string,
   queueName: string,
   b: ChannelBinding,
-  o: { log: Logger; baseDir: string; secrets?: SecretResolver; now: () => number; maxFrameBytes?: number; drainMs?: number },
+  o: { log: Logger; baseDir: string; secrets?: SecretResolver; monotonic: () => number; maxFrameBytes?: number; drainMs?: number },
 ): Promise<MqttQueue> {
   const { endpoint, topic } = parseChannelMqttUrl(b.listen!, queueName);
   const settings = resolveMqttSettings(endpoint, b.mqtt);
   const { password, ca } = await connectionSecrets(settings, { secrets: o.secrets, baseDir: o.baseDir });
   const replyTopic = b.reply_topic ?? `${topic}/replies`;
   const limit = o.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
-  const cache = new ReplyCache(o.now);
+  // The request_id window counts on the monotonic clock: a wall step (NTP on a board without an RTC) must not
+  // close it early and run a retried request twice (docs/boards.md "Clock").
+  const cache = new ReplyCache(o.monotonic);
   let deliver: ((f: InboundFrame) => void) | undefined;
   const backlog: InboundFrame[] = [];
   let open = true;

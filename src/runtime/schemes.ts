@@ -20,7 +20,7 @@ const mqttListen: TransportFactory = async (entry, ctx) => (await import('../tra
 const mqttClient: ClientFactory = async (uri, opts) => (await import('../transports/mqtt/client-mqtt.ts')).connectMqttClient(uri, opts);
 const mqttBus: BusFactory = async (uri, cfg, c) => (await import('../swarm/mqtt-bus.ts')).openMqttBus(uri, cfg, c);
 const mqttChannel: ChannelListenerFactory = async (b, c) =>
-  (await import('../channels/queue-mqtt.ts')).openMqttQueue(c.channel, c.queueName, b, { log: c.log, baseDir: c.baseDir, secrets: c.secrets, now: c.now, maxFrameBytes: c.maxFrameBytes });
+  (await import('../channels/queue-mqtt.ts')).openMqttQueue(c.channel, c.queueName, b, { log: c.log, baseDir: c.baseDir, secrets: c.secrets, monotonic: c.monotonic, maxFrameBytes: c.maxFrameBytes });
 
 /** Transports a runtime serves besides stdio (spec §9.2, runtime profile §6; docs/transports.md). */
 export const LISTEN_SCHEMES: SchemeTable<TransportFactory> = schemeTable({

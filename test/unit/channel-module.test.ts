@@ -44,8 +44,8 @@ function fakeAgent() {
   return { agent, turns };
 }
 
-function module(config: RuntimeConfig, dataDir: string, agent?: ChannelAgent) {
-  return channelsModule({ config, log: captureLogger(), clock, dataDir, getAgent: () => agent });
+function module(config: RuntimeConfig, dataDir: string, agent?: ChannelAgent, c: typeof clock = clock) {
+  return channelsModule({ config, log: captureLogger(), clock: c, dataDir, getAgent: () => agent });
 }
 
 test('fs binding: a message file in the inbox gets the agent reply in outbox/, the file is archived', async () => {
@@ -150,6 +150,35 @@ test('MQTT binding (3.1.1 envelope): reply to the sender route, QoS 1 redelivery
   }
 });
 
+
+test('MQTT binding: a retried request_id runs once across a forward wall-clock step (the window is monotonic)', async () => {
+  const mqttd = await startAedes();
+  const url = `mqtt://127.0.0.1:${mqttd.port}?protocol=3.1.1`;
+  const dataDir = mkdtempSync(join(tmpdir(), 'claw-chmod-'));
+  const a = fakeAgent();
+  let step = 0;
+  const m = module({ channels: { q: { listen: url } } }, dataDir, a.agent, { ...clock, now: () => Date.now() + step });
+  const got: unknown[] = [];
+  let peer: MqttConnection | undefined;
+  try {
+    await m.start!(session(), core);
+    peer = await MqttConnection.open({ settings: resolveMqttSettings(parseChannelMqttUrl(url, 'x').endpoint), clientId: 'peer-2', clean: true, log: captureLogger(), onMessage: (_t, p) => got.push(p) });
+    await peer.ready(3000);
+    await peer.subscribe('me/replies');
+    const env = { claw_mqtt: 1, reply_to: 'me/replies', request_id: 'rq-step', message: { jsonrpc: '2.0', id: '1', method: 'channel.message', params: { from: 'alice', text: 'once' } } };
+    await peer.publish('team.requests', JSON.stringify(env));
+    await until(() => got.length === 1, 3000);
+    step = 3_600_000; // NTP steps the wall clock an hour forward
+    await peer.publish('team.requests', JSON.stringify(env));
+    await until(() => got.length === 2, 3000);
+    assert.equal(a.turns, ['once'], 'the retry got the stored reply');
+  } finally {
+    await peer?.close();
+    await m.stop!(session());
+    await mqttd.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
 
 test('from STOPPING on no new turn starts, even before the module stops', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'claw-chmod-'));
