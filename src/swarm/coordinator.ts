@@ -251,33 +251,38 @@ export class Coordinator {
       }
       if (ack?.acknowledged !== true) return { kind: 'refused', peer, error: { code: ErrorCode.PeerTaskFailed, message: `peer ${peer} did not accept the task` } };
       const r = await this.watch(reported, peer, deadline);
-      return r === undefined ? { kind: 'unreachable', peer, why: this.d.monotonic() >= deadline ? 'aggregation timeout' : `peer ${peer} became unavailable before reporting` } : { kind: 'report', report: r };
+      return 'why' in r ? { kind: 'unreachable', peer, why: r.why === 'deadline' ? 'aggregation timeout' : `peer ${peer} became unavailable before reporting` } : { kind: 'report', report: r.report };
     } finally {
       drop();
       this.outstanding.set(peer, (this.outstanding.get(peer) ?? 1) - 1);
     }
   }
 
-  /** The report, or undefined when the deadline passes or the peer goes unavailable first. */
-  private watch(reported: Promise<PeerReport>, peer: string, deadline: number): Promise<PeerReport | undefined> {
+  /**
+   * The report, or why there is none: the deadline passed, or the peer went unavailable first. Which one is said
+   * by the path that ended the wait, not by reading the clock afterwards: a timer can fire up to a loop
+   * iteration before the monotonic clock reaches its deadline (libuv measures timers from the time cached at
+   * the start of the iteration), and a late loop under load is when that happens.
+   */
+  private watch(reported: Promise<PeerReport>, peer: string, deadline: number): Promise<{ report: PeerReport } | { why: 'deadline' | 'unavailable' }> {
     return new Promise((resolve) => {
       let done = false;
-      const finish = (r: PeerReport | undefined) => {
+      const finish = (r: { report: PeerReport } | { why: 'deadline' | 'unavailable' }) => {
         if (done) return;
         done = true;
         clearInterval(poll);
         clearTimeout(timer);
         resolve(r);
       };
-      const timer = setTimeout(() => finish(undefined), timerDelay(deadline - this.d.monotonic()));
+      const timer = setTimeout(() => finish({ why: 'deadline' }), timerDelay(deadline - this.d.monotonic()));
       let downSince: number | undefined;
       const poll = setInterval(() => {
         const p = this.d.bus.peers(this.d.plan.swarm).find((x) => x.identity === peer);
         if (p && p.status !== 'unavailable') return void (downSince = undefined);
         downSince ??= this.d.monotonic();
-        if (this.d.monotonic() - downSince >= this.d.timing.unavailableGraceMs) finish(undefined);
+        if (this.d.monotonic() - downSince >= this.d.timing.unavailableGraceMs) finish({ why: 'unavailable' });
       }, timerDelay(this.d.timing.presencePollMs));
-      reported.then(finish);
+      reported.then((report) => finish({ report }));
     });
   }
 

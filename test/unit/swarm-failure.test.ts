@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ProtocolError } from '../../src/protocol/errors.ts';
 import type { TaskRunner } from '../../src/swarm/peer.ts';
-import { build, scripted, sleep, spec, stopAll, task } from './swarm-fixture.ts';
+import { build, realClock, scripted, sleep, spec, stopAll, task } from './swarm-fixture.ts';
 
 test.after.each(stopAll);
 
@@ -121,6 +121,22 @@ test('a peer reporting failed → -32041, not retried (profile §4: not retryabl
   assert.equal((rec.error!.data as any).failed[0].result, { error: { code: -32011, message: 'Policy denied' } });
   assert.is(rec.attempts, 1);
   assert.is(fail.stats.calls, 1);
+  await b.stop();
+});
+
+test('a deadline timer that fires before the monotonic clock reads the deadline is still the aggregation timeout', async () => {
+  // libuv measures a timer from the loop time cached at the start of an iteration: under load it fires while
+  // performance.now() still reads short of the deadline. A monotonic clock at half speed makes that certain.
+  const t0 = performance.now();
+  const slow = { ...realClock, monotonic: () => t0 + (performance.now() - t0) / 2 };
+  const b = await build(lw({}, { aggregation: { strategy: 'merge', timeout_ms: 150 } }), hangOn(['w1', 'w2']).make, { clock: slow });
+  const t = task();
+  b.nodes.lead.coordinator.delegate(t);
+  await b.nodes.lead.coordinator.tasks.wait(t.task_id, 2000);
+  const rec = b.nodes.lead.coordinator.tasks.get(t.task_id)!;
+  assert.is(rec.error!.code, -32040);
+  const whys: string[] = (rec.error!.data as any).unreachable.map((u: any) => u.why);
+  assert.ok(whys.length > 0 && whys.every((w) => w === 'aggregation timeout'), whys.join('; '));
   await b.stop();
 });
 
