@@ -134,6 +134,17 @@ test('http L1: batches: mixed → only the requests’ replies; notifications on
   });
 });
 
+test('http: a batch over the 1,000-message cap is one -32600 even when it holds only notifications (not a 202 for work never run)', async () => {
+  await withHttp(async ({ url }) => {
+    const notes = Array.from({ length: 1001 }, () => ({ jsonrpc: '2.0', method: 'claw.initialized' }));
+    const over = await rpc(url, notes);
+    assert.is(over.status, 400);
+    assertError(over.json, null, -32600);
+    assert.match(over.json.error.message, /1001 messages.*1000/);
+    assert.is((await rpc(url, notes.slice(0, 1000))).status, 202, 'at the cap: accepted');
+  }, CONFIG.replace('max_frame_bytes: 1024', 'max_frame_bytes: 65536'));
+});
+
 test('http L1: a second claw.initialize while READY is refused (-32600, data.state READY) and issues no session id', async () => {
   await withHttp(async ({ url }) => {
     const first = await rpc(url, initialize(1));
