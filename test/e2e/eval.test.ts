@@ -4,11 +4,10 @@
 // in json_schema mode, every quirk one correction in prompt mode. The same table is in BENCH.md.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLAW, ROOT } from './helpers/claw-process.ts';
+import { ROOT, runClaw } from './helpers/claw-process.ts';
 import { startSimLlm, type Intent, type SimLlm } from '../helpers/sim-llm-server.ts';
 
 const EXAMPLE = join(ROOT, 'examples', 'eval');
@@ -39,21 +38,7 @@ function runEval(extra: string[], timeoutMs = 60_000, command = ['eval', 'claw.y
   dirs.push(dir);
   cpSync(EXAMPLE, dir, { recursive: true });
   if (edit) writeFileSync(join(dir, 'claw.yaml'), edit(readFileSync(join(dir, 'claw.yaml'), 'utf8')));
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLAW, ...command, ...extra], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`claw eval did not exit; stderr ${stderr.slice(-1000)}`));
-    }, timeoutMs);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runClaw([...command, ...extra], { cwd: dir, env: { HOME: dir }, killAfterMs: timeoutMs });
 }
 
 /** [scenario, ok, calls, corrections] rows, and the totals. */

@@ -3,10 +3,9 @@
 // it exits within the bound with a failure line naming the provider and the setting, not after its own 20 s.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { CLAW } from './helpers/claw-process.ts';
+import { runClaw } from './helpers/claw-process.ts';
 import { makeAgent, openaiProvider, removeAgents, type Agent } from './chat-helpers.ts';
 
 let server: Server;
@@ -29,24 +28,7 @@ test.after(async () => {
   removeAgents();
 });
 
-function doctor(a: Agent, killAfterMs: number): Promise<{ code: number | null; stdout: string; stderr: string; took: number }> {
-  return new Promise((resolve, reject) => {
-    const t0 = Date.now();
-    const child = spawn(process.execPath, [CLAW, 'doctor', 'claw.yaml'], { cwd: a.dir, env: { PATH: process.env.PATH ?? '', HOME: a.dir }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`claw doctor did not exit within ${killAfterMs} ms; stdout ${stdout.slice(-500)}`));
-    }, killAfterMs);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, took: Date.now() - t0 });
-    });
-  });
-}
+const doctor = (a: Agent, killAfterMs: number) => runClaw(['doctor', 'claw.yaml'], { cwd: a.dir, env: { HOME: a.dir }, killAfterMs });
 
 test('claw doctor gives a silent provider its timeout_ms, exits 1 and names the provider and the setting', async () => {
   const a = makeAgent({ providers: [openaiProvider(url, { name: 'silent' })], runtime: { providers: { silent: { timeout_ms: 800 } } } });

@@ -260,15 +260,20 @@ test('http: rate limiter windows slide and the client table stays bounded', () =
   for (const k of ['b', 'c', 'd', 'e']) assert.is(rl.take(k), 0);
 });
 
+/** `n` connections each with a request in progress (headers sent, the body not yet), settled for 50 ms. */
+async function requestsInProgress(url: string, n: number) {
+  const u = new URL(url);
+  const net = await import('node:net');
+  const held = Array.from({ length: n }, () => net.connect(Number(u.port), u.hostname));
+  await Promise.all(held.map((s) => new Promise((r) => s.once('connect', r))));
+  for (const s of held) s.write('POST /ckp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
+  await tick(50);
+  return held;
+}
+
 test('http: concurrent connections over the cap get 503 while every connection has a request in progress', async () => {
   await withListener({ limits: { max_connections: 2 } }, async (t) => {
-    const u = new URL(t.url);
-    const net = await import('node:net');
-    const held = [net.connect(Number(u.port), u.hostname), net.connect(Number(u.port), u.hostname)];
-    await Promise.all(held.map((s) => new Promise((r) => s.once('connect', r))));
-    // Headers sent, the body not yet: a request in progress on each.
-    for (const s of held) s.write('POST /ckp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
-    await tick(50);
+    const held = await requestsInProgress(t.url, 2);
     const r = await raw(t.url, { body: status });
     assert.is(r.status, 503);
     assert.is(JSON.parse(r.body).error.message, 'too many connections');
@@ -388,10 +393,7 @@ test('http: a request on a connection refused with 503 is not run (its client re
   await withListener({ limits: { max_connections: 2 } }, async (t, { frames }) => {
     const u = new URL(t.url);
     const net = await import('node:net');
-    const held = [net.connect(Number(u.port), u.hostname), net.connect(Number(u.port), u.hostname)];
-    await Promise.all(held.map((s) => new Promise((r) => s.once('connect', r))));
-    for (const s of held) s.write('POST /ckp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
-    await tick(50);
+    const held = await requestsInProgress(t.url, 2);
     const body = JSON.stringify({ jsonrpc: '2.0', id: 'once', method: 'claw.status' });
     const s = net.connect(Number(u.port), u.hostname);
     let got = '';

@@ -106,15 +106,29 @@ export function startClaw(args: string[], opts: { cwd?: string; env?: Record<str
   };
 }
 
-/** Run a CLI command to completion; returns exit code and output. */
-export function runClaw(args: string[], opts: { cwd?: string; input?: string; env?: Record<string, string> } = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+/**
+ * Run a CLI command to completion; returns exit code, output and how long it took. `killAfterMs`: a command still
+ * running then is SIGKILLed and the promise rejects, naming the command and the end of its output.
+ */
+export function runClaw(args: string[], opts: { cwd?: string; input?: string; env?: Record<string, string>; killAfterMs?: number } = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string; took: number }>((resolve, reject) => {
+    const t0 = Date.now();
     const child = spawn(process.execPath, [CLAW, ...args], { cwd: opts.cwd ?? ROOT, env: { PATH: process.env.PATH ?? '', ...opts.env } });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const timer =
+      opts.killAfterMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            child.kill('SIGKILL');
+            reject(new Error(`claw ${args[0]} did not exit within ${opts.killAfterMs} ms; stdout ${stdout.slice(-500)}; stderr ${stderr.slice(-1000)}`));
+          }, opts.killAfterMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, took: Date.now() - t0 });
+    });
     child.stdin.end(opts.input ?? '');
   });
 }
