@@ -14,6 +14,7 @@ import { closeSync, constants, fstatSync, openSync, readdirSync, readlinkSync, r
 import { ClawError } from '../protocol/errors.ts';
 import { MAX_SOURCE_BYTES } from '../manifest/source.ts';
 import { isInside, type ReadOptions, type SourceReader } from '../manifest/reader.ts';
+import { readResponsePrefix } from './response-prefix.ts';
 
 /** Read failures the loader words itself; `code` says which (ENOENT and other errno codes pass through). */
 export type ReadRefusal = 'not-regular' | 'too-large' | 'outside';
@@ -120,27 +121,9 @@ async function fetchBounded(url: string, cap: number): Promise<Uint8Array | unde
     await res.body?.cancel();
     throw new Error(`answer is larger than ${cap} bytes`);
   }
-  if (!res.body) return new Uint8Array(0);
-  const parts: Uint8Array[] = [];
-  let n = 0;
-  const it = res.body.getReader();
-  for (;;) {
-    const { done, value } = await it.read();
-    if (done) break;
-    n += value.length;
-    if (n > cap) {
-      await it.cancel();
-      throw new Error(`answer is larger than ${cap} bytes`);
-    }
-    parts.push(value);
-  }
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  const { bytes, truncated } = await readResponsePrefix(res, cap);
+  if (truncated) throw new Error(`answer is larger than ${cap} bytes`);
+  return bytes;
 }
 
 export function createFsReader(): SourceReader {

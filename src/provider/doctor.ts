@@ -11,6 +11,7 @@ import type { ProviderDeps } from './deps.ts';
 import { chatUrl } from './openai.ts';
 import { messagesUrl } from './anthropic.ts';
 import { serverMessage } from './http.ts';
+import { readResponsePrefix } from '../node/response-prefix.ts';
 
 export type CheckState = 'ok' | 'fail' | 'warn' | 'skip';
 
@@ -39,6 +40,8 @@ export interface DoctorDeps extends Pick<ProviderDeps, 'secrets' | 'clock' | 'le
 
 /** A model list should come quickly: the 120 s chat default is for a first token, not for this. */
 export const DOCTOR_TIMEOUT_MS = 20_000;
+/** What the doctor reads of an answer: a model list or an error fits many times over; the rest is not downloaded. */
+export const ANSWER_CAP_BYTES = 1024 * 1024;
 
 interface Bound {
   ms: number;
@@ -199,7 +202,7 @@ async function request(d: DoctorDeps, url: string, init: RequestInit, bound: Bou
   try {
     // Never follow a redirect: a key header must not travel to another origin (docs/providers.md).
     const res = await (d.fetch ?? fetch)(url, { ...init, signal: ctl.signal, redirect: 'manual' });
-    const text = (await res.text()).slice(0, 1024 * 1024);
+    const text = new TextDecoder().decode((await readResponsePrefix(res, ANSWER_CAP_BYTES)).bytes);
     let json: any;
     try {
       json = JSON.parse(text);

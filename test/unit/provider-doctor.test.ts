@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Socket } from 'node:net';
-import { DOCTOR_TIMEOUT_MS, checkProviders, doctorBound, providerDoctorReport } from '../../src/provider/doctor.ts';
+import { ANSWER_CAP_BYTES, DOCTOR_TIMEOUT_MS, checkProviders, doctorBound, providerDoctorReport } from '../../src/provider/doctor.ts';
 import { startSimLlm, type SimLlm } from '../helpers/sim-llm-server.ts';
 import { deadUrl } from '../helpers/fake-llm-server.ts';
 import { prov, setup } from './provider-fixtures.ts';
@@ -120,6 +120,40 @@ test('a server that accepts and never answers: each provider is given up at its 
     assert.ok(providerDoctorReport(reports).includes('FAIL reachable:'));
   } finally {
     await silent.close();
+  }
+});
+
+test('an answer that never ends is read up to its cap and the download cancelled: the doctor does not wait for the timeout or hold the body', async () => {
+  // 64 KiB every 5 ms, forever: ~12 MB/s, so waiting for the 3 s timeout would take ~40 MB and 3 s.
+  let sent = 0;
+  let closedAt = 0;
+  const t0 = Date.now();
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"data":[');
+    const chunk = Buffer.alloc(64 * 1024, ' ');
+    const timer = setInterval(() => {
+      sent += chunk.length;
+      res.write(chunk);
+    }, 5);
+    res.on('close', () => {
+      clearInterval(timer);
+      closedAt = Date.now() - t0;
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { reports, took } = await checkWithin(2500, [['endless', spec({ endpoint: `${url}/v1` })]], { endless: { timeoutMs: 3000 } });
+    assert.ok(took < 2000, `took ${took} ms`);
+    assert.equal(states(reports[0]!)[0], 'reachable:ok');
+    for (let i = 0; i < 100 && !closedAt; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(closedAt > 0 && closedAt < 2000, `the server's response was closed at ${closedAt} ms`);
+    // What the kernel's socket buffers on loopback hold comes on top of the cap (2.1 MB measured in all).
+    assert.ok(sent <= ANSWER_CAP_BYTES + 8 * 1024 * 1024, `${sent} bytes sent before the doctor hung up`);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
   }
 });
 
