@@ -482,7 +482,8 @@ export class TaskService {
     // unset-clock one as old as this process): a step to the real time does not make a minute-old task 56 years old.
     const ageOf = this.ages.ages();
     const tooOld = (t: A2aTask): boolean => maxAge > 0 && ageOf(t.updatedAt) > maxAge;
-    const done = [...this.tasks.values()].filter(this.evictable).sort((a, b) => a.updatedAt - b.updatedAt);
+    // Oldest first by that age too: after a backward step the smallest stamp is not the oldest task.
+    const done = [...this.tasks.values()].filter(this.evictable).map((t) => [ageOf(t.updatedAt), t] as const).sort((x, y) => y[0] - x[0]).map(([, t]) => t);
     const own = owner === undefined ? [] : done.filter((t) => t.owner === owner);
     const quota = this.quota();
     let mine = owner === undefined ? 0 : [...this.tasks.values()].filter((t) => t.owner === owner).length;

@@ -120,6 +120,25 @@ test('booted at 1970, NTP steps the clock 56 years on: a task finished a minute 
   await next.close();
 });
 
+test('the clock stepped back an hour (a bad NTP answer, `date -s`): over max_tasks the oldest finished task goes, by the monotonic clock, not the one with the smallest stamp', async () => {
+  let wall = Date.UTC(2026, 11, 7, 12);
+  let mono = 0;
+  const s = svc(memoryTaskStore(), agentOf(() => 'ok'), { now: () => wall, monotonic: () => mono, maxTasks: 3 });
+  await s.open();
+  const a = await s.create(msg('a'), { wait: true });
+  mono += 1000;
+  wall += 1000;
+  const b = await s.create(msg('b'), { wait: true });
+  mono += 1000;
+  wall += 1000 - 3_600_000;
+  const c = await s.create(msg('c'), { wait: true });
+  mono += 1000;
+  wall += 1000;
+  const d = await s.create(msg('d'), { wait: true });
+  assert.equal(s.list().tasks.map((t) => t.id).sort(), [b.id, c.id, d.id].sort(), `kept ${s.list().tasks.map((t) => t.id)}; a was the oldest`);
+  await s.close();
+});
+
 test('the data_dir task file of an agent without memory is taken into an empty table once', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'claw-a2a-store-'));
   try {
