@@ -8,10 +8,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inflateSync } from 'node:zlib';
 import { initParams, startClaw, type ClawRun } from './helpers/claw-process.ts';
 import { assertCleanStreams, stderrRecords } from './helpers/e2e-util.ts';
 import { agentDir, all, rid, startAgent, store } from './memory-agent.ts';
+import { corruptSnapshot } from '../helpers/corrupt-snapshot.ts';
 
 const dirs: string[] = [];
 const live: ClawRun[] = [];
@@ -144,30 +144,7 @@ test('a corrupt snapshot: warning naming it, recovery from the previous snapshot
   }
   assert.is(await c.end(), 0);
   assert.ok(existsSync(`${file}.prev`), 'several snapshots were taken');
-  // A changed byte of a deflated body can leave the image as it was (a match distance changed inside a run of equal
-  // bytes copies the same bytes; test/unit/sqlite-snapshot-flips): flip the first byte from the middle that does
-  // change the image, so the corruption is one recovery must see.
-  const flip = (p: string) => {
-    const b = readFileSync(p);
-    const body = b.subarray(0, b.length - 48);
-    const image = inflateSync(body);
-    const changed = () => {
-      try {
-        return !inflateSync(body).equals(image);
-      } catch {
-        return true;
-      }
-    };
-    let at = Math.floor(body.length / 2);
-    for (; at < body.length; at++) {
-      body[at] ^= 0xff;
-      if (changed()) break;
-      body[at] ^= 0xff;
-    }
-    assert.ok(at < body.length, `no byte of ${p} changes its image`);
-    writeFileSync(p, b);
-  };
-  flip(file);
+  corruptSnapshot(file);
   c = await startAgent(a);
   live.push(c);
   assert.equal((await all(c)).map((e: any) => [e.id, e.content]), want);
@@ -179,8 +156,8 @@ test('a corrupt snapshot: warning naming it, recovery from the previous snapshot
   assert.is(await c.end(), 0);
 
   // No good snapshot left to fall back to: memory answers -32030 naming the file, the agent stays up.
-  flip(file);
-  flip(`${file}.prev`);
+  corruptSnapshot(file);
+  corruptSnapshot(`${file}.prev`);
   c = await startAgent(a);
   live.push(c);
   const r = await store(c, 'context', [{ content: 'z' }]);

@@ -11,6 +11,7 @@ import { build } from 'esbuild';
 import { openDurable, type DurableDatabase, type DurableFs } from '../../src/memory/sqlite/durable.ts';
 import { ClawError } from '../../src/protocol/errors.ts';
 import { crc32, crc32ForTest } from '../../src/memory/sqlite/crc32.ts';
+import { corruptSnapshot } from '../helpers/corrupt-snapshot.ts';
 
 const root = process.cwd();
 const work = fs.mkdtempSync(join(tmpdir(), 'claw-sqlite-crash-'));
@@ -128,9 +129,7 @@ test('a corrupt snapshot is reported by name and the previous snapshot (plus jou
   db.durable.snapshot();
   db.prepare('INSERT INTO e VALUES (?, ?)').run(12, body(12));
   db.close();
-  const bytes = fs.readFileSync(path);
-  bytes[Math.floor(bytes.length / 2)] ^= 0xff;
-  fs.writeFileSync(path, bytes);
+  corruptSnapshot(path);
   const warnings: ClawError[] = [];
   const re = await openDurable(path, { onWarning: (w) => warnings.push(w) });
   assert.is(re.durable.recovery.source, 'previous-snapshot');

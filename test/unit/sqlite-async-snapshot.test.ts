@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDurable, type DurabilityOptions, type DurableDatabase, type DurableFs } from '../../src/memory/sqlite/durable.ts';
 import { parseJournal, readSnapshot } from '../../src/memory/sqlite/format.ts';
+import { corruptSnapshot } from '../helpers/corrupt-snapshot.ts';
 
 const work = fs.mkdtempSync(join(tmpdir(), 'claw-sqlite-async-'));
 let n = 0;
@@ -86,9 +87,7 @@ test('killed while compressing: the reopen replays <file> + .prev journal + jour
   insert(re, 16, 16);
   re.close();
   // The fallback chain is intact: with <file> corrupt, .prev + .prev journal + journal restore everything.
-  const bytes = fs.readFileSync(path);
-  bytes[bytes.length >> 1] ^= 0xff;
-  fs.writeFileSync(path, bytes);
+  corruptSnapshot(path);
   const fallback = await open(path, { maxSnapshotAgeMs: 0 });
   assert.is(fallback.durable.recovery.source, 'previous-snapshot');
   assert.equal(ids(fallback), range(1, 16));
