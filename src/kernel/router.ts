@@ -3,7 +3,7 @@
 // Handlers return values or throw ProtocolError; anything else becomes -32603 without internals.
 import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import { classify, failure, invalidRequest, success, type JsonRpcId, type JsonRpcResponse } from '../protocol/jsonrpc.ts';
-import { DEFAULT_MAX_DEPTH, UNPARSED_DEPTH, exceedsDepth, textNestsDeeperThan } from '../protocol/depth.ts';
+import { DEFAULT_MAX_DEPTH, UNPARSED_DEPTH, textDepth } from '../protocol/depth.ts';
 import type { InboundFrame, Logger } from './ports.ts';
 import type { InflightTracker } from './inflight.ts';
 
@@ -74,7 +74,9 @@ export class Router {
       this.send(frame, failure(null, err));
       return;
     }
-    if (textNestsDeeperThan(p.text, Math.max(UNPARSED_DEPTH, this.maxDepth))) {
+    // Short frames skip the scan: each level takes an opening and a closing bracket.
+    const depth = p.text.length > 2 * this.maxDepth ? textDepth(p.text, Math.max(UNPARSED_DEPTH, this.maxDepth)) : 0;
+    if (depth > Math.max(UNPARSED_DEPTH, this.maxDepth)) {
       this.send(frame, failure(null, invalidRequest(`message nests deeper than ${this.maxDepth} levels`)));
       return;
     }
@@ -85,9 +87,8 @@ export class Router {
       this.send(frame, failure(null, new ProtocolError(ErrorCode.ParseError, `Parse error: ${(e as Error).message}`)));
       return;
     }
-    // Each level of nesting takes an opening and a closing bracket: a frame of at most 2 × maxDepth
-    // characters cannot nest deeper than maxDepth, so short frames skip the walk.
-    if (p.text.length > 2 * this.maxDepth && exceedsDepth(value, this.maxDepth)) {
+    // Parsed, the text's depth is the value's: refused here, so the answer can echo the request's id.
+    if (depth > this.maxDepth) {
       const id = typeof value === 'object' && value !== null && !Array.isArray(value) ? idOf((value as any).id) : null;
       this.send(frame, failure(id, invalidRequest(`message nests deeper than ${this.maxDepth} levels`)));
       return;
