@@ -36,6 +36,11 @@ export interface FakeTelegram {
   fail(token: string, method: string, fault: Fault, count?: number): void;
   /** Serve every update again from `fromId` on, as if Telegram had lost the confirmations. */
   forget(token: string, fromId: number): void;
+  /**
+   * The bot's update queue starts over with ids from `firstId` (Bot API, Update.update_id: after a week without
+   * updates the next id is chosen at random, lower than the last one as often as not). Queued updates are dropped.
+   */
+  restartQueue(token: string, firstId: number): void;
   sent(token: string, chat?: number): RecordedCall[];
   waitFor(pred: (c: RecordedCall[]) => boolean, timeoutMs?: number, what?: string): Promise<void>;
   close(): Promise<void>;
@@ -82,9 +87,15 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     switch (method) {
       case 'getUpdates': {
         const offset = typeof params.offset === 'number' ? params.offset : 0;
-        // As Telegram: an offset confirms every update below it, for good.
-        if (offset > b.confirmed) b.confirmed = offset;
-        const ready = () => b.updates.filter((u) => u.update_id >= b.confirmed && u.update_id >= offset);
+        // As Telegram's update queue (tdlib TQueue behind telegram-bot-api): an offset within the queue confirms
+        // every update below it, for good; one past the queue's tail (more than 10 ids ahead) or far behind its
+        // head is refused and the queue is served from its head, without confirming anything.
+        const tail = b.nextUpdateId;
+        const head = b.updates.find((u) => u.update_id >= b.confirmed)?.update_id ?? tail;
+        let from = offset;
+        if (offset <= 0 || offset > tail + 10 || offset < head - 100_000) from = head;
+        else if (offset > b.confirmed) b.confirmed = offset;
+        const ready = () => b.updates.filter((u) => u.update_id >= b.confirmed && u.update_id >= from);
         const timeoutMs = Math.min(Number(params.timeout ?? 0), 2) * 1000;
         if (ready().length === 0 && timeoutMs > 0) {
           await new Promise<void>((resolve) => {
@@ -128,6 +139,12 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     },
     forget(token, fromId) {
       bot(token).confirmed = fromId;
+    },
+    restartQueue(token, firstId) {
+      const b = bot(token);
+      b.updates = [];
+      b.nextUpdateId = firstId;
+      b.confirmed = firstId;
     },
     sent: (token, chat) => calls.filter((c) => c.token === token && c.method === 'sendMessage' && (chat === undefined || c.params.chat_id === chat)),
     async waitFor(pred, timeoutMs = 15_000, what = 'condition') {

@@ -263,6 +263,16 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
       // paced like an empty short poll instead of being fetched again at once.
       if (usable.length < batch.length) log.warn('telegram update without a usable update_id skipped', { channel, count: batch.length - usable.length });
       if (usable.length === 0 && (batch.length > 0 || pollTimeoutS === 0)) await sleep(1000);
+      // Bot API (getUpdates, Update.update_id): an offset inside the update queue is answered with updates at or
+      // above it. Only a queue that started over (after a week without updates the next id is random, as often
+      // lower as higher) refuses an offset past its tail and serves from its head: an answer wholly below the
+      // offset holds new updates, and the offset follows the server. In an answer that mixes both, what is below
+      // the offset was seen before and is skipped.
+      const highest = usable[usable.length - 1]?.update_id;
+      if (highest !== undefined && highest < state.offset()) {
+        log.warn('telegram update ids started over below the offset; following the server', { channel, offset: state.offset(), update_id: usable[0].update_id });
+        state.restart(usable[0].update_id);
+      }
       for (const raw of usable.slice(0, BATCH)) {
         if (raw.update_id < state.offset()) continue; // seen before: never twice
         const u = checkUpdate(raw);
