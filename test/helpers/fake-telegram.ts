@@ -109,7 +109,9 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
         return reply(res, 200, { ok: true, result: ready() });
       }
       case 'sendMessage':
-        if (typeof params.text !== 'string' || params.text.length === 0 || params.text.length > 4096) return reply(res, 400, { ok: false, error_code: 400, description: 'Bad Request: message text is empty or too long' });
+        // As Telegram: the text is taken without its leading and trailing white space; nothing left is refused.
+        if (typeof params.text !== 'string' || params.text.trim().length === 0) return reply(res, 400, { ok: false, error_code: 400, description: 'Bad Request: message text is empty' });
+        if (params.text.length > 4096) return reply(res, 400, { ok: false, error_code: 400, description: 'Bad Request: message is too long' });
         return reply(res, 200, { ok: true, result: { message_id: b.nextMessageId++, chat: { id: params.chat_id }, date: Math.floor(Date.now() / 1000), text: params.text } });
       case 'sendChatAction':
       case 'answerCallbackQuery':

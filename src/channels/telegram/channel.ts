@@ -129,9 +129,10 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
     return p;
   };
 
-  const sendText = async (chat: number, text: string, extra: Record<string, unknown> = {}) => {
+  /** `text`, or `blank` when it is only white space: Telegram strips it and refuses what is left empty (400). */
+  const sendText = async (chat: number, text: string, extra: Record<string, unknown> = {}, blank = '(no reply)') => {
     let last: unknown;
-    for (const part of splitMessage(text)) last = await send('sendMessage', { chat_id: chat, text: part, ...extra });
+    for (const part of splitMessage(text.trim() ? text : blank)) last = await send('sendMessage', { chat_id: chat, text: part, ...extra });
     return last as { message_id?: number } | undefined;
   };
 
@@ -152,14 +153,14 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
     const done = () => state.answered(updateId);
     if (!f) return done();
     const msg = m as { result?: { reply?: unknown }; error?: { message?: string; data?: { reason?: unknown } } };
-    if (msg.result) return void sendText(f.chat, typeof msg.result.reply === 'string' && msg.result.reply ? msg.result.reply : '(no reply)').finally(done);
+    if (msg.result) return void sendText(f.chat, typeof msg.result.reply === 'string' ? msg.result.reply : '').finally(done);
     const reason = msg.error?.data?.reason;
     // A stranger learns nothing from the bot, not even that it is one (pairing off): no answer at all.
     if (reason === 'not_allowed' || reason === 'bad_user') {
       log.info('telegram message from a sender without access: not answered', { channel });
       return done();
     }
-    void sendText(f.chat, msg.error?.message ?? 'Internal error').finally(done);
+    void sendText(f.chat, typeof msg.error?.message === 'string' ? msg.error.message : '', {}, 'Internal error').finally(done);
   };
 
   const onMessage = (u: Update, deliver: (f: InboundFrame) => void) => {
