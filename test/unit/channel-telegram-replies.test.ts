@@ -13,15 +13,18 @@ const secrets = { resolve: async () => TOKEN } as any;
 const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent } as any;
 const binding = (fake: FakeTelegram) => ({ api_url: fake.url, poll_timeout_s: 1, retry: { initial_delay_ms: 50, max_delay_ms: 200 }, network: { mode: 'allowlist', allowed_hosts: ['127.0.0.1'], ssrf_protection: { enabled: false } } }) as any;
 
-async function withChannel(answer: (text: string) => unknown, body: (fake: FakeTelegram) => Promise<void>, processing: any = { typing_indicator: false }) {
+async function withChannel(answer: (text: string) => unknown, body: (fake: FakeTelegram) => Promise<void>, processing: any = { typing_indicator: false }, letThrough = false) {
   const fake = await startFakeTelegram();
   const dir = mkdtempSync(join(tmpdir(), 'claw-tg-replies-'));
   let ch: TelegramChannel | undefined;
   try {
     const spec = { type: 'telegram', transport: 'polling', auth: { secret_ref: 'T' }, processing } as any;
     ch = await openTelegramChannel({ channel: 'tg', spec, binding: binding(fake), log: silent, dataDir: dir, secrets, clock: {} as any });
+    // The runner's gate, as seen by the channel: it shows "typing…" only to a sender let through.
+    const gate = ch.observe({ channel: 'tg', check: (user: string) => ({ allow: true, user, role: 'user', tools: true, mayApprove: false }) } as any);
     ch.start((frame) => {
       const m = JSON.parse((frame.payload as { text: string }).text);
+      if (letThrough) gate.check(m.params.from, m.params.text);
       const r = answer(m.params.text);
       if (r !== undefined) frame.reply({ jsonrpc: '2.0', id: m.id, ...(r as object) } as any);
     });
@@ -45,6 +48,21 @@ test('a reply or an error message of only white space still answers the user', a
       await fake.waitFor(() => delivered(fake).length === 2, 5000, 'two answers');
       assert.equal(delivered(fake), ['(no reply)', 'Internal error']);
     },
+  );
+});
+
+test('messages of one chat waiting for their turns share one typing indicator', async () => {
+  await withChannel(
+    () => undefined, // every turn still running
+    async (fake) => {
+      for (let i = 0; i < 30; i++) fake.message(TOKEN, 42, `m${i}`);
+      await fake.waitFor((calls) => calls.some((c) => c.method === 'getUpdates' && c.params.offset > 529), 5000, 'all 30 taken');
+      await new Promise((r) => setTimeout(r, 1000));
+      // Before: one sendChatAction per waiting message, every 4.5 s (30 at once here, ~6.7 a second for one chat).
+      assert.is(fake.calls.filter((c) => c.method === 'sendChatAction' && c.params.chat_id === 42).length, 1);
+    },
+    {},
+    true,
   );
 });
 

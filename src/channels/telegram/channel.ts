@@ -136,13 +136,27 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
     return last as { message_id?: number } | undefined;
   };
 
+  /** One "typing…" ticker per chat, however many of its messages wait: each tick counts against the chat's flood limit. */
+  const typers = new Map<number, { turns: number; timer: ReturnType<typeof setInterval> }>();
   const startTyping = (chat: number): (() => void) => {
     if (!typing) return () => {};
-    // One attempt each: a lost "typing…" is renewed by the next tick, never worth a retry queue.
-    const tick = () => void api.call('sendChatAction', { chat_id: chat, action: 'typing' }, { timeoutMs: TYPING_EVERY_MS }).catch(() => {});
-    tick();
-    const t = setInterval(tick, TYPING_EVERY_MS);
-    return () => clearInterval(t);
+    let t = typers.get(chat);
+    if (!t) {
+      // One attempt each: a lost "typing…" is renewed by the next tick, never worth a retry queue.
+      const tick = () => void api.call('sendChatAction', { chat_id: chat, action: 'typing' }, { timeoutMs: TYPING_EVERY_MS }).catch(() => {});
+      tick();
+      typers.set(chat, (t = { turns: 0, timer: setInterval(tick, TYPING_EVERY_MS) }));
+    }
+    const mine = t;
+    mine.turns++;
+    let stopped = false;
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      if (--mine.turns > 0) return;
+      clearInterval(mine.timer);
+      if (typers.get(chat) === mine) typers.delete(chat);
+    };
   };
 
   /** The runner's answer to one message, as Telegram messages. */
