@@ -41,6 +41,16 @@ test('the bot token never appears in an error message', async () => {
   assert.equal(((await refused.call("getMe", {}).catch((x: any) => x)) as any).failure, { kind: 'api', code: 401, message: 'getMe: Unauthorized' });
 });
 
+test('retry_after: at least 1 s, at most an hour, 5 s when it is not a number of seconds', async () => {
+  // Before: retry_after 0 (or 0.001) was waited as 0 ms: a server answering so polled getUpdates ~750 times a second.
+  const cases: [unknown, number][] = [[0, 1000], [0.001, 1000], [2, 2000], [1e9, 3_600_000], [-3, 5000], ['7', 5000], [null, 5000]];
+  for (const [retry_after, ms] of cases) {
+    const api = telegramApi({ apiUrl: 'http://x', token: '1:t', network: { mode: 'allow-all' }, fetch: async () => ({ status: 429, headers: {}, body: JSON.stringify({ ok: false, error_code: 429, description: 'Too Many Requests', parameters: { retry_after } }), truncated: false }) as any });
+    const e = await api.call<any>('getUpdates', {}).catch((x: any) => x as any);
+    assert.equal([e.failure.kind, e.failure.retryAfterMs], ['flood', ms], JSON.stringify(retry_after));
+  }
+});
+
 test('splitMessage: at most 4096 per piece, cut at a paragraph, line or word; surrogate pairs kept whole', () => {
   assert.equal(splitMessage('short'), ['short']);
   const paras = `${'a'.repeat(3000)}\n\n${'b'.repeat(3000)}`;

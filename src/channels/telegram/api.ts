@@ -65,8 +65,10 @@ export function telegramApi(o: TelegramApiOptions): TelegramApi {
       if (body?.ok === true && r.status === 200) return body.result as T;
       const description = scrub(typeof body?.description === 'string' ? body.description.slice(0, 300) : `HTTP ${r.status}`);
       if (r.status === 429 || body?.error_code === 429) {
+        // Seconds, from the server: at least 1 (a 0 would retry at once, in a loop, for as long as it says so),
+        // at most an hour; anything but a number of seconds is 5.
         const s = body?.parameters?.retry_after;
-        return Promise.reject(new TelegramError({ kind: 'flood', retryAfterMs: (typeof s === 'number' && s >= 0 ? Math.min(s, 3600) : 5) * 1000, message: `${method}: ${description}` }));
+        return Promise.reject(new TelegramError({ kind: 'flood', retryAfterMs: (typeof s === 'number' && s >= 0 ? Math.min(Math.max(s, 1), 3600) : 5) * 1000, message: `${method}: ${description}` }));
       }
       if (r.status >= 500 || !body) throw new TelegramError({ kind: 'network', message: `${method}: ${description}` });
       throw new TelegramError({ kind: 'api', code: body.error_code ?? r.status, message: `${method}: ${description}` });
