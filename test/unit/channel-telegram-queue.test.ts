@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTelegramChannel, type TelegramChannel } from '../../src/channels/telegram/channel.ts';
 import { startFakeTelegram, type FakeTelegram } from '../helpers/fake-telegram.ts';
+import { fileTelegramState, telegramStateDir } from '../../src/channels/telegram/state.ts';
 
 const TOKEN = '4242:queue-test-token';
 const spec = { type: 'telegram', transport: 'polling', auth: { secret_ref: 'TOKEN' }, processing: { typing_indicator: false } } as any;
@@ -56,6 +57,30 @@ test('update ids that start over below the offset are served, not skipped foreve
     await fake.waitFor(() => replies(fake).includes('re: four'), 5000, 'reply after restart');
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(replies(fake), ['re: one', 're: two', 're: three', 're: four']);
+  } finally {
+    await ch?.close();
+    await fake.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a crash between journaling a message and moving the offset: the message is served again and answered once, not also "interrupted"', async () => {
+  const fake = await startFakeTelegram();
+  const dir = mkdtempSync(join(tmpdir(), 'claw-tg-queue-'));
+  let ch: TelegramChannel | undefined;
+  try {
+    const id = fake.message(TOKEN, 42, 'cut off'); // update 500, never confirmed
+    // What the first run left: the message journaled, the offset not yet past it (state.ts: accept, then advance).
+    const state = fileTelegramState(telegramStateDir(dir, 'tg'));
+    state.advance(id);
+    state.accept({ update_id: id, chat_id: 42, message_id: 1 });
+    ch = await open(fake, dir);
+    await fake.waitFor(() => replies(fake).includes('re: cut off'), 5000, 'the served message answered');
+    await new Promise((r) => setTimeout(r, 300));
+    // Before: also "The agent restarted before answering your message… Please send it again." for a message
+    // that was then answered, and that notice removed the journal entry of the run answering it.
+    assert.equal(replies(fake), ['re: cut off']);
+    assert.equal(fileTelegramState(telegramStateDir(dir, 'tg')).interrupted(), []);
   } finally {
     await ch?.close();
     await fake.close();

@@ -253,7 +253,12 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
 
   const poll = async (deliver: (f: InboundFrame) => void) => {
     // Accepted by an earlier run and never answered: say so, once (never run again, never silently lost).
+    // One the offset had not yet moved past was never confirmed: the server serves it again, and it runs then.
     for (const p of state.interrupted()) {
+      if (p.update_id >= state.offset()) {
+        state.answered(p.update_id);
+        continue;
+      }
       void sendText(p.chat_id, 'The agent restarted before answering your message, and did not finish it. Please send it again.', { reply_parameters: { message_id: p.message_id, allow_sending_without_reply: true } }).finally(() => state.answered(p.update_id));
     }
     let delay = retryMin;

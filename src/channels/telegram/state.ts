@@ -3,8 +3,9 @@
 // answer has not gone out yet. A message is journaled in `pending/` *before* the offset moves past it,
 // and its file is removed once the answer is sent: after a crash, the saved offset confirms everything
 // handled before it (an update the server still serves below it, beside newer ones, is skipped: never
-// replayed) and one found in `pending/` is answered "interrupted" (never lost without a word, never run
-// twice). The offset only moves back when the server's update ids start over (`restart`, channel.ts).
+// replayed) and one found in `pending/` below it is answered "interrupted" (never lost without a word,
+// never run twice); one at or above it was never confirmed, so the server serves it again and it runs
+// then. The offset only moves back when the server's update ids start over (`restart`, channel.ts).
 // Both writes are fsynced.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { writeAtomic } from '../../transports/fs/layout.ts';
