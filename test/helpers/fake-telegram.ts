@@ -14,7 +14,7 @@ export interface RecordedCall {
   at: number;
 }
 
-export type Fault = { kind: '429'; retryAfter: number } | { kind: '500' } | { kind: 'drop' };
+export type Fault = { kind: '429'; retryAfter: number } | { kind: '500' } | { kind: 'drop' } | { kind: '400'; description?: string };
 
 interface Bot {
   updates: any[];
@@ -22,7 +22,8 @@ interface Bot {
   nextUpdateId: number;
   nextMessageId: number;
   waiters: Set<() => void>;
-  faults: Map<string, Fault[]>;
+  /** Per method, what its next calls meet: a fault, or null (served normally). */
+  faults: Map<string, (Fault | null)[]>;
 }
 
 export interface FakeTelegram {
@@ -32,8 +33,8 @@ export interface FakeTelegram {
   message(token: string, from: number, text: string, chat?: number): number;
   /** Queue a press of an inline button. */
   press(token: string, from: number, data: string, message: { chat_id: number; message_id: number }): number;
-  /** The next `count` calls of `method` fail this way. */
-  fail(token: string, method: string, fault: Fault, count?: number): void;
+  /** The next `count` calls of `method` fail this way (after `after` calls served normally). */
+  fail(token: string, method: string, fault: Fault, count?: number, after?: number): void;
   /** Serve every update again from `fromId` on, as if Telegram had lost the confirmations. */
   forget(token: string, fromId: number): void;
   /**
@@ -84,6 +85,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     if (fault?.kind === '429') return reply(res, 429, { ok: false, error_code: 429, description: `Too Many Requests: retry after ${fault.retryAfter}`, parameters: { retry_after: fault.retryAfter } });
     if (fault?.kind === '500') return reply(res, 500, { ok: false, error_code: 500, description: 'Internal Server Error' });
     if (fault?.kind === 'drop') return req.socket.destroy();
+    if (fault?.kind === '400') return reply(res, 400, { ok: false, error_code: 400, description: fault.description ?? 'Bad Request' });
     switch (method) {
       case 'getUpdates': {
         const offset = typeof params.offset === 'number' ? params.offset : 0;
@@ -133,9 +135,10 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       push(bot(token), { message: { message_id: Math.floor(Math.random() * 1e6), from: { id: from, is_bot: false, first_name: `u${from}` }, chat: { id: chat, type: chat === from ? 'private' : 'group' }, date: Math.floor(Date.now() / 1000), text } }),
     press: (token, from, data, message) =>
       push(bot(token), { callback_query: { id: `cb-${Math.random().toString(36).slice(2)}`, from: { id: from, is_bot: false, first_name: `u${from}` }, chat_instance: 'x', data, message: { message_id: message.message_id, chat: { id: message.chat_id, type: 'private' }, date: 0 } } }),
-    fail(token, method, fault, count = 1) {
+    fail(token, method, fault, count = 1, after = 0) {
       const b = bot(token);
       const list = b.faults.get(method) ?? [];
+      for (let i = 0; i < after; i++) list.push(null);
       for (let i = 0; i < count; i++) list.push(fault);
       b.faults.set(method, list);
     },

@@ -13,8 +13,9 @@ const secrets = { resolve: async () => TOKEN } as any;
 const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent } as any;
 const binding = (fake: FakeTelegram) => ({ api_url: fake.url, poll_timeout_s: 1, retry: { initial_delay_ms: 50, max_delay_ms: 200 }, network: { mode: 'allowlist', allowed_hosts: ['127.0.0.1'], ssrf_protection: { enabled: false } } }) as any;
 
-async function withChannel(answer: (text: string) => unknown, body: (fake: FakeTelegram) => Promise<void>, processing: any = { typing_indicator: false }, letThrough = false) {
+async function withChannel(answer: (text: string) => unknown, body: (fake: FakeTelegram) => Promise<void>, processing: any = { typing_indicator: false }, letThrough = false, setup?: (fake: FakeTelegram) => void) {
   const fake = await startFakeTelegram();
+  setup?.(fake);
   const dir = mkdtempSync(join(tmpdir(), 'claw-tg-replies-'));
   let ch: TelegramChannel | undefined;
   try {
@@ -63,6 +64,23 @@ test('messages of one chat waiting for their turns share one typing indicator', 
     },
     {},
     true,
+  );
+});
+
+test('a long reply stops at a piece Telegram refused: no later piece reads as if nothing were missing', async () => {
+  const [a, b, c] = ['a', 'b', 'c'].map((x) => x.repeat(3000));
+  await withChannel(
+    () => ({ result: { reply: `${a}\n\n${b}\n\n${c}` } }),
+    async (fake) => {
+      fake.message(TOKEN, 42, 'long');
+      await fake.waitFor(() => fake.sent(TOKEN, 42).length >= 1, 5000, 'first piece');
+      await new Promise((r) => setTimeout(r, 500));
+      // Before: the first piece, the refused second, then the third: an answer with a hole in the middle.
+      assert.equal(fake.sent(TOKEN, 42).map((x) => (x.params.text as string)[0]), ['a', 'b']);
+    },
+    undefined,
+    false,
+    (fake) => fake.fail(TOKEN, 'sendMessage', { kind: '400' }, 1, 1),
   );
 });
 

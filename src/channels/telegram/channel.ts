@@ -132,7 +132,11 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
   /** `text`, or `blank` when it is only white space: Telegram strips it and refuses what is left empty (400). */
   const sendText = async (chat: number, text: string, extra: Record<string, unknown> = {}, blank = '(no reply)') => {
     let last: unknown;
-    for (const part of splitMessage(text.trim() ? text : blank)) last = await send('sendMessage', { chat_id: chat, text: part, ...extra });
+    for (const part of splitMessage(text.trim() ? text : blank)) {
+      last = await send('sendMessage', { chat_id: chat, text: part, ...extra });
+      // A piece that did not go out ends the reply: the rest after a hole would read as if nothing were missing.
+      if (last === undefined) break;
+    }
     return last as { message_id?: number } | undefined;
   };
 
