@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTelegramChannel, type TelegramChannel } from '../../src/channels/telegram/channel.ts';
 import { startFakeTelegram, type FakeTelegram } from '../helpers/fake-telegram.ts';
+import { fileTelegramState, telegramStateDir } from '../../src/channels/telegram/state.ts';
 
 const TOKEN = '4343:replies-test-token';
 const secrets = { resolve: async () => TOKEN } as any;
@@ -82,6 +83,39 @@ test('a long reply stops at a piece Telegram refused: no later piece reads as if
     false,
     (fake) => fake.fail(TOKEN, 'sendMessage', { kind: '400' }, 1, 1),
   );
+});
+
+test('an answer a 429 holds back at stop keeps its journal entry: the next start says the message was cut off', async () => {
+  const fake = await startFakeTelegram();
+  const dir = mkdtempSync(join(tmpdir(), 'claw-tg-replies-'));
+  const spec = { type: 'telegram', transport: 'polling', auth: { secret_ref: 'T' }, processing: { typing_indicator: false } } as any;
+  let ch: TelegramChannel | undefined;
+  try {
+    let reply: (() => void) | undefined;
+    ch = await openTelegramChannel({ channel: 'tg', spec, binding: binding(fake), log: silent, dataDir: dir, secrets, clock: {} as any });
+    ch.start((frame) => {
+      const m = JSON.parse((frame.payload as { text: string }).text);
+      reply = () => frame.reply({ jsonrpc: '2.0', id: m.id, result: { reply: 'late answer' } } as any);
+    });
+    fake.message(TOKEN, 42, 'slow question');
+    await fake.waitFor(() => reply !== undefined, 5000, 'message handed over');
+    fake.fail(TOKEN, 'sendMessage', { kind: '429', retryAfter: 30 });
+    const closing = ch.close();
+    reply!(); // the turn ends while the channel stops, and Telegram says "wait 30 s"
+    await closing;
+    ch = undefined;
+    await fake.waitFor(() => fake.sent(TOKEN, 42).length === 1, 5000, 'the refused attempt');
+    await new Promise((r) => setTimeout(r, 200));
+    // Before: the pending entry was removed as if answered; the user never heard back, not even at the next start.
+    assert.equal(fileTelegramState(telegramStateDir(dir, 'tg')).interrupted().map((p) => p.chat_id), [42]);
+    ch = await openTelegramChannel({ channel: 'tg', spec, binding: binding(fake), log: silent, dataDir: dir, secrets, clock: {} as any });
+    ch.start(() => {});
+    await fake.waitFor(() => fake.sent(TOKEN, 42).some((c) => /^The agent restarted before answering/.test(c.params.text)), 5000, 'the cut-off notice');
+  } finally {
+    await ch?.close();
+    await fake.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();

@@ -170,15 +170,18 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
     f?.stopTyping?.();
     const done = () => state.answered(updateId);
     if (!f) return done();
+    // An answer that could not go out because the channel is stopping keeps its journal entry: the next start
+    // tells the user it was cut off (state.ts) instead of the message being lost without a word.
+    const sent = (r: unknown) => (r !== undefined || !stop.signal.aborted ? done() : log.warn('telegram answer not sent before stop; the next start says so', { channel, update_id: updateId }));
     const msg = m as { result?: { reply?: unknown }; error?: { message?: string; data?: { reason?: unknown } } };
-    if (msg.result) return void sendText(f.chat, typeof msg.result.reply === 'string' ? msg.result.reply : '').finally(done);
+    if (msg.result) return void sendText(f.chat, typeof msg.result.reply === 'string' ? msg.result.reply : '').then(sent, done);
     const reason = msg.error?.data?.reason;
     // A stranger learns nothing from the bot, not even that it is one (pairing off): no answer at all.
     if (reason === 'not_allowed' || reason === 'bad_user') {
       log.info('telegram message from a sender without access: not answered', { channel });
       return done();
     }
-    void sendText(f.chat, typeof msg.error?.message === 'string' ? msg.error.message : '', {}, 'Internal error').finally(done);
+    void sendText(f.chat, typeof msg.error?.message === 'string' ? msg.error.message : '', {}, 'Internal error').then(sent, done);
   };
 
   const onMessage = (u: Update, deliver: (f: InboundFrame) => void) => {
