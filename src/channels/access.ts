@@ -1,6 +1,7 @@
 // Who may talk to the agent through a channel, and how much (spec §5.3 access_control, processing;
-// docs/channels.md). One gate per channel: user id → length → rate limit → access mode. Pure apart from
-// the injected clock and pairing storage; the same gate serves queue channels and `claw chat`.
+// docs/channels.md "The gate"). One gate per channel: user id → (allowlist, role-based: the list) → length →
+// rate limit → access mode. Pure apart from the injected clock and pairing storage; the same gate serves
+// queue channels and `claw chat`.
 import { ErrorCode } from '../protocol/errors.ts';
 import { ChannelRateLimiter } from './rate-limit.ts';
 import { Pairing, type PairingStorage } from './pairing.ts';
@@ -82,6 +83,11 @@ export function createChannelGate(channel: string, spec: Pick<ChannelSpec, 'type
     channel,
     check(user, text) {
       if (typeof user !== 'string' || !USER_ID.test(user)) return deny('bad_user', ErrorCode.InvalidParams, 'Invalid params: the sender id must be 1-256 characters without control characters');
+      // A listed mode knows a stranger at once (one lookup): refused as such whatever they send, so that no
+      // length or rate answer tells them a bot is there (a channel keeps `not_allowed` silent), and they
+      // take no rate bucket. Pairing keeps the rate limit first: its check reads the pairing store.
+      const listed = mode === 'allowlist' ? allowed.has(user) : mode === 'role-based' ? roles.has(user) : true;
+      if (!listed) return deny('not_allowed', ErrorCode.ChannelAuthFailed, mode === 'allowlist' ? 'Channel auth failed: you are not allowed to use this channel' : 'Channel auth failed: you have no role on this channel');
       if (text.length === 0) return deny('empty_message', ErrorCode.InvalidParams, 'Invalid params: the message is empty');
       if (maxLen !== undefined) {
         // Counted in Unicode code points (what a person calls characters), not UTF-16 units or bytes.
@@ -98,11 +104,9 @@ export function createChannelGate(channel: string, spec: Pick<ChannelSpec, 'type
         case 'open':
           return ok(user, 'user');
         case 'allowlist':
-          return allowed.has(user) ? ok(user, 'user') : deny('not_allowed', ErrorCode.ChannelAuthFailed, 'Channel auth failed: you are not allowed to use this channel');
-        case 'role-based': {
-          const role = roles.get(user);
-          return role ? ok(user, role) : deny('not_allowed', ErrorCode.ChannelAuthFailed, 'Channel auth failed: you have no role on this channel');
-        }
+          return ok(user, 'user');
+        case 'role-based':
+          return ok(user, roles.get(user)!);
         case 'pairing': {
           const p = pairing!.check(user);
           if (p.paired) return ok(user, 'user');

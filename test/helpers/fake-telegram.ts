@@ -14,7 +14,7 @@ export interface RecordedCall {
   at: number;
 }
 
-export type Fault = { kind: '429'; retryAfter: number } | { kind: '500' } | { kind: 'drop' };
+export type Fault = { kind: '429'; retryAfter: number } | { kind: '500' } | { kind: 'drop' } | { kind: '400'; description?: string };
 
 interface Bot {
   updates: any[];
@@ -22,7 +22,8 @@ interface Bot {
   nextUpdateId: number;
   nextMessageId: number;
   waiters: Set<() => void>;
-  faults: Map<string, Fault[]>;
+  /** Per method, what its next calls meet: a fault, or null (served normally). */
+  faults: Map<string, (Fault | null)[]>;
 }
 
 export interface FakeTelegram {
@@ -32,10 +33,15 @@ export interface FakeTelegram {
   message(token: string, from: number, text: string, chat?: number): number;
   /** Queue a press of an inline button. */
   press(token: string, from: number, data: string, message: { chat_id: number; message_id: number }): number;
-  /** The next `count` calls of `method` fail this way. */
-  fail(token: string, method: string, fault: Fault, count?: number): void;
+  /** The next `count` calls of `method` fail this way (after `after` calls served normally). */
+  fail(token: string, method: string, fault: Fault, count?: number, after?: number): void;
   /** Serve every update again from `fromId` on, as if Telegram had lost the confirmations. */
   forget(token: string, fromId: number): void;
+  /**
+   * The bot's update queue starts over with ids from `firstId` (Bot API, Update.update_id: after a week without
+   * updates the next id is chosen at random, lower than the last one as often as not). Queued updates are dropped.
+   */
+  restartQueue(token: string, firstId: number): void;
   sent(token: string, chat?: number): RecordedCall[];
   waitFor(pred: (c: RecordedCall[]) => boolean, timeoutMs?: number, what?: string): Promise<void>;
   close(): Promise<void>;
@@ -79,12 +85,19 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     if (fault?.kind === '429') return reply(res, 429, { ok: false, error_code: 429, description: `Too Many Requests: retry after ${fault.retryAfter}`, parameters: { retry_after: fault.retryAfter } });
     if (fault?.kind === '500') return reply(res, 500, { ok: false, error_code: 500, description: 'Internal Server Error' });
     if (fault?.kind === 'drop') return req.socket.destroy();
+    if (fault?.kind === '400') return reply(res, 400, { ok: false, error_code: 400, description: fault.description ?? 'Bad Request' });
     switch (method) {
       case 'getUpdates': {
         const offset = typeof params.offset === 'number' ? params.offset : 0;
-        // As Telegram: an offset confirms every update below it, for good.
-        if (offset > b.confirmed) b.confirmed = offset;
-        const ready = () => b.updates.filter((u) => u.update_id >= b.confirmed && u.update_id >= offset);
+        // As Telegram's update queue (tdlib TQueue behind telegram-bot-api): an offset within the queue confirms
+        // every update below it, for good; one past the queue's tail (more than 10 ids ahead) or far behind its
+        // head is refused and the queue is served from its head, without confirming anything.
+        const tail = b.nextUpdateId;
+        const head = b.updates.find((u) => u.update_id >= b.confirmed)?.update_id ?? tail;
+        let from = offset;
+        if (offset <= 0 || offset > tail + 10 || offset < head - 100_000) from = head;
+        else if (offset > b.confirmed) b.confirmed = offset;
+        const ready = () => b.updates.filter((u) => u.update_id >= b.confirmed && u.update_id >= from);
         const timeoutMs = Math.min(Number(params.timeout ?? 0), 2) * 1000;
         if (ready().length === 0 && timeoutMs > 0) {
           await new Promise<void>((resolve) => {
@@ -98,7 +111,9 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
         return reply(res, 200, { ok: true, result: ready() });
       }
       case 'sendMessage':
-        if (typeof params.text !== 'string' || params.text.length === 0 || params.text.length > 4096) return reply(res, 400, { ok: false, error_code: 400, description: 'Bad Request: message text is empty or too long' });
+        // As Telegram: the text is taken without its leading and trailing white space; nothing left is refused.
+        if (typeof params.text !== 'string' || params.text.trim().length === 0) return reply(res, 400, { ok: false, error_code: 400, description: 'Bad Request: message text is empty' });
+        if (params.text.length > 4096) return reply(res, 400, { ok: false, error_code: 400, description: 'Bad Request: message is too long' });
         return reply(res, 200, { ok: true, result: { message_id: b.nextMessageId++, chat: { id: params.chat_id }, date: Math.floor(Date.now() / 1000), text: params.text } });
       case 'sendChatAction':
       case 'answerCallbackQuery':
@@ -120,14 +135,21 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       push(bot(token), { message: { message_id: Math.floor(Math.random() * 1e6), from: { id: from, is_bot: false, first_name: `u${from}` }, chat: { id: chat, type: chat === from ? 'private' : 'group' }, date: Math.floor(Date.now() / 1000), text } }),
     press: (token, from, data, message) =>
       push(bot(token), { callback_query: { id: `cb-${Math.random().toString(36).slice(2)}`, from: { id: from, is_bot: false, first_name: `u${from}` }, chat_instance: 'x', data, message: { message_id: message.message_id, chat: { id: message.chat_id, type: 'private' }, date: 0 } } }),
-    fail(token, method, fault, count = 1) {
+    fail(token, method, fault, count = 1, after = 0) {
       const b = bot(token);
       const list = b.faults.get(method) ?? [];
+      for (let i = 0; i < after; i++) list.push(null);
       for (let i = 0; i < count; i++) list.push(fault);
       b.faults.set(method, list);
     },
     forget(token, fromId) {
       bot(token).confirmed = fromId;
+    },
+    restartQueue(token, firstId) {
+      const b = bot(token);
+      b.updates = [];
+      b.nextUpdateId = firstId;
+      b.confirmed = firstId;
     },
     sent: (token, chat) => calls.filter((c) => c.token === token && c.method === 'sendMessage' && (chat === undefined || c.params.chat_id === chat)),
     async waitFor(pred, timeoutMs = 15_000, what = 'condition') {

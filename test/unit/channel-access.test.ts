@@ -121,6 +121,17 @@ test('rate limit runs before the access check (a spammer cannot mint pairing cod
   assert.is(storage.readPending().length, 1);
 });
 
+test('allowlist and role-based: a stranger is not_allowed whatever they send (never a length or rate refusal)', () => {
+  const processing = { max_message_length: 5, rate_limit: { messages_per_minute: 1, burst: 1 } };
+  for (const access_control of [{ mode: 'allowlist', allowed_ids: ['a'] }, { mode: 'role-based', roles: [{ id: 'a', role: 'viewer' }] }] as const) {
+    const g = gate({ access_control, processing } as any);
+    for (const text of ['hi', 'hi', 'far too long', '']) assert.is(outcome(g.check('mallory', text)), 'deny:not_allowed:-32050', `${access_control.mode} ${JSON.stringify(text)}`);
+    assert.is(outcome(g.check('a', 'far too long')), 'deny:message_too_long:-32602');
+    assert.ok(g.check('a', 'hi').allow);
+    assert.is(outcome(g.check('a', 'hi')), 'deny:rate_limited:-32051');
+  }
+});
+
 test('pairing: unknown user gets a code, the same code again, the operator approves, then the user passes', () => {
   const c = clock();
   const storage = memoryPairingStorage();

@@ -37,8 +37,28 @@ test('the bot token never appears in an error message', async () => {
   const flood = telegramApi({ apiUrl: 'http://x', token, network: { mode: 'allow-all' }, fetch: async () => ({ status: 429, headers: {}, body: JSON.stringify({ ok: false, error_code: 429, description: 'Too Many Requests', parameters: { retry_after: 7 } }), truncated: false }) as any });
   const f = await flood.call<any>('sendMessage', {}).catch((x: any) => x as any);
   assert.equal([f.failure.kind, f.failure.retryAfterMs], ['flood', 7000]);
+  // A proxy's JSON error echoing the request path, URL-encoded (before: the secret part leaked, `:` being %3A).
+  const path = `/bot${token}/getUpdates`;
+  const echoed = telegramApi({ apiUrl: 'http://x', token, network: { mode: 'allow-all' }, fetch: async () => ({ status: 500, headers: {}, body: JSON.stringify({ ok: false, error_code: 500, description: `no route ${encodeURIComponent(path)} ${encodeURIComponent(path).toLowerCase()}` }), truncated: false }) as any });
+  const x = await echoed.call<any>('getUpdates', {}).catch((e: any) => e as any);
+  assert.is(x.failure.kind, 'network');
+  assert.not.ok(x.message.includes('secret-token-value'), x.message);
+  // A description cut at 300 characters with the token across the cut (before: its first 20 characters stayed).
+  const straddle = telegramApi({ apiUrl: 'http://x', token, network: { mode: 'allow-all' }, fetch: async () => ({ status: 400, headers: {}, body: JSON.stringify({ ok: false, error_code: 400, description: `${'x'.repeat(280)}${token}` }), truncated: false }) as any });
+  const cut = await straddle.call<any>('getMe', {}).catch((e: any) => e as any);
+  assert.not.ok(cut.message.includes(token.slice(0, 12)), cut.message);
   const refused = telegramApi({ apiUrl: 'http://x', token, network: { mode: 'allow-all' }, fetch: async () => ({ status: 401, headers: {}, body: JSON.stringify({ ok: false, error_code: 401, description: 'Unauthorized' }), truncated: false }) as any });
   assert.equal(((await refused.call("getMe", {}).catch((x: any) => x)) as any).failure, { kind: 'api', code: 401, message: 'getMe: Unauthorized' });
+});
+
+test('retry_after: at least 1 s, at most an hour, 5 s when it is not a number of seconds', async () => {
+  // Before: retry_after 0 (or 0.001) was waited as 0 ms: a server answering so polled getUpdates ~750 times a second.
+  const cases: [unknown, number][] = [[0, 1000], [0.001, 1000], [2, 2000], [1e9, 3_600_000], [-3, 5000], ['7', 5000], [null, 5000]];
+  for (const [retry_after, ms] of cases) {
+    const api = telegramApi({ apiUrl: 'http://x', token: '1:t', network: { mode: 'allow-all' }, fetch: async () => ({ status: 429, headers: {}, body: JSON.stringify({ ok: false, error_code: 429, description: 'Too Many Requests', parameters: { retry_after } }), truncated: false }) as any });
+    const e = await api.call<any>('getUpdates', {}).catch((x: any) => x as any);
+    assert.equal([e.failure.kind, e.failure.retryAfterMs], ['flood', ms], JSON.stringify(retry_after));
+  }
 });
 
 test('splitMessage: at most 4096 per piece, cut at a paragraph, line or word; surrogate pairs kept whole', () => {

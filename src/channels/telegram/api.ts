@@ -38,7 +38,11 @@ export interface TelegramApi {
 export function telegramApi(o: TelegramApiOptions): TelegramApi {
   const base = `${o.apiUrl.replace(/\/+$/, '')}/bot${o.token}/`;
   const fetch = o.fetch ?? guardedFetch;
-  const scrub = (s: string) => (o.token ? s.split(o.token).join('<token>') : s);
+  // The token as sent, then any other spelling of it (a proxy's error that echoes the path URL-encoded, `:` as
+  // %3A): the part after the bot id is the secret, so it alone is enough to mask.
+  const secret = o.token.slice(o.token.indexOf(':') + 1);
+  const masks = [o.token, secret.length >= 8 ? secret : ''].filter(Boolean);
+  const scrub = (s: string) => masks.reduce((t, m) => t.split(m).join('<token>'), s);
   return {
     async call<T>(method: string, params: Record<string, unknown>, c: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<T> {
       let r;
@@ -63,10 +67,13 @@ export function telegramApi(o: TelegramApiOptions): TelegramApi {
         body = undefined;
       }
       if (body?.ok === true && r.status === 200) return body.result as T;
-      const description = scrub(typeof body?.description === 'string' ? body.description.slice(0, 300) : `HTTP ${r.status}`);
+      // Masked before it is cut: a token across the cut would otherwise leave its first half unmasked.
+      const description = typeof body?.description === 'string' ? scrub(body.description).slice(0, 300) : `HTTP ${r.status}`;
       if (r.status === 429 || body?.error_code === 429) {
+        // Seconds, from the server: at least 1 (a 0 would retry at once, in a loop, for as long as it says so),
+        // at most an hour; anything but a number of seconds is 5.
         const s = body?.parameters?.retry_after;
-        return Promise.reject(new TelegramError({ kind: 'flood', retryAfterMs: (typeof s === 'number' && s >= 0 ? Math.min(s, 3600) : 5) * 1000, message: `${method}: ${description}` }));
+        return Promise.reject(new TelegramError({ kind: 'flood', retryAfterMs: (typeof s === 'number' && s >= 0 ? Math.min(Math.max(s, 1), 3600) : 5) * 1000, message: `${method}: ${description}` }));
       }
       if (r.status >= 500 || !body) throw new TelegramError({ kind: 'network', message: `${method}: ${description}` });
       throw new TelegramError({ kind: 'api', code: body.error_code ?? r.status, message: `${method}: ${description}` });

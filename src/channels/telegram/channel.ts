@@ -129,19 +129,38 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
     return p;
   };
 
-  const sendText = async (chat: number, text: string, extra: Record<string, unknown> = {}) => {
+  /** `text`, or `blank` when it is only white space: Telegram strips it and refuses what is left empty (400). */
+  const sendText = async (chat: number, text: string, extra: Record<string, unknown> = {}, blank = '(no reply)') => {
     let last: unknown;
-    for (const part of splitMessage(text)) last = await send('sendMessage', { chat_id: chat, text: part, ...extra });
+    for (const part of splitMessage(text.trim() ? text : blank)) {
+      last = await send('sendMessage', { chat_id: chat, text: part, ...extra });
+      // A piece that did not go out ends the reply: the rest after a hole would read as if nothing were missing.
+      if (last === undefined) break;
+    }
     return last as { message_id?: number } | undefined;
   };
 
+  /** One "typing…" ticker per chat, however many of its messages wait: each tick counts against the chat's flood limit. */
+  const typers = new Map<number, { turns: number; timer: ReturnType<typeof setInterval> }>();
   const startTyping = (chat: number): (() => void) => {
     if (!typing) return () => {};
-    // One attempt each: a lost "typing…" is renewed by the next tick, never worth a retry queue.
-    const tick = () => void api.call('sendChatAction', { chat_id: chat, action: 'typing' }, { timeoutMs: TYPING_EVERY_MS }).catch(() => {});
-    tick();
-    const t = setInterval(tick, TYPING_EVERY_MS);
-    return () => clearInterval(t);
+    let t = typers.get(chat);
+    if (!t) {
+      // One attempt each: a lost "typing…" is renewed by the next tick, never worth a retry queue.
+      const tick = () => void api.call('sendChatAction', { chat_id: chat, action: 'typing' }, { timeoutMs: TYPING_EVERY_MS }).catch(() => {});
+      tick();
+      typers.set(chat, (t = { turns: 0, timer: setInterval(tick, TYPING_EVERY_MS) }));
+    }
+    const mine = t;
+    mine.turns++;
+    let stopped = false;
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      if (--mine.turns > 0) return;
+      clearInterval(mine.timer);
+      if (typers.get(chat) === mine) typers.delete(chat);
+    };
   };
 
   /** The runner's answer to one message, as Telegram messages. */
@@ -151,15 +170,18 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
     f?.stopTyping?.();
     const done = () => state.answered(updateId);
     if (!f) return done();
+    // An answer that could not go out because the channel is stopping keeps its journal entry: the next start
+    // tells the user it was cut off (state.ts) instead of the message being lost without a word.
+    const sent = (r: unknown) => (r !== undefined || !stop.signal.aborted ? done() : log.warn('telegram answer not sent before stop; the next start says so', { channel, update_id: updateId }));
     const msg = m as { result?: { reply?: unknown }; error?: { message?: string; data?: { reason?: unknown } } };
-    if (msg.result) return void sendText(f.chat, typeof msg.result.reply === 'string' && msg.result.reply ? msg.result.reply : '(no reply)').finally(done);
+    if (msg.result) return void sendText(f.chat, typeof msg.result.reply === 'string' ? msg.result.reply : '').then(sent, done);
     const reason = msg.error?.data?.reason;
     // A stranger learns nothing from the bot, not even that it is one (pairing off): no answer at all.
     if (reason === 'not_allowed' || reason === 'bad_user') {
       log.info('telegram message from a sender without access: not answered', { channel });
       return done();
     }
-    void sendText(f.chat, msg.error?.message ?? 'Internal error').finally(done);
+    void sendText(f.chat, typeof msg.error?.message === 'string' ? msg.error.message : '', {}, 'Internal error').then(sent, done);
   };
 
   const onMessage = (u: Update, deliver: (f: InboundFrame) => void) => {
@@ -238,7 +260,12 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
 
   const poll = async (deliver: (f: InboundFrame) => void) => {
     // Accepted by an earlier run and never answered: say so, once (never run again, never silently lost).
+    // One the offset had not yet moved past was never confirmed: the server serves it again, and it runs then.
     for (const p of state.interrupted()) {
+      if (p.update_id >= state.offset()) {
+        state.answered(p.update_id);
+        continue;
+      }
       void sendText(p.chat_id, 'The agent restarted before answering your message, and did not finish it. Please send it again.', { reply_parameters: { message_id: p.message_id, allow_sending_without_reply: true } }).finally(() => state.answered(p.update_id));
     }
     let delay = retryMin;
@@ -263,6 +290,16 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
       // paced like an empty short poll instead of being fetched again at once.
       if (usable.length < batch.length) log.warn('telegram update without a usable update_id skipped', { channel, count: batch.length - usable.length });
       if (usable.length === 0 && (batch.length > 0 || pollTimeoutS === 0)) await sleep(1000);
+      // Bot API (getUpdates, Update.update_id): an offset inside the update queue is answered with updates at or
+      // above it. Only a queue that started over (after a week without updates the next id is random, as often
+      // lower as higher) refuses an offset past its tail and serves from its head: an answer wholly below the
+      // offset holds new updates, and the offset follows the server. In an answer that mixes both, what is below
+      // the offset was seen before and is skipped.
+      const highest = usable[usable.length - 1]?.update_id;
+      if (highest !== undefined && highest < state.offset()) {
+        log.warn('telegram update ids started over below the offset; following the server', { channel, offset: state.offset(), update_id: usable[0].update_id });
+        state.restart(usable[0].update_id);
+      }
       for (const raw of usable.slice(0, BATCH)) {
         if (raw.update_id < state.offset()) continue; // seen before: never twice
         const u = checkUpdate(raw);

@@ -1,9 +1,12 @@
 // What a Telegram channel keeps across restarts, in data_dir/channels/{channel}/telegram/:
 // `state.json` holds the next getUpdates offset; `pending/{update_id}.json` one accepted message whose
 // answer has not gone out yet. A message is journaled in `pending/` *before* the offset moves past it,
-// and its file is removed once the answer is sent: after a crash, an update the server serves again is
-// skipped (its id is below the offset: never replayed) and one found in `pending/` is answered
-// "interrupted" (never lost without a word, never run twice). Both writes are fsynced.
+// and its file is removed once the answer is sent: after a crash, the saved offset confirms everything
+// handled before it (an update the server still serves below it, beside newer ones, is skipped: never
+// replayed) and one found in `pending/` below it is answered "interrupted" (never lost without a word,
+// never run twice); one at or above it was never confirmed, so the server serves it again and it runs
+// then. The offset only moves back when the server's update ids start over (`restart`, channel.ts).
+// Both writes are fsynced.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { writeAtomic } from '../../transports/fs/layout.ts';
 
@@ -18,6 +21,8 @@ export interface TelegramState {
   /** Journal an accepted message (before `advance`). */
   accept(p: PendingMessage): void;
   advance(nextOffset: number): void;
+  /** The server's update ids started over: the offset moves back to `offset` (never otherwise). */
+  restart(offset: number): void;
   answered(updateId: number): void;
   /** Messages accepted by an earlier run and never answered. */
   interrupted(): PendingMessage[];
@@ -44,6 +49,10 @@ export function fileTelegramState(dir: string): TelegramState {
     },
     advance(next) {
       if (next <= offset) return;
+      offset = next;
+      writeAtomic(dir, 'state.json', JSON.stringify({ offset }), true);
+    },
+    restart(next) {
       offset = next;
       writeAtomic(dir, 'state.json', JSON.stringify({ offset }), true);
     },
