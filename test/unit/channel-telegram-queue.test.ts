@@ -73,7 +73,7 @@ test('a crash between journaling a message and moving the offset: the message is
     // What the first run left: the message journaled, the offset not yet past it (state.ts: accept, then advance).
     const state = fileTelegramState(telegramStateDir(dir, 'tg'));
     state.advance(id);
-    state.accept({ update_id: id, chat_id: 42, message_id: 1 });
+    state.accept([{ update_id: id, chat_id: 42, message_id: 1 }]);
     ch = await open(fake, dir);
     await fake.waitFor(() => replies(fake).includes('re: cut off'), 5000, 'the served message answered');
     await new Promise((r) => setTimeout(r, 300));

@@ -80,9 +80,9 @@ test('state: the offset survives a restart; a journaled message without an answe
   try {
     const a = fileTelegramState(dir);
     assert.is(a.offset(), 0);
-    a.accept({ update_id: 7, chat_id: 1, message_id: 70 });
+    a.accept([{ update_id: 7, chat_id: 1, message_id: 70 }]);
     a.advance(8);
-    a.accept({ update_id: 8, chat_id: 2, message_id: 80 });
+    a.accept([{ update_id: 8, chat_id: 2, message_id: 80 }]);
     a.advance(9);
     a.answered(8);
     a.advance(5); // never backwards

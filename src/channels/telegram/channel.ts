@@ -300,12 +300,20 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
         log.warn('telegram update ids started over below the offset; following the server', { channel, offset: state.offset(), update_id: usable[0].update_id });
         state.restart(usable[0].update_id);
       }
+      // What is below the offset (or repeated in this answer) was seen before: never twice.
+      const fresh: typeof usable = [];
+      let next = state.offset();
       for (const raw of usable.slice(0, BATCH)) {
-        if (raw.update_id < state.offset()) continue; // seen before: never twice
-        const u = checkUpdate(raw);
-        if (typeof u === 'string') log.warn('telegram update skipped', { channel, update_id: raw.update_id, reason: u });
-        else if (u.message) state.accept({ update_id: u.update_id, chat_id: u.message.chat.id, message_id: u.message.message_id });
-        state.advance(raw.update_id + 1);
+        if (raw.update_id < next) continue;
+        fresh.push(raw);
+        next = raw.update_id + 1;
+      }
+      const checked = fresh.map((raw) => checkUpdate(raw));
+      checked.forEach((u, i) => typeof u === 'string' && log.warn('telegram update skipped', { channel, update_id: fresh[i].update_id, reason: u }));
+      // The whole answer is journaled, then confirmed: two syncs, however many updates it holds.
+      state.accept(checked.flatMap((u) => (typeof u !== 'string' && u.message ? [{ update_id: u.update_id, chat_id: u.message.chat.id, message_id: u.message.message_id }] : [])));
+      state.advance(next);
+      for (const u of checked) {
         if (typeof u === 'string') continue;
         try {
           if (u.message) onMessage(u, deliver);
