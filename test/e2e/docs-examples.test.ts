@@ -5,7 +5,8 @@
 //   runtime configuration: it validates as the claw.runtime.yaml of examples/minimal;
 // - every `claw <command> … --flag` in their code is a command `claw --help` lists and a flag its own
 //   `--help` names;
-// - the sizes README.md quotes for dist/ are within 3% of what dist/ holds (measured as build.config.mjs does).
+// - the sizes README.md quotes for dist/ are within 3% of what dist/ holds (measured as build.config.mjs does);
+// - docs/boards.md's install of an agent of several files, run into a temp tree, leaves a manifest that validates.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
@@ -167,6 +168,26 @@ test('the dist/ sizes README.md quotes are within 3% of the build', () => {
   for (const k of ['js', 'startup', 'gzip'] as const) {
     assert.ok(Math.abs(said[k] - measured[k]) <= 0.03 * measured[k], `README.md says ${kb(said[k])} for ${k}, dist/ has ${kb(measured[k])}: update README.md "What works today"`);
   }
+});
+
+test('docs/boards.md: a multi-file agent (examples/home-agent) installed as it says validates in the installed tree', async () => {
+  const boards = readFileSync(join(ROOT, 'docs', 'boards.md'), 'utf8');
+  const m = /install\.sh copies the one manifest file[\s\S]*?```sh\n([\s\S]*?)^```/m.exec(boards);
+  assert.ok(m, 'docs/boards.md "systemd" shows how to install an agent of several files');
+  const root = mkdtempSync(join(tmpdir(), 'claw-boards-'));
+  dirs.push(root);
+  // The block as written, into a tree instead of / (DESTDIR, which install.sh supports) and without sudo.
+  const script = m![1]
+    .replace(/\bsudo /g, '')
+    .replace(/(^|[\s'|])\/etc\/claw/g, `$1${root}/etc/claw`)
+    .replace(/\bsh targets\/systemd\/install\.sh/g, `DESTDIR=${root} sh targets/systemd/install.sh`);
+  const run = await new Promise<{ code: number; out: string }>((resolve) => {
+    execFile('sh', ['-ec', script], { cwd: ROOT, timeout: 30_000 }, (err, stdout, stderr) => resolve({ code: err ? 1 : 0, out: stdout + stderr }));
+  });
+  assert.is(run.code, 0, `${script}\n${run.out}`);
+  assert.match(readFileSync(join(root, 'etc', 'claw', 'claw.runtime.yaml'), 'utf8'), /^data_dir: \/var\/lib\/claw$/m);
+  const v = await claw(['validate', join(root, 'etc', 'claw', 'claw.yaml'), '--strict']);
+  assert.is(v.code, 0, v.stderr);
 });
 
 test.run();
