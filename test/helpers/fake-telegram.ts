@@ -24,6 +24,8 @@ interface Bot {
   waiters: Set<() => void>;
   /** Per method, what its next calls meet: a fault, or null (served normally). */
   faults: Map<string, (Fault | null)[]>;
+  /** Groups upgraded to supergroups: old chat id → new one. */
+  migrated: Map<number, number>;
 }
 
 export interface FakeTelegram {
@@ -42,6 +44,11 @@ export interface FakeTelegram {
    * updates the next id is chosen at random, lower than the last one as often as not). Queued updates are dropped.
    */
   restartQueue(token: string, firstId: number): void;
+  /**
+   * The group `from` is upgraded to the supergroup `to`: as Telegram, a send to the old id is refused with 400
+   * and `parameters.migrate_to_chat_id` (Bot API, ResponseParameters), and the group's messages come from `to`.
+   */
+  migrateChat(token: string, from: number, to: number): void;
   sent(token: string, chat?: number): RecordedCall[];
   waitFor(pred: (c: RecordedCall[]) => boolean, timeoutMs?: number, what?: string): Promise<void>;
   close(): Promise<void>;
@@ -53,7 +60,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
   const sockets = new Set<Socket>();
   const bot = (token: string): Bot => {
     let b = bots.get(token);
-    if (!b) bots.set(token, (b = { updates: [], confirmed: 0, nextUpdateId: 500, nextMessageId: 9000, waiters: new Set(), faults: new Map() }));
+    if (!b) bots.set(token, (b = { updates: [], confirmed: 0, nextUpdateId: 500, nextMessageId: 9000, waiters: new Set(), faults: new Map(), migrated: new Map() }));
     return b;
   };
   const push = (b: Bot, u: Record<string, unknown>) => {
@@ -86,6 +93,9 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     if (fault?.kind === '500') return reply(res, 500, { ok: false, error_code: 500, description: 'Internal Server Error' });
     if (fault?.kind === 'drop') return req.socket.destroy();
     if (fault?.kind === '400') return reply(res, 400, { ok: false, error_code: 400, description: fault.description ?? 'Bad Request' });
+    const movedTo = typeof params.chat_id === 'number' ? b.migrated.get(params.chat_id) : undefined;
+    if (movedTo !== undefined && method !== 'getUpdates')
+      return reply(res, 400, { ok: false, error_code: 400, description: 'Bad Request: group chat was upgraded to a supergroup chat', parameters: { migrate_to_chat_id: movedTo } });
     switch (method) {
       case 'getUpdates': {
         const offset = typeof params.offset === 'number' ? params.offset : 0;
@@ -150,6 +160,9 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       b.updates = [];
       b.nextUpdateId = firstId;
       b.confirmed = firstId;
+    },
+    migrateChat(token, from, to) {
+      bot(token).migrated.set(from, to);
     },
     sent: (token, chat) => calls.filter((c) => c.token === token && c.method === 'sendMessage' && (chat === undefined || c.params.chat_id === chat)),
     async waitFor(pred, timeoutMs = 15_000, what = 'condition') {

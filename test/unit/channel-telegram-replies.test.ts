@@ -118,4 +118,23 @@ test('an answer a 429 holds back at stop keeps its journal entry: the next start
   }
 });
 
+test('a group upgraded to a supergroup while its turn ran: the reply goes to the new chat id (400 migrate_to_chat_id), and so does the next one', async () => {
+  await withChannel(
+    (text) => ({ result: { reply: `re: ${text}` } }),
+    async (fake) => {
+      fake.message(TOKEN, 42, 'first', -100);
+      await fake.waitFor((c) => c.some((x) => x.method === 'sendMessage' && x.params.text === 're: first'), 5000, 'first reply');
+      fake.migrateChat(TOKEN, -100, -1001);
+      fake.message(TOKEN, 42, 'second', -100); // sent in the group just before the upgrade
+      fake.message(TOKEN, 42, 'third', -100);
+      await fake.waitFor((c) => c.filter((x) => x.method === 'sendMessage' && x.params.chat_id === -1001).length === 2, 5000, 'replies in the supergroup');
+      assert.equal(fake.sent(TOKEN, -1001).map((c) => c.params.text).sort(), ['re: second', 're: third']);
+      const refused = fake.sent(TOKEN, -100).length;
+      fake.message(TOKEN, 42, 'fourth', -100); // a client that has not caught up yet
+      await fake.waitFor((c) => c.some((x) => x.params.chat_id === -1001 && x.params.text === 're: fourth'), 5000, 'the fourth reply');
+      assert.is(fake.sent(TOKEN, -100).length, refused, 'once learnt, the new id is used straight away');
+    },
+  );
+});
+
 test.run();

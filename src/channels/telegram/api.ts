@@ -10,8 +10,11 @@ export type TelegramFailure =
   | { kind: 'network'; message: string }
   /** 429 Too Many Requests: wait `retryAfterMs` (parameters.retry_after) and retry. */
   | { kind: 'flood'; retryAfterMs: number; message: string }
-  /** The API refused the request (400, 401, 403, 409): retrying the same request does not help. */
-  | { kind: 'api'; code: number; message: string }
+  /**
+   * The API refused the request (400, 401, 403, 409): retrying the same request does not help. `migrateTo`: the
+   * group became a supergroup with that id (ResponseParameters.migrate_to_chat_id); the request may go there.
+   */
+  | { kind: 'api'; code: number; message: string; migrateTo?: number }
   /** The network guard refused the API host: a configuration error. */
   | { kind: 'denied'; message: string };
 
@@ -60,7 +63,7 @@ export function telegramApi(o: TelegramApiOptions): TelegramApi {
         if (e instanceof NetworkDenied) throw new TelegramError({ kind: 'denied', message: `${method}: ${scrub(e.message)}` });
         throw new TelegramError({ kind: 'network', message: `${method}: ${scrub(e instanceof Error ? e.message : String(e))}` });
       }
-      let body: { ok?: boolean; result?: unknown; error_code?: number; description?: string; parameters?: { retry_after?: number } } | undefined;
+      let body: { ok?: boolean; result?: unknown; error_code?: number; description?: string; parameters?: { retry_after?: number; migrate_to_chat_id?: number } } | undefined;
       try {
         body = r.truncated ? undefined : JSON.parse(r.body);
       } catch {
@@ -76,7 +79,8 @@ export function telegramApi(o: TelegramApiOptions): TelegramApi {
         return Promise.reject(new TelegramError({ kind: 'flood', retryAfterMs: (typeof s === 'number' && s >= 0 ? Math.min(Math.max(s, 1), 3600) : 5) * 1000, message: `${method}: ${description}` }));
       }
       if (r.status >= 500 || !body) throw new TelegramError({ kind: 'network', message: `${method}: ${description}` });
-      throw new TelegramError({ kind: 'api', code: body.error_code ?? r.status, message: `${method}: ${description}` });
+      const migrateTo = body.parameters?.migrate_to_chat_id;
+      throw new TelegramError({ kind: 'api', code: body.error_code ?? r.status, message: `${method}: ${description}`, ...(Number.isSafeInteger(migrateTo) ? { migrateTo } : {}) });
     },
   };
 }

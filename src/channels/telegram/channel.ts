@@ -104,15 +104,29 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
       stop.signal.addEventListener('abort', done, { once: true });
     });
 
+  /** Groups that became supergroups (a chat id the API answered with migrate_to_chat_id): old id → new id. */
+  const movedChats = new Map<number, number>();
   /** One API call, retried on 429 (retry_after) and network errors; false when it finally failed. */
   const send = (method: string, params: Record<string, unknown>): Promise<unknown> => {
     const p = (async () => {
       let delay = retryMin;
       for (let attempt = 1; ; attempt++) {
+        const chat = params.chat_id;
+        if (typeof chat === 'number' && movedChats.has(chat)) params = { ...params, chat_id: movedChats.get(chat) };
         try {
           return await api.call(method, params, { timeoutMs: 30_000 });
         } catch (e) {
           const f = e instanceof TelegramError ? e.failure : { kind: 'network' as const, message: String(e) };
+          // Bot API, ResponseParameters: a group upgraded to a supergroup has a new id, and what was sent to the
+          // old one goes there. Once per chat: a server naming a chat already moved to is not followed round.
+          if (f.kind === 'api' && f.migrateTo !== undefined && typeof chat === 'number' && ![...movedChats.values()].includes(chat)) {
+            // Another send may have learnt it meanwhile: then the next attempt just uses it.
+            if (!movedChats.has(chat)) {
+              log.info('telegram group became a supergroup; sending to its new id', { channel, chat_id: chat, migrate_to_chat_id: f.migrateTo });
+              movedChats.set(chat, f.migrateTo);
+            }
+            continue;
+          }
           if (f.kind === 'api' || f.kind === 'denied' || attempt >= SEND_ATTEMPTS || (stop.signal.aborted && f.kind !== 'flood')) {
             log.warn('telegram request failed', { channel, method, error: f.message });
             return undefined;
