@@ -80,7 +80,7 @@ Checks a root manifest (kind: Claw) with every reference it makes, or a single p
 
 Options:
   --json          print the result as JSON on stdout instead
-  --config FILE   runtime configuration (for registries)
+  --config FILE   runtime configuration: checked first, and its registries resolve claw:// references
   --strict        exit 3 when the manifest is valid but has warnings: channels (types, transports,
                   features) this runtime does not serve and would refuse at STARTING
 
@@ -131,7 +131,7 @@ JSON on stdout: valid, form, tool, and for a rejection the failing step, reason 
 
 Options:
   --manifest FILE   the agent's manifest (its Tool primitives are the capability registry)
-  --config FILE     runtime configuration (for registries)
+  --config FILE     runtime configuration: checked first, and its registries resolve claw:// references
   --max-bytes N     size limit in UTF-8 bytes (default 65536)
   --max-depth N     nesting limit (default 32)
   --correction      also print the correction message the agent would send the model

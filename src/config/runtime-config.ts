@@ -84,7 +84,10 @@ export const runtimeConfigSchema = lazySchema(() => {
     /** The memory database (docs/memory.md): adapter choice and the sql.js snapshot policy. */
     memory: v.optional(
       v.strictObject({
-        /** auto: node:sqlite / bun:sqlite when the runtime has one, else sql.js (WASM). */
+        /**
+         * auto: the journalled layout (sql.js; on Bun the image held by bun:sqlite), the native engine only for a
+         * file it made (docs/memory.md "Choosing the adapter"); native: node:sqlite / bun:sqlite; sqljs: sql.js.
+         */
         adapter: v.optional(v.picklist(['auto', 'native', 'sqljs'])),
         /** node:sqlite / bun:sqlite: page size of a new database file (power of two, 512–65536; default 4096). */
         page_size: v.optional(v.pipe(v.number(), v.integer(), v.check((n) => n >= 512 && n <= 65536 && (n & (n - 1)) === 0, 'must be a power of two from 512 to 65536'))),
