@@ -27,6 +27,7 @@ import type { Logger } from '../../kernel/ports.ts';
 import { FetchFailed, NetworkDenied, type GuardedRequestInit, type GuardedResponse } from '../../net/guarded-fetch.ts';
 import type { McpChannel, McpChannelHooks, McpTransport } from './channel.ts';
 import { McpError } from './errors.ts';
+import { MAX_MESSAGE_DEPTH, parseInbound } from './inbound.ts';
 import { SseParser } from '../../protocol/sse.ts';
 
 /** The guarded HTTP request (guardedRequest bound to the server's sandbox network rules). */
@@ -238,6 +239,10 @@ class HttpChannel implements McpChannel {
         }
       } catch (e) {
         if (signal.aborted) throw e;
+        if (e instanceof McpError) {
+          res.body.destroy();
+          throw e;
+        }
         if (/over \d+ bytes/.test(String((e as Error)?.message))) {
           res.body.destroy();
           throw new McpError('protocol', `MCP server ${this.o.label} sent ${(e as Error).message} while answering ${what}`);
@@ -265,16 +270,13 @@ class HttpChannel implements McpChannel {
     }
   }
 
+  /** One message of the exchange of `what`; one nested too deep fails that exchange (McpError 'protocol'). */
   private deliver(text: string, what: string): void {
-    let msg: unknown;
-    try {
-      msg = JSON.parse(text);
-    } catch {
-      // The first few are logged, as the stdio channel's garbage lines: a server must not fill the log with them.
-      if (++this.garbage <= 5) this.o.logger.warn('mcp server sent a body that is not JSON (ignored)', { server: this.o.label, request: what, body: clip(this.redact(text), 200) });
-      return;
-    }
-    this.hooks.onMessage(msg);
+    const r = parseInbound(text);
+    if (r.ok) return this.hooks.onMessage(r.value);
+    if (r.why === 'too-deep') throw new McpError('protocol', `MCP server ${this.o.label} answered ${what} with a message nested deeper than ${MAX_MESSAGE_DEPTH} levels`);
+    // The first few are logged, as the stdio channel's garbage lines: a server must not fill the log with them.
+    if (++this.garbage <= 5) this.o.logger.warn('mcp server sent a body that is not JSON (ignored)', { server: this.o.label, request: what, body: clip(this.redact(text), 200) });
   }
 
   private toMcpError(e: unknown, what: string): McpError {

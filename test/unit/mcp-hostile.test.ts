@@ -1,0 +1,123 @@
+// A hostile or broken MCP server against the client: what it sends is data, never a crash, a leaked
+// secret, a held connection or an unbounded buffer on our side. Servers written with node:http (Streamable
+// HTTP) or `node -e` (stdio) for the attacks a real server would not make.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { McpClient } from '../../src/tools/mcp/client.ts';
+import { httpTransport } from '../../src/tools/mcp/http-channel.ts';
+import { nodeMcpSpawn } from '../../src/tools/mcp/node-spawn.ts';
+import { guardedRequest } from '../../src/net/guarded-fetch.ts';
+import { captureLogger, NODE, rejection } from '../fixtures/mcp/helpers.ts';
+
+const test = suite('mcp hostile server');
+const TOKEN = 'sk-live-4f9a1c2e7b3d';
+const INIT_RESULT = { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'hostile' } };
+
+/** An HTTP MCP server: initialize and DELETE answered here, the rest by `handler`. Counts open sockets. */
+async function httpServer(handler: (req: IncomingMessage, body: any, res: ServerResponse) => void, o: { maxFrameBytes?: number; sendTimeoutMs?: number } = {}) {
+  const sockets = new Set<Socket>();
+  const s = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
+      if (req.method === 'DELETE') return void res.writeHead(200).end();
+      if (body?.method === 'initialize') {
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's-1' });
+        return void res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: INIT_RESULT }));
+      }
+      handler(req, body, res);
+    });
+  });
+  let peak = 0;
+  s.on('connection', (sock: Socket) => {
+    sockets.add(sock);
+    peak = Math.max(peak, sockets.size);
+    sock.on('close', () => sockets.delete(sock));
+  });
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}/mcp`;
+  const logger = captureLogger();
+  const request = (u: string, init: any) => guardedRequest(u, init, { mode: 'allow-all' }, { checkAddress: () => null });
+  const transport = httpTransport({ url, label: url, request, logger, maxFrameBytes: o.maxFrameBytes ?? 1 << 20, headers: () => ({ authorization: `Bearer ${TOKEN}` }), sendTimeoutMs: o.sendTimeoutMs ?? 500 });
+  const client = new McpClient({ transport, label: url, clientVersion: '1', logger, startTimeoutMs: 5000 });
+  return {
+    client,
+    logger,
+    sockets,
+    peak: () => peak,
+    close: async () => {
+      await client.close();
+      s.closeAllConnections();
+      await new Promise((r) => s.close(r));
+    },
+  };
+}
+
+/** A stdio MCP server from a script: `handle(msg, send)` answers what initialize does not. */
+function stdioClient(handle: string, o: { env?: Record<string, string> } = {}) {
+  const script = `
+    const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+    const handle = ${handle};
+    require('node:readline').createInterface({ input: process.stdin }).on('line', (l) => {
+      const m = JSON.parse(l);
+      if (m.method === 'initialize') return send({ jsonrpc: '2.0', id: m.id, result: ${JSON.stringify(INIT_RESULT)} });
+      handle(m, send);
+    });`;
+  const logger = captureLogger();
+  const client = new McpClient({ command: NODE, args: ['-e', script], env: o.env ?? {}, spawn: nodeMcpSpawn, label: 'hostile-stdio', clientVersion: '1', logger, startTimeoutMs: 5000, closeGraceMs: 200 });
+  return { client, logger };
+}
+
+const result = (id: unknown, text: string) => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } });
+
+const deep = (d: number) => '['.repeat(d) + ']'.repeat(d);
+
+test('stdio: a message nested 100,000 levels deep ends the session with a protocol error, not the process', async () => {
+  // Before: RangeError (Maximum call stack size exceeded) thrown from the stdout 'data' handler: the runtime died.
+  const { client } = stdioClient(`(m, send) => {
+    if (m.method !== 'tools/call') return;
+    if (m.params.name === 'ok') return send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'fine' }] } });
+    process.stdout.write('{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":' + '['.repeat(1e5) + ']'.repeat(1e5) + '}}\\n');
+    send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'after' }] } });
+  }`);
+  try {
+    const e = await rejection(client.callTool('deep', {}, { timeoutMs: 5000 }));
+    assert.is(e.code, 'protocol', e.message);
+    assert.match(e.message, /nested deeper than 128 levels/);
+    // The next call starts a new server.
+    assert.equal((await client.callTool('ok', {}, { timeoutMs: 5000 })).content, [{ type: 'text', text: 'fine' }]);
+    assert.is(client.generation, 2);
+  } finally {
+    await client.close();
+  }
+});
+
+test('http: a result or a notification nested too deep fails that request (protocol); the session goes on', async () => {
+  // Before: the result reached the caller, and JSON.stringify of it (toToolResult, the router) threw RangeError.
+  const f = await httpServer((_req, body, res) => {
+    if (!('id' in body)) return void res.writeHead(202).end();
+    const name = body.params?.name;
+    if (name === 'json') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(`{"jsonrpc":"2.0","id":${body.id},"result":{"content":[],"structuredContent":${deep(50_000)}}}`);
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    if (name === 'sse') res.write(`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":${deep(50_000)}}}\n\n`);
+    res.end(`data: ${JSON.stringify(result(body.id, 'fine'))}\n\n`);
+  });
+  try {
+    for (const name of ['json', 'sse']) {
+      const e = await rejection(f.client.callTool(name, {}));
+      assert.is(e.code, 'protocol', e.message);
+      assert.match(e.message, /nested deeper than 128 levels/);
+    }
+    assert.equal((await f.client.callTool('ok', {})).content, [{ type: 'text', text: 'fine' }]);
+    assert.is(f.client.generation, 1);
+  } finally {
+    await f.close();
+  }
+});
+test.run();
