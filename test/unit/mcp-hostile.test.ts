@@ -120,4 +120,27 @@ test('http: a result or a notification nested too deep fails that request (proto
     await f.close();
   }
 });
+test('http: a server that echoes our bearer token in a JSON-RPC error, its data or a result: the token reaches no message, log or result', async () => {
+  // Before: the error message (500,119 characters) and error.data both carried the token.
+  const f = await httpServer((req, body, res) => {
+    if (!('id' in body)) return void res.writeHead(202).end();
+    const auth = String(req.headers.authorization);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    if (body.params?.name === 'echo') return void res.end(JSON.stringify(result(body.id, `you sent ${auth}`)));
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32000, message: `bad token ${auth} ${'x'.repeat(500_000)}`, data: { [auth]: [auth] } } }));
+  });
+  try {
+    const e = await rejection(f.client.callTool('fail', {}));
+    assert.is(e.code, 'rpc', e.message);
+    assert.match(e.message, /bad token \[REDACTED\] x+…$/, e.message.slice(0, 300));
+    assert.ok(e.message.length < 1200, `${e.message.length} characters`);
+    assert.equal(e.data, { '[REDACTED]': ['[REDACTED]'] });
+    const r = await f.client.callTool('echo', {});
+    assert.equal(r.content, [{ type: 'text', text: 'you sent [REDACTED]' }]);
+    assert.not.ok(JSON.stringify(f.logger.lines).includes(TOKEN));
+  } finally {
+    await f.close();
+  }
+});
+
 test.run();

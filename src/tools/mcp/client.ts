@@ -309,7 +309,8 @@ class Connection {
         this.pending.delete(id as number);
         if ('error' in c.msg) {
           const e = c.msg.error;
-          p.reject(new McpError('rpc', `MCP server ${this.o.label} answered ${p.what} with error ${e.code}: ${e.message}`, { rpcCode: e.code, data: e.data }));
+          // The server's message is quoted in a sentence for logs and tool results: clipped, like every line it causes.
+          p.reject(new McpError('rpc', `MCP server ${this.o.label} answered ${p.what} with error ${e.code}: ${clip(e.message, 1000)}`, { rpcCode: e.code, data: e.data }));
         } else {
           p.resolve(c.msg.result);
         }

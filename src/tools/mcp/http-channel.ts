@@ -21,13 +21,15 @@
 //   stream are answered by the core (ping → {}, the rest → -32601).
 // - Every request goes through the injected `request` (the network guard: sandbox mode, allowlist,
 //   SSRF with DNS pinning, redirects re-checked; our credential headers and the session id never
-//   follow a redirect to another origin). Errors never carry header values: anything the
-//   server echoes back is cleaned of our header values before it reaches a message.
+//   follow a redirect to another origin). Errors, logs and results never carry header values:
+//   every message the server sends is cleaned of our header values (redact.ts) before the core
+//   reads it, and so is any body quoted in an error.
 import type { Logger } from '../../kernel/ports.ts';
 import { FetchFailed, NetworkDenied, type GuardedRequestInit, type GuardedResponse } from '../../net/guarded-fetch.ts';
 import type { McpChannel, McpChannelHooks, McpTransport } from './channel.ts';
 import { McpError } from './errors.ts';
 import { MAX_MESSAGE_DEPTH, parseInbound } from './inbound.ts';
+import { redactText, redactValue, secretsOf } from './redact.ts';
 import { SseParser } from '../../protocol/sse.ts';
 
 /** The guarded HTTP request (guardedRequest bound to the server's sandbox network rules). */
@@ -85,10 +87,7 @@ class HttpChannel implements McpChannel {
     private readonly auth: Record<string, string>,
   ) {
     // Every header value we add is treated as secret in messages (tokens, API keys).
-    this.secrets = Object.values(auth)
-      .flatMap((v) => [v, ...v.split(/\s+/)])
-      .filter((v) => v.length >= 6)
-      .sort((a, b) => b.length - a.length);
+    this.secrets = secretsOf(auth);
   }
 
   note(): string {
@@ -139,9 +138,7 @@ class HttpChannel implements McpChannel {
   }
 
   private redact(s: string): string {
-    let out = s;
-    for (const v of this.secrets) out = out.split(v).join('[REDACTED]');
-    return out;
+    return redactText(s, this.secrets);
   }
 
   private fail(id: number | undefined, err: McpError, what: string): void {
@@ -273,7 +270,7 @@ class HttpChannel implements McpChannel {
   /** One message of the exchange of `what`; one nested too deep fails that exchange (McpError 'protocol'). */
   private deliver(text: string, what: string): void {
     const r = parseInbound(text);
-    if (r.ok) return this.hooks.onMessage(r.value);
+    if (r.ok) return this.hooks.onMessage(redactValue(r.value, this.secrets));
     if (r.why === 'too-deep') throw new McpError('protocol', `MCP server ${this.o.label} answered ${what} with a message nested deeper than ${MAX_MESSAGE_DEPTH} levels`);
     // The first few are logged, as the stdio channel's garbage lines: a server must not fill the log with them.
     if (++this.garbage <= 5) this.o.logger.warn('mcp server sent a body that is not JSON (ignored)', { server: this.o.label, request: what, body: clip(this.redact(text), 200) });
