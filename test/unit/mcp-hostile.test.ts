@@ -143,4 +143,24 @@ test('http: a server that echoes our bearer token in a JSON-RPC error, its data 
   }
 });
 
+test('http: notifications answered 400 with a body that never ends hold no connection past the send timeout', async () => {
+  // Before: each notifications/cancelled (and initialized) kept its socket open for good: 6 of 6 still open.
+  const f = await httpServer((_req, body, res) => {
+    if (!('id' in body)) {
+      res.writeHead(400, { 'content-type': 'text/plain' });
+      return void res.write('no');
+    }
+    if (body.params?.name === 'ok') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result(body.id, 'ok')));
+  });
+  try {
+    assert.equal((await f.client.callTool('ok', {})).content, [{ type: 'text', text: 'ok' }]);
+    for (let i = 0; i < 5; i++) assert.is((await rejection(f.client.callTool('never', {}, { timeoutMs: 20 }))).code, 'timeout');
+    await new Promise((r) => setTimeout(r, 900)); // sendTimeoutMs is 500 here
+    assert.is(f.sockets.size, 0, `${f.sockets.size} sockets still open`);
+    assert.ok(f.logger.lines.some((l) => /did not finish answering notifications\/cancelled within 500 ms/.test(String(l.fields?.error))));
+  } finally {
+    await f.close();
+  }
+});
+
 test.run();

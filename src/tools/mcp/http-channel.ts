@@ -31,6 +31,7 @@ import { McpError } from './errors.ts';
 import { MAX_MESSAGE_DEPTH, parseInbound } from './inbound.ts';
 import { redactText, redactValue, secretsOf } from './redact.ts';
 import { SseParser } from '../../protocol/sse.ts';
+import { timerDelay } from '../../protocol/delay.ts';
 
 /** The guarded HTTP request (guardedRequest bound to the server's sandbox network rules). */
 export type McpHttpRequest = (url: string, init: GuardedRequestInit) => Promise<GuardedResponse>;
@@ -44,7 +45,7 @@ export interface HttpTransportOptions {
   headers?: () => Record<string, string> | Promise<Record<string, string>>;
   logger: Logger;
   maxFrameBytes: number;
-  /** Bound on waiting for the response headers to a notification, a response or the DELETE (default 30 s). */
+  /** Bound on the exchange of a notification or a response we send (its body included), and on the DELETE (default 30 s). */
   sendTimeoutMs?: number;
 }
 
@@ -155,21 +156,28 @@ class HttpChannel implements McpChannel {
     this.live.add(ctl);
     if (id !== undefined) this.byId.set(id, ctl);
     const sentSession = this.sessionId;
+    // A notification or a response has no caller waiting with a timeout of its own: its whole exchange, an error
+    // body that never ends included, is bounded here, or each one would hold a connection for good.
+    const sendTimeoutMs = this.o.sendTimeoutMs ?? 30_000;
+    let timedOut = false;
+    const deadline = id === undefined ? setTimeout(() => ((timedOut = true), ctl.abort()), timerDelay(sendTimeoutMs)) : undefined;
     try {
       const res = await this.o.request(this.o.url, {
         method: 'POST',
         headers: this.headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' }),
         body: JSON.stringify(msg),
         signal: ctl.signal,
-        timeoutMs: id === undefined ? (this.o.sendTimeoutMs ?? 30_000) : NO_DEADLINE,
+        timeoutMs: id === undefined ? sendTimeoutMs : NO_DEADLINE,
         dropOnCrossOrigin: this.ownHeaderNames,
       });
       if (isInit && res.headers['mcp-session-id']) this.sessionId = res.headers['mcp-session-id'];
       await this.onResponse(res, id, what, sentSession, ctl.signal);
     } catch (e) {
+      if (timedOut) return this.fail(id, new McpError('unreachable', `MCP server ${this.o.label} did not finish answering ${what} within ${sendTimeoutMs} ms`), what);
       if (ctl.signal.aborted) return; // abandoned (timeout, abort) or closed: the core already answered
       this.fail(id, this.toMcpError(e, what), what);
     } finally {
+      clearTimeout(deadline);
       this.live.delete(ctl);
       if (id !== undefined && this.byId.get(id) === ctl) this.byId.delete(id);
     }
