@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { McpClient } from '../../src/tools/mcp/client.ts';
+import { McpClient, type McpSpawn } from '../../src/tools/mcp/client.ts';
 import { httpTransport } from '../../src/tools/mcp/http-channel.ts';
 import { nodeMcpSpawn } from '../../src/tools/mcp/node-spawn.ts';
 import { guardedRequest } from '../../src/net/guarded-fetch.ts';
@@ -56,18 +56,19 @@ async function httpServer(handler: (req: IncomingMessage, body: any, res: Server
   };
 }
 
-/** A stdio MCP server from a script: `handle(msg, send)` answers what initialize does not. */
-function stdioClient(handle: string, o: { env?: Record<string, string> } = {}) {
+/** A stdio MCP server from a script: `handle(msg, send, rl)` answers what initialize does not. */
+function stdioClient(handle: string, o: { env?: Record<string, string>; spawn?: McpSpawn } = {}) {
   const script = `
     const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
     const handle = ${handle};
-    require('node:readline').createInterface({ input: process.stdin }).on('line', (l) => {
+    const rl = require('node:readline').createInterface({ input: process.stdin });
+    rl.on('line', (l) => {
       const m = JSON.parse(l);
       if (m.method === 'initialize') return send({ jsonrpc: '2.0', id: m.id, result: ${JSON.stringify(INIT_RESULT)} });
-      handle(m, send);
+      handle(m, send, rl);
     });`;
   const logger = captureLogger();
-  const client = new McpClient({ command: NODE, args: ['-e', script], env: o.env ?? {}, spawn: nodeMcpSpawn, label: 'hostile-stdio', clientVersion: '1', logger, startTimeoutMs: 5000, closeGraceMs: 200 });
+  const client = new McpClient({ command: NODE, args: ['-e', script], env: o.env ?? {}, spawn: o.spawn ?? nodeMcpSpawn, label: 'hostile-stdio', clientVersion: '1', logger, startTimeoutMs: 5000, closeGraceMs: 200 });
   return { client, logger };
 }
 
@@ -155,9 +156,78 @@ test('http: notifications answered 400 with a body that never ends hold no conne
   try {
     assert.equal((await f.client.callTool('ok', {})).content, [{ type: 'text', text: 'ok' }]);
     for (let i = 0; i < 5; i++) assert.is((await rejection(f.client.callTool('never', {}, { timeoutMs: 20 }))).code, 'timeout');
-    await new Promise((r) => setTimeout(r, 900)); // sendTimeoutMs is 500 here
+    // sendTimeoutMs is 500 here; six notifications, four at a time: all done after two rounds.
+    await new Promise((r) => setTimeout(r, 1600));
     assert.is(f.sockets.size, 0, `${f.sockets.size} sockets still open`);
     assert.ok(f.logger.lines.some((l) => /did not finish answering notifications\/cancelled within 500 ms/.test(String(l.fields?.error))));
+  } finally {
+    await f.close();
+  }
+});
+
+test('stdio: a server that floods requests and never reads its stdin does not grow our write buffer', async () => {
+  // Before: 200,000 sampling/createMessage requests left 35 MB of our -32601 answers in the server's stdin buffer.
+  let stdin: { writableLength: number } | undefined;
+  const spawn: McpSpawn = async (b, a, e, c) => {
+    const p = await nodeMcpSpawn(b, a, e, c);
+    stdin = p.stdin;
+    return p;
+  };
+  const { client } = stdioClient(
+    `(m, send, rl) => {
+      if (m.method !== 'tools/call') return;
+      rl.close();
+      process.stdin.pause();
+      let s = '';
+      for (let i = 0; i < 2000; i++) s += JSON.stringify({ jsonrpc: '2.0', id: 'p' + i, method: 'sampling/createMessage', params: {} }) + '\\n';
+      let n = 0;
+      const go = () => (n++ < 100 ? process.stdout.write(s, go) : send({ jsonrpc: '2.0', id: m.id, result: { content: [] } }));
+      go();
+    }`,
+    { spawn },
+  );
+  try {
+    let peak = 0;
+    const sample = setInterval(() => (peak = Math.max(peak, stdin?.writableLength ?? 0)), 20);
+    const outcome = await client.callTool('flood', {}, { timeoutMs: 2500 }).then(
+      () => 'answered',
+      (e) => e.code,
+    );
+    clearInterval(sample);
+    peak = Math.max(peak, stdin?.writableLength ?? 0);
+    // A server that reads nothing cannot be answered: its call times out (and the server is stopped).
+    assert.is(outcome, 'timeout');
+    assert.ok(peak < 1 << 20, `${peak} bytes waiting in the server's stdin`);
+  } finally {
+    await client.close();
+  }
+});
+
+test('http: 3,000 server requests in one stream are answered through at most 4 POSTs at a time, all of them', async () => {
+  // Before: all 3,000 answers were POSTed at once (436 sockets open together); with a 500 ms send timeout none
+  // reached the server and 3,000 warn lines were logged.
+  let inFlight = 0;
+  let peak = 0;
+  let answers = 0;
+  const f = await httpServer((_req, body, res) => {
+    if (!('method' in body)) {
+      answers++;
+      peak = Math.max(peak, ++inFlight);
+      return void setTimeout(() => (inFlight--, res.writeHead(202).end()), 1);
+    }
+    if (!('id' in body)) return void res.writeHead(202).end();
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    let s = '';
+    for (let i = 0; i < 3000; i++) s += `data: {"jsonrpc":"2.0","id":"p${i}","method":"${i % 2 ? 'ping' : 'roots/list'}"}\n\n`;
+    res.end(`${s}data: ${JSON.stringify(result(body.id, 'ok'))}\n\n`);
+  });
+  try {
+    assert.equal((await f.client.callTool('t', {})).content, [{ type: 'text', text: 'ok' }]);
+    for (let i = 0; i < 200 && answers < 3000; i++) await new Promise((r) => setTimeout(r, 25));
+    assert.is(answers, 3000);
+    assert.ok(peak <= 4, `${peak} answers in flight at once`);
+    assert.ok(f.peak() <= 6, `${f.peak()} sockets open at once`);
+    assert.ok(f.logger.lines.filter((l) => l.level === 'warn').length <= 6);
   } finally {
     await f.close();
   }

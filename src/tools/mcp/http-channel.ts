@@ -16,6 +16,8 @@
 // - A timed-out or aborted request: the core sends notifications/cancelled (a POST of its own) and
 //   abandon() aborts that request's exchange; the session goes on (MCP: a disconnect is not a cancel).
 // - close(): DELETE with the session id (a 405 answer is fine), bounded by the grace time.
+// - Our notifications and responses go out at most MAX_SENDS_IN_FLIGHT at a time; while more are queued,
+//   the event stream that caused them is not read (back-pressure on a server flooding us with requests).
 // - We open no standalone GET stream: we declare no client capabilities that need server-initiated
 //   requests, and tool lists are re-read on each new session. Server requests arriving on a POST's
 //   stream are answered by the core (ping → {}, the rest → -32601).
@@ -50,6 +52,15 @@ export interface HttpTransportOptions {
 }
 
 const MAX_RESUMES = 3;
+/**
+ * Our notifications and responses (the core's answers to server requests) go out through at most this many
+ * exchanges at once: each is a POST, and a server that sent 3,000 pings in one stream had 3,000 POSTs opened
+ * at once (436 sockets open together while it took 50 ms over each).
+ */
+const MAX_SENDS_IN_FLIGHT = 4;
+/** Queued sends past which the stream that causes them is no longer read until the queue drains. */
+const OUTBOX_HOLD = 64;
+const MAX_FAILURE_LOGS = 5;
 const MAX_RETRY_DELAY_MS = 5000;
 const MAX_ERROR_BODY = 64 * 1024;
 /** setTimeout's largest delay: a request's own deadline is the caller's timeout (the core's). */
@@ -81,6 +92,11 @@ class HttpChannel implements McpChannel {
   private readonly live = new Set<AbortController>();
   private readonly byId = new Map<number, AbortController>();
   private readonly secrets: string[];
+  /** Notifications and responses waiting for one of the MAX_SENDS_IN_FLIGHT exchanges (in order). */
+  private readonly outbox: unknown[] = [];
+  private sending = 0;
+  private drainWaiters: (() => void)[] = [];
+  private failures = 0;
 
   constructor(
     private readonly o: HttpTransportOptions,
@@ -101,7 +117,38 @@ class HttpChannel implements McpChannel {
 
   send(msg: unknown): void {
     if (this.ended) return;
-    void this.post(msg);
+    if (isObj(msg) && typeof msg.method === 'string' && typeof msg.id === 'number') return void this.post(msg);
+    this.outbox.push(msg);
+    this.pump();
+  }
+
+  /** Start queued notifications and responses while fewer than MAX_SENDS_IN_FLIGHT are under way. */
+  private pump(): void {
+    while (!this.ended && this.sending < MAX_SENDS_IN_FLIGHT && this.outbox.length > 0) {
+      this.sending++;
+      void this.post(this.outbox.shift()).finally(() => {
+        this.sending--;
+        this.pump();
+      });
+    }
+    if (this.ended) this.outbox.length = 0;
+    if (this.outbox.length < OUTBOX_HOLD) for (const wake of this.drainWaiters.splice(0)) wake();
+  }
+
+  /**
+   * Resolves once the outbox is below OUTBOX_HOLD (or `signal` aborts): a stream reader waits here, so a
+   * server that keeps sending requests is slowed by TCP back-pressure instead of growing our queue.
+   */
+  private drained(signal: AbortSignal): Promise<void> {
+    if (this.outbox.length < OUTBOX_HOLD || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wake = () => {
+        signal.removeEventListener('abort', wake);
+        resolve();
+      };
+      this.drainWaiters.push(wake);
+      signal.addEventListener('abort', wake, { once: true });
+    });
   }
 
   abandon(id: number): void {
@@ -111,11 +158,13 @@ class HttpChannel implements McpChannel {
   async kill(): Promise<void> {
     this.ended = true;
     for (const c of this.live) c.abort();
+    this.pump();
   }
 
   async close(graceMs: number): Promise<void> {
     this.ended = true;
     for (const c of this.live) c.abort();
+    this.pump();
     if (this.sessionId === undefined) return;
     try {
       const res = await this.o.request(this.o.url, { method: 'DELETE', headers: this.headers({}), timeoutMs: Math.max(1, graceMs), dropOnCrossOrigin: this.ownHeaderNames });
@@ -144,7 +193,8 @@ class HttpChannel implements McpChannel {
 
   private fail(id: number | undefined, err: McpError, what: string): void {
     if (id !== undefined) this.hooks.onRequestFailed(id, err);
-    else this.o.logger.warn('mcp message delivery failed', { server: this.o.label, message: what, error: err.message });
+    else if (++this.failures <= MAX_FAILURE_LOGS) this.o.logger.warn('mcp message delivery failed', { server: this.o.label, message: what, error: err.message });
+    else if (this.failures === MAX_FAILURE_LOGS + 1) this.o.logger.warn('mcp message deliveries keep failing; no longer logging them', { server: this.o.label });
   }
 
   private async post(msg: unknown): Promise<void> {
@@ -241,6 +291,7 @@ class HttpChannel implements McpChannel {
             if (ev.event !== 'message' || ev.data === '') continue;
             this.deliver(ev.data, what);
           }
+          await this.drained(signal);
         }
       } catch (e) {
         if (signal.aborted) throw e;

@@ -5,6 +5,8 @@
 //   (the first few per server) and ignored. A frame over maxFrameBytes, or nested deeper than
 //   inbound.ts allows, is a protocol violation: we cannot tell which request it answered, so the
 //   session ends (the core stops the server).
+// - Back-pressure: while the server does not read its stdin, we do not read its stdout (what it sends
+//   makes us write: answers to its requests), so neither side buffers without bound.
 // - Server stderr: the last stderrTailBytes characters are kept and appended to error messages
 //   about that server; each line is also logged at debug.
 // - An unexpected exit ends the session; the core then kills the process group too (children the
@@ -78,6 +80,7 @@ class StdioChannel implements McpChannel {
   private stderrTail = '';
   private garbage = 0;
   private ended = false;
+  private held = false;
   private stdoutEnded!: Promise<void>;
 
   constructor(
@@ -150,10 +153,25 @@ class StdioChannel implements McpChannel {
   send(msg: unknown): void {
     if (this.ended) return;
     try {
-      this.proc.stdin.write(encodeFrame(msg));
+      if (!this.proc.stdin.write(encodeFrame(msg))) this.hold();
     } catch (err) {
       this.o.logger.debug('mcp server write failed', { server: this.o.label, error: String((err as Error)?.message ?? err) });
     }
+  }
+
+  /**
+   * The server does not read what we write (its stdin pipe is full): stop reading its stdout until it does. Each
+   * request it sends makes us write an answer, so a server that floods requests without reading grew our stdin
+   * buffer without bound (35 MB after 200,000 requests); paused, it blocks on its own full stdout pipe instead.
+   */
+  private hold(): void {
+    if (this.held) return;
+    this.held = true;
+    this.proc.stdout.pause();
+    this.proc.stdin.once('drain', () => {
+      this.held = false;
+      if (!this.ended) this.proc.stdout.resume();
+    });
   }
 
   abandon(): void {
