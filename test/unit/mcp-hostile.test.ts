@@ -9,6 +9,8 @@ import { McpClient, type McpSpawn } from '../../src/tools/mcp/client.ts';
 import { httpTransport } from '../../src/tools/mcp/http-channel.ts';
 import { nodeMcpSpawn } from '../../src/tools/mcp/node-spawn.ts';
 import { guardedRequest } from '../../src/net/guarded-fetch.ts';
+import { McpPool, createMcpToolImpl } from '../../src/tools/mcp/backend.ts';
+import type { ToolRunContext } from '../../src/tools/types.ts';
 import { captureLogger, NODE, rejection } from '../fixtures/mcp/helpers.ts';
 
 const test = suite('mcp hostile server');
@@ -230,6 +232,45 @@ test('http: 3,000 server requests in one stream are answered through at most 4 P
     assert.ok(f.logger.lines.filter((l) => l.level === 'warn').length <= 6);
   } finally {
     await f.close();
+  }
+});
+
+test('what a server chooses (serverInfo, how many tools and their names) stays bounded in logs and in the not-found result', async () => {
+  // Before: a 2,000,160-byte 'mcp server ready' line, 20,000 warn lines for 20,000 malformed tools, and a
+  // not-found tool result of 1,268,961 characters listing every name (line breaks included).
+  const s = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
+      if (req.method === 'DELETE' || !('id' in body)) return void res.writeHead(202).end();
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's' });
+      if (body.method === 'initialize') return void res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { ...INIT_RESULT, serverInfo: { name: 'n'.repeat(2_000_000), version: '1' } } }));
+      const tools: unknown[] = [];
+      for (let i = 0; i < 20_000; i++) tools.push({ name: `tool_${i}_${'z'.repeat(50)}\n` }, { name: 42 });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { tools } }));
+    });
+  });
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}/mcp`;
+  const logger = captureLogger();
+  const request = (u: string, init: any) => guardedRequest(u, init, { mode: 'allow-all' }, { checkAddress: () => null });
+  const pool = new McpPool({ clientVersion: '1', logger, http: () => ({ request }), maxFrameBytes: 16 << 20 });
+  try {
+    const impl = createMcpToolImpl({ uri: url }, { pool, toolName: 'missing' });
+    const r = await impl.run({}, { signal: new AbortController().signal } as unknown as ToolRunContext);
+    const text = (r.content[0] as { text: string }).text;
+    assert.ok(r.isError);
+    assert.ok(text.length < 2000, `${text.length} characters`);
+    assert.match(text, /has no tool "missing" \(it offers: "tool_0_z+\\n", "tool_1_z+\\n", .* and 19980 more\)$/);
+    const lines = logger.lines.map((l) => JSON.stringify(l).length);
+    assert.ok(lines.length <= 3, `${lines.length} log lines`);
+    assert.ok(Math.max(...lines) < 2000, `a log line of ${Math.max(...lines)} bytes`);
+    assert.ok(logger.lines.some((l) => l.msg === 'mcp server listed malformed tools (skipped)' && l.fields?.count === 20_000));
+  } finally {
+    await pool.closeAll();
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
   }
 });
 
