@@ -274,4 +274,20 @@ test('what a server chooses (serverInfo, how many tools and their names) stays b
   }
 });
 
+test('http: an event stream the server keeps open after its response holds no connection', async () => {
+  // Before: the stream was read until the server ended it: each call left one socket open for good (5 of 5).
+  const f = await httpServer((_req, body, res) => {
+    if (!('id' in body)) return void res.writeHead(202).end();
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(`data: ${JSON.stringify(result(body.id, 'ok'))}\n\n: still here\n\n`);
+  });
+  try {
+    for (let i = 0; i < 5; i++) assert.equal((await f.client.callTool('t', {})).content, [{ type: 'text', text: 'ok' }]);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.is(f.sockets.size, 0, `${f.sockets.size} sockets still open`);
+  } finally {
+    await f.close();
+  }
+});
+
 test.run();

@@ -12,7 +12,7 @@
 //   the session is read the same way.
 // - An SSE stream that ends before the response arrives is resumed with GET + Last-Event-ID when the
 //   server gave event ids (at most MAX_RESUMES times, after the server's `retry` delay, capped);
-//   otherwise the request fails ('crashed').
+//   otherwise the request fails ('crashed'). Once the response is in, we close the stream ourselves.
 // - A timed-out or aborted request: the core sends notifications/cancelled (a POST of its own) and
 //   abandon() aborts that request's exchange; the session goes on (MCP: a disconnect is not a cancel).
 // - close(): DELETE with the session id (a 405 answer is fine), bounded by the grace time.
@@ -290,6 +290,12 @@ class HttpChannel implements McpChannel {
             // An event with an id and no data primes resumption (2025-11-25); other types are not MCP's.
             if (ev.event !== 'message' || ev.data === '') continue;
             this.deliver(ev.data, what);
+          }
+          // The response is in: the stream is done for us, whether or not the server closes it (it SHOULD,
+          // MCP "Sending Messages to the Server"), or each such request would keep its connection for good.
+          if (id === undefined || !this.hooks.isPending(id)) {
+            res.body.destroy();
+            return;
           }
           await this.drained(signal);
         }
