@@ -74,7 +74,7 @@ test('a tool the server does not have: describe() throws tool-not-found; run() i
   const e = await rejection(t.describe());
   assert.instance(e, McpError);
   assert.is(e.code, 'tool-not-found');
-  assert.match(e.message, /MCP server stdio:\/\/\/.+ has no tool "read_file" \(it offers: echo, ping-client, roots, /);
+  assert.match(e.message, /MCP server stdio:\/\/\/.+ has no tool "read_file" \(it offers: "echo", "ping-client", "roots", /);
   const r = await t.run({}, ctx());
   assert.is(r.isError, true);
   assert.match((r.content[0] as { text: string }).text, /has no tool "read_file"/);

@@ -171,8 +171,7 @@ export function createMcpToolImpl(source: McpSource, deps: { pool: McpPool; tool
   const name = source.tool_name ?? deps.toolName;
   const uri = source.uri;
 
-  const notFound = (tools: McpTool[]) =>
-    `MCP server ${uri} has no tool "${name}"${tools.length ? ` (it offers: ${tools.map((t) => t.name).join(', ')})` : ' (it lists no tools)'}`;
+  const notFound = (tools: McpTool[]) => `MCP server ${uri} has no tool "${name}"${tools.length ? ` (it offers: ${offered(tools)})` : ' (it lists no tools)'}`;
 
   return {
     kind: 'mcp',
@@ -208,6 +207,15 @@ export function createMcpToolImpl(source: McpSource, deps: { pool: McpPool; tool
     },
     close: release,
   };
+}
+
+/** MAX_NAMES_SAID: the not-found message is a tool result and a log line; the server chooses how many tools it lists. */
+const MAX_NAMES_SAID = 20;
+
+/** The first tool names a server lists, quoted as JSON (a name may hold a line break) and clipped. */
+function offered(tools: McpTool[]): string {
+  const names = tools.slice(0, MAX_NAMES_SAID).map((t) => JSON.stringify(t.name.length > 64 ? `${t.name.slice(0, 64)}…` : t.name));
+  return tools.length > MAX_NAMES_SAID ? `${names.join(', ')} and ${tools.length - MAX_NAMES_SAID} more` : names.join(', ');
 }
 
 function checkCallNetwork(target: McpHttpTarget, ctx: ToolRunContext): void {

@@ -309,7 +309,8 @@ class Connection {
         this.pending.delete(id as number);
         if ('error' in c.msg) {
           const e = c.msg.error;
-          p.reject(new McpError('rpc', `MCP server ${this.o.label} answered ${p.what} with error ${e.code}: ${e.message}`, { rpcCode: e.code, data: e.data }));
+          // The server's message is quoted in a sentence for logs and tool results: clipped, like every line it causes.
+          p.reject(new McpError('rpc', `MCP server ${this.o.label} answered ${p.what} with error ${e.code}: ${clip(e.message, 1000)}`, { rpcCode: e.code, data: e.data }));
         } else {
           p.resolve(c.msg.result);
         }
@@ -424,6 +425,9 @@ export class McpClient {
     const epoch = conn.toolsEpoch;
     const tools: McpTool[] = [];
     const seen = new Set<string>();
+    // One line per listing, not one per malformed tool: 20,000 of them were 20,000 warn lines.
+    let malformed = 0;
+    let firstMalformed: unknown;
     let cursor: string | undefined;
     for (let page = 0; ; page++) {
       if (page >= MAX_PAGES) throw new McpError('protocol', `MCP server ${this.label} returned more than ${MAX_PAGES} pages from tools/list`);
@@ -436,7 +440,7 @@ export class McpClient {
       for (const t of res.tools) {
         const tool = toTool(t);
         if (!tool) {
-          this.logger.warn('mcp server listed a malformed tool (skipped)', { server: this.label, tool: clip(JSON.stringify(t)) });
+          if (malformed++ === 0) firstMalformed = t;
           continue;
         }
         tools.push(tool);
@@ -447,6 +451,7 @@ export class McpClient {
       seen.add(res.nextCursor);
       cursor = res.nextCursor;
     }
+    if (malformed > 0) this.logger.warn('mcp server listed malformed tools (skipped)', { server: this.label, count: malformed, first: clip(JSON.stringify(firstMalformed) ?? '') });
     if (conn.toolsEpoch === epoch) conn.toolsCache = { epoch, tools };
     return tools;
   }
@@ -577,7 +582,9 @@ export class McpClient {
       conn.notify('notifications/initialized');
       if (this.closed) throw new McpError('closed', `MCP client for ${this.label} was closed during start`);
       this.conn = conn;
-      this.logger.info('mcp server ready', { server: this.label, protocolVersion: res.protocolVersion, serverInfo: conn.info.serverInfo });
+      // serverInfo is the server's to fill: only its name and version are logged, clipped (a 2 MB name was a 2 MB line).
+      const { name, version } = conn.info.serverInfo;
+      this.logger.info('mcp server ready', { server: this.label, protocolVersion: res.protocolVersion, serverInfo: { name: clip(String(name ?? '')), version: clip(String(version ?? '')) } });
       return conn;
     } catch (err) {
       const e = err instanceof McpError ? err : new McpError('protocol', String((err as Error)?.message ?? err));

@@ -12,22 +12,28 @@
 //   the session is read the same way.
 // - An SSE stream that ends before the response arrives is resumed with GET + Last-Event-ID when the
 //   server gave event ids (at most MAX_RESUMES times, after the server's `retry` delay, capped);
-//   otherwise the request fails ('crashed').
+//   otherwise the request fails ('crashed'). Once the response is in, we close the stream ourselves.
 // - A timed-out or aborted request: the core sends notifications/cancelled (a POST of its own) and
 //   abandon() aborts that request's exchange; the session goes on (MCP: a disconnect is not a cancel).
 // - close(): DELETE with the session id (a 405 answer is fine), bounded by the grace time.
+// - Our notifications and responses go out at most MAX_SENDS_IN_FLIGHT at a time; while more are queued,
+//   the event stream that caused them is not read (back-pressure on a server flooding us with requests).
 // - We open no standalone GET stream: we declare no client capabilities that need server-initiated
 //   requests, and tool lists are re-read on each new session. Server requests arriving on a POST's
 //   stream are answered by the core (ping → {}, the rest → -32601).
 // - Every request goes through the injected `request` (the network guard: sandbox mode, allowlist,
 //   SSRF with DNS pinning, redirects re-checked; our credential headers and the session id never
-//   follow a redirect to another origin). Errors never carry header values: anything the
-//   server echoes back is cleaned of our header values before it reaches a message.
+//   follow a redirect to another origin). Errors, logs and results never carry header values:
+//   every message the server sends is cleaned of our header values (redact.ts) before the core
+//   reads it, and so is any body quoted in an error.
 import type { Logger } from '../../kernel/ports.ts';
 import { FetchFailed, NetworkDenied, type GuardedRequestInit, type GuardedResponse } from '../../net/guarded-fetch.ts';
 import type { McpChannel, McpChannelHooks, McpTransport } from './channel.ts';
 import { McpError } from './errors.ts';
+import { MAX_MESSAGE_DEPTH, parseInbound } from './inbound.ts';
+import { redactText, redactValue, secretsOf } from './redact.ts';
 import { SseParser } from '../../protocol/sse.ts';
+import { timerDelay } from '../../protocol/delay.ts';
 
 /** The guarded HTTP request (guardedRequest bound to the server's sandbox network rules). */
 export type McpHttpRequest = (url: string, init: GuardedRequestInit) => Promise<GuardedResponse>;
@@ -41,11 +47,20 @@ export interface HttpTransportOptions {
   headers?: () => Record<string, string> | Promise<Record<string, string>>;
   logger: Logger;
   maxFrameBytes: number;
-  /** Bound on waiting for the response headers to a notification, a response or the DELETE (default 30 s). */
+  /** Bound on the exchange of a notification or a response we send (its body included), and on the DELETE (default 30 s). */
   sendTimeoutMs?: number;
 }
 
 const MAX_RESUMES = 3;
+/**
+ * Our notifications and responses (the core's answers to server requests) go out through at most this many
+ * exchanges at once: each is a POST, and a server that sent 3,000 pings in one stream had 3,000 POSTs opened
+ * at once (436 sockets open together while it took 50 ms over each).
+ */
+const MAX_SENDS_IN_FLIGHT = 4;
+/** Queued sends past which the stream that causes them is no longer read until the queue drains. */
+const OUTBOX_HOLD = 64;
+const MAX_FAILURE_LOGS = 5;
 const MAX_RETRY_DELAY_MS = 5000;
 const MAX_ERROR_BODY = 64 * 1024;
 /** setTimeout's largest delay: a request's own deadline is the caller's timeout (the core's). */
@@ -77,6 +92,11 @@ class HttpChannel implements McpChannel {
   private readonly live = new Set<AbortController>();
   private readonly byId = new Map<number, AbortController>();
   private readonly secrets: string[];
+  /** Notifications and responses waiting for one of the MAX_SENDS_IN_FLIGHT exchanges (in order). */
+  private readonly outbox: unknown[] = [];
+  private sending = 0;
+  private drainWaiters: (() => void)[] = [];
+  private failures = 0;
 
   constructor(
     private readonly o: HttpTransportOptions,
@@ -84,10 +104,7 @@ class HttpChannel implements McpChannel {
     private readonly auth: Record<string, string>,
   ) {
     // Every header value we add is treated as secret in messages (tokens, API keys).
-    this.secrets = Object.values(auth)
-      .flatMap((v) => [v, ...v.split(/\s+/)])
-      .filter((v) => v.length >= 6)
-      .sort((a, b) => b.length - a.length);
+    this.secrets = secretsOf(auth);
   }
 
   note(): string {
@@ -100,7 +117,38 @@ class HttpChannel implements McpChannel {
 
   send(msg: unknown): void {
     if (this.ended) return;
-    void this.post(msg);
+    if (isObj(msg) && typeof msg.method === 'string' && typeof msg.id === 'number') return void this.post(msg);
+    this.outbox.push(msg);
+    this.pump();
+  }
+
+  /** Start queued notifications and responses while fewer than MAX_SENDS_IN_FLIGHT are under way. */
+  private pump(): void {
+    while (!this.ended && this.sending < MAX_SENDS_IN_FLIGHT && this.outbox.length > 0) {
+      this.sending++;
+      void this.post(this.outbox.shift()).finally(() => {
+        this.sending--;
+        this.pump();
+      });
+    }
+    if (this.ended) this.outbox.length = 0;
+    if (this.outbox.length < OUTBOX_HOLD) for (const wake of this.drainWaiters.splice(0)) wake();
+  }
+
+  /**
+   * Resolves once the outbox is below OUTBOX_HOLD (or `signal` aborts): a stream reader waits here, so a
+   * server that keeps sending requests is slowed by TCP back-pressure instead of growing our queue.
+   */
+  private drained(signal: AbortSignal): Promise<void> {
+    if (this.outbox.length < OUTBOX_HOLD || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wake = () => {
+        signal.removeEventListener('abort', wake);
+        resolve();
+      };
+      this.drainWaiters.push(wake);
+      signal.addEventListener('abort', wake, { once: true });
+    });
   }
 
   abandon(id: number): void {
@@ -110,11 +158,13 @@ class HttpChannel implements McpChannel {
   async kill(): Promise<void> {
     this.ended = true;
     for (const c of this.live) c.abort();
+    this.pump();
   }
 
   async close(graceMs: number): Promise<void> {
     this.ended = true;
     for (const c of this.live) c.abort();
+    this.pump();
     if (this.sessionId === undefined) return;
     try {
       const res = await this.o.request(this.o.url, { method: 'DELETE', headers: this.headers({}), timeoutMs: Math.max(1, graceMs), dropOnCrossOrigin: this.ownHeaderNames });
@@ -138,14 +188,13 @@ class HttpChannel implements McpChannel {
   }
 
   private redact(s: string): string {
-    let out = s;
-    for (const v of this.secrets) out = out.split(v).join('[REDACTED]');
-    return out;
+    return redactText(s, this.secrets);
   }
 
   private fail(id: number | undefined, err: McpError, what: string): void {
     if (id !== undefined) this.hooks.onRequestFailed(id, err);
-    else this.o.logger.warn('mcp message delivery failed', { server: this.o.label, message: what, error: err.message });
+    else if (++this.failures <= MAX_FAILURE_LOGS) this.o.logger.warn('mcp message delivery failed', { server: this.o.label, message: what, error: err.message });
+    else if (this.failures === MAX_FAILURE_LOGS + 1) this.o.logger.warn('mcp message deliveries keep failing; no longer logging them', { server: this.o.label });
   }
 
   private async post(msg: unknown): Promise<void> {
@@ -157,21 +206,28 @@ class HttpChannel implements McpChannel {
     this.live.add(ctl);
     if (id !== undefined) this.byId.set(id, ctl);
     const sentSession = this.sessionId;
+    // A notification or a response has no caller waiting with a timeout of its own: its whole exchange, an error
+    // body that never ends included, is bounded here, or each one would hold a connection for good.
+    const sendTimeoutMs = this.o.sendTimeoutMs ?? 30_000;
+    let timedOut = false;
+    const deadline = id === undefined ? setTimeout(() => ((timedOut = true), ctl.abort()), timerDelay(sendTimeoutMs)) : undefined;
     try {
       const res = await this.o.request(this.o.url, {
         method: 'POST',
         headers: this.headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' }),
         body: JSON.stringify(msg),
         signal: ctl.signal,
-        timeoutMs: id === undefined ? (this.o.sendTimeoutMs ?? 30_000) : NO_DEADLINE,
+        timeoutMs: id === undefined ? sendTimeoutMs : NO_DEADLINE,
         dropOnCrossOrigin: this.ownHeaderNames,
       });
       if (isInit && res.headers['mcp-session-id']) this.sessionId = res.headers['mcp-session-id'];
       await this.onResponse(res, id, what, sentSession, ctl.signal);
     } catch (e) {
+      if (timedOut) return this.fail(id, new McpError('unreachable', `MCP server ${this.o.label} did not finish answering ${what} within ${sendTimeoutMs} ms`), what);
       if (ctl.signal.aborted) return; // abandoned (timeout, abort) or closed: the core already answered
       this.fail(id, this.toMcpError(e, what), what);
     } finally {
+      clearTimeout(deadline);
       this.live.delete(ctl);
       if (id !== undefined && this.byId.get(id) === ctl) this.byId.delete(id);
     }
@@ -235,9 +291,20 @@ class HttpChannel implements McpChannel {
             if (ev.event !== 'message' || ev.data === '') continue;
             this.deliver(ev.data, what);
           }
+          // The response is in: the stream is done for us, whether or not the server closes it (it SHOULD,
+          // MCP "Sending Messages to the Server"), or each such request would keep its connection for good.
+          if (id === undefined || !this.hooks.isPending(id)) {
+            res.body.destroy();
+            return;
+          }
+          await this.drained(signal);
         }
       } catch (e) {
         if (signal.aborted) throw e;
+        if (e instanceof McpError) {
+          res.body.destroy();
+          throw e;
+        }
         if (/over \d+ bytes/.test(String((e as Error)?.message))) {
           res.body.destroy();
           throw new McpError('protocol', `MCP server ${this.o.label} sent ${(e as Error).message} while answering ${what}`);
@@ -265,16 +332,13 @@ class HttpChannel implements McpChannel {
     }
   }
 
+  /** One message of the exchange of `what`; one nested too deep fails that exchange (McpError 'protocol'). */
   private deliver(text: string, what: string): void {
-    let msg: unknown;
-    try {
-      msg = JSON.parse(text);
-    } catch {
-      // The first few are logged, as the stdio channel's garbage lines: a server must not fill the log with them.
-      if (++this.garbage <= 5) this.o.logger.warn('mcp server sent a body that is not JSON (ignored)', { server: this.o.label, request: what, body: clip(this.redact(text), 200) });
-      return;
-    }
-    this.hooks.onMessage(msg);
+    const r = parseInbound(text);
+    if (r.ok) return this.hooks.onMessage(redactValue(r.value, this.secrets));
+    if (r.why === 'too-deep') throw new McpError('protocol', `MCP server ${this.o.label} answered ${what} with a message nested deeper than ${MAX_MESSAGE_DEPTH} levels`);
+    // The first few are logged, as the stdio channel's garbage lines: a server must not fill the log with them.
+    if (++this.garbage <= 5) this.o.logger.warn('mcp server sent a body that is not JSON (ignored)', { server: this.o.label, request: what, body: clip(this.redact(text), 200) });
   }
 
   private toMcpError(e: unknown, what: string): McpError {

@@ -2,8 +2,11 @@
 // The process is started through an INJECTED spawn function so the runtime can run the server
 // inside its sandbox (node-spawn.ts has the plain node:child_process adapter).
 // - Lines on stdout that are not JSON (a chatty server printing banners) or not UTF-8 are logged
-//   (the first few per server) and ignored. A frame over maxFrameBytes is a protocol violation:
-//   we cannot tell which request it answered, so the session ends (the core stops the server).
+//   (the first few per server) and ignored. A frame over maxFrameBytes, or nested deeper than
+//   inbound.ts allows, is a protocol violation: we cannot tell which request it answered, so the
+//   session ends (the core stops the server).
+// - Back-pressure: while the server does not read its stdin, we do not read its stdout (what it sends
+//   makes us write: answers to its requests), so neither side buffers without bound.
 // - Server stderr: the last stderrTailBytes characters are kept and appended to error messages
 //   about that server; each line is also logged at debug.
 // - An unexpected exit ends the session; the core then kills the process group too (children the
@@ -13,6 +16,7 @@ import type { Logger } from '../../kernel/ports.ts';
 import { NdjsonDecoder, encodeFrame } from '../../protocol/framing.ts';
 import type { McpChannel, McpChannelHooks, McpTransport } from './channel.ts';
 import { McpError } from './errors.ts';
+import { MAX_MESSAGE_DEPTH, parseInbound } from './inbound.ts';
 import { timerDelay } from '../../protocol/delay.ts';
 
 export interface McpProcess {
@@ -76,6 +80,7 @@ class StdioChannel implements McpChannel {
   private stderrTail = '';
   private garbage = 0;
   private ended = false;
+  private held = false;
   private stdoutEnded!: Promise<void>;
 
   constructor(
@@ -148,10 +153,25 @@ class StdioChannel implements McpChannel {
   send(msg: unknown): void {
     if (this.ended) return;
     try {
-      this.proc.stdin.write(encodeFrame(msg));
+      if (!this.proc.stdin.write(encodeFrame(msg))) this.hold();
     } catch (err) {
       this.o.logger.debug('mcp server write failed', { server: this.o.label, error: String((err as Error)?.message ?? err) });
     }
+  }
+
+  /**
+   * The server does not read what we write (its stdin pipe is full): stop reading its stdout until it does. Each
+   * request it sends makes us write an answer, so a server that floods requests without reading grew our stdin
+   * buffer without bound (35 MB after 200,000 requests); paused, it blocks on its own full stdout pipe instead.
+   */
+  private hold(): void {
+    if (this.held) return;
+    this.held = true;
+    this.proc.stdout.pause();
+    this.proc.stdin.once('drain', () => {
+      this.held = false;
+      if (!this.ended) this.proc.stdout.resume();
+    });
   }
 
   abandon(): void {
@@ -201,24 +221,25 @@ class StdioChannel implements McpChannel {
 
   private onFrameEvent(ev: ReturnType<NdjsonDecoder['push']>[number]): void {
     if (ev.type === 'oversize') {
-      const err = new McpError('protocol', `MCP server ${this.o.label} sent a message of ${ev.bytes} bytes, over the ${ev.limit}-byte frame limit; the server was stopped and will be restarted on next use`);
       this.o.logger.warn('mcp server frame over limit', { server: this.o.label, bytes: ev.bytes, limit: ev.limit });
-      this.ended = true;
-      this.hooks.onClosed(() => err);
+      this.breakSession(`a message of ${ev.bytes} bytes, over the ${ev.limit}-byte frame limit`);
       return;
     }
     if (ev.type === 'encoding') {
       this.noteGarbage('a line that is not valid UTF-8');
       return;
     }
-    let msg: unknown;
-    try {
-      msg = JSON.parse(ev.text);
-    } catch {
-      this.noteGarbage(clip(ev.text));
-      return;
-    }
-    this.hooks.onMessage(msg);
+    const r = parseInbound(ev.text);
+    if (r.ok) this.hooks.onMessage(r.value);
+    else if (r.why === 'not-json') this.noteGarbage(clip(ev.text));
+    else this.breakSession(`a message nested deeper than ${MAX_MESSAGE_DEPTH} levels`);
+  }
+
+  /** A message we will not read: we cannot tell which request it answered, so the session ends. */
+  private breakSession(what: string): void {
+    const err = new McpError('protocol', `MCP server ${this.o.label} sent ${what}; the server was stopped and will be restarted on next use`);
+    this.ended = true;
+    this.hooks.onClosed(() => err);
   }
 
   private noteGarbage(what: string): void {

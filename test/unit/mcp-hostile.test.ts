@@ -1,0 +1,293 @@
+// A hostile or broken MCP server against the client: what it sends is data, never a crash, a leaked
+// secret, a held connection or an unbounded buffer on our side. Servers written with node:http (Streamable
+// HTTP) or `node -e` (stdio) for the attacks a real server would not make.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { McpClient, type McpSpawn } from '../../src/tools/mcp/client.ts';
+import { httpTransport } from '../../src/tools/mcp/http-channel.ts';
+import { nodeMcpSpawn } from '../../src/tools/mcp/node-spawn.ts';
+import { guardedRequest } from '../../src/net/guarded-fetch.ts';
+import { McpPool, createMcpToolImpl } from '../../src/tools/mcp/backend.ts';
+import type { ToolRunContext } from '../../src/tools/types.ts';
+import { captureLogger, NODE, rejection } from '../fixtures/mcp/helpers.ts';
+
+const test = suite('mcp hostile server');
+const TOKEN = 'sk-live-4f9a1c2e7b3d';
+const INIT_RESULT = { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'hostile' } };
+
+/** An HTTP MCP server: initialize and DELETE answered here, the rest by `handler`. Counts open sockets. */
+async function httpServer(handler: (req: IncomingMessage, body: any, res: ServerResponse) => void, o: { maxFrameBytes?: number; sendTimeoutMs?: number } = {}) {
+  const sockets = new Set<Socket>();
+  const s = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
+      if (req.method === 'DELETE') return void res.writeHead(200).end();
+      if (body?.method === 'initialize') {
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's-1' });
+        return void res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: INIT_RESULT }));
+      }
+      handler(req, body, res);
+    });
+  });
+  let peak = 0;
+  s.on('connection', (sock: Socket) => {
+    sockets.add(sock);
+    peak = Math.max(peak, sockets.size);
+    sock.on('close', () => sockets.delete(sock));
+  });
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}/mcp`;
+  const logger = captureLogger();
+  const request = (u: string, init: any) => guardedRequest(u, init, { mode: 'allow-all' }, { checkAddress: () => null });
+  const transport = httpTransport({ url, label: url, request, logger, maxFrameBytes: o.maxFrameBytes ?? 1 << 20, headers: () => ({ authorization: `Bearer ${TOKEN}` }), sendTimeoutMs: o.sendTimeoutMs ?? 500 });
+  const client = new McpClient({ transport, label: url, clientVersion: '1', logger, startTimeoutMs: 5000 });
+  return {
+    client,
+    logger,
+    sockets,
+    peak: () => peak,
+    close: async () => {
+      await client.close();
+      s.closeAllConnections();
+      await new Promise((r) => s.close(r));
+    },
+  };
+}
+
+/** A stdio MCP server from a script: `handle(msg, send, rl)` answers what initialize does not. */
+function stdioClient(handle: string, o: { env?: Record<string, string>; spawn?: McpSpawn } = {}) {
+  const script = `
+    const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+    const handle = ${handle};
+    const rl = require('node:readline').createInterface({ input: process.stdin });
+    rl.on('line', (l) => {
+      const m = JSON.parse(l);
+      if (m.method === 'initialize') return send({ jsonrpc: '2.0', id: m.id, result: ${JSON.stringify(INIT_RESULT)} });
+      handle(m, send, rl);
+    });`;
+  const logger = captureLogger();
+  const client = new McpClient({ command: NODE, args: ['-e', script], env: o.env ?? {}, spawn: o.spawn ?? nodeMcpSpawn, label: 'hostile-stdio', clientVersion: '1', logger, startTimeoutMs: 5000, closeGraceMs: 200 });
+  return { client, logger };
+}
+
+const result = (id: unknown, text: string) => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } });
+
+const deep = (d: number) => '['.repeat(d) + ']'.repeat(d);
+
+test('stdio: a message nested 100,000 levels deep ends the session with a protocol error, not the process', async () => {
+  // Before: RangeError (Maximum call stack size exceeded) thrown from the stdout 'data' handler: the runtime died.
+  const { client } = stdioClient(`(m, send) => {
+    if (m.method !== 'tools/call') return;
+    if (m.params.name === 'ok') return send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'fine' }] } });
+    process.stdout.write('{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":' + '['.repeat(1e5) + ']'.repeat(1e5) + '}}\\n');
+    send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'after' }] } });
+  }`);
+  try {
+    const e = await rejection(client.callTool('deep', {}, { timeoutMs: 5000 }));
+    assert.is(e.code, 'protocol', e.message);
+    assert.match(e.message, /nested deeper than 128 levels/);
+    // The next call starts a new server.
+    assert.equal((await client.callTool('ok', {}, { timeoutMs: 5000 })).content, [{ type: 'text', text: 'fine' }]);
+    assert.is(client.generation, 2);
+  } finally {
+    await client.close();
+  }
+});
+
+test('http: a result or a notification nested too deep fails that request (protocol); the session goes on', async () => {
+  // Before: the result reached the caller, and JSON.stringify of it (toToolResult, the router) threw RangeError.
+  const f = await httpServer((_req, body, res) => {
+    if (!('id' in body)) return void res.writeHead(202).end();
+    const name = body.params?.name;
+    if (name === 'json') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(`{"jsonrpc":"2.0","id":${body.id},"result":{"content":[],"structuredContent":${deep(50_000)}}}`);
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    if (name === 'sse') res.write(`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":${deep(50_000)}}}\n\n`);
+    res.end(`data: ${JSON.stringify(result(body.id, 'fine'))}\n\n`);
+  });
+  try {
+    for (const name of ['json', 'sse']) {
+      const e = await rejection(f.client.callTool(name, {}));
+      assert.is(e.code, 'protocol', e.message);
+      assert.match(e.message, /nested deeper than 128 levels/);
+    }
+    assert.equal((await f.client.callTool('ok', {})).content, [{ type: 'text', text: 'fine' }]);
+    assert.is(f.client.generation, 1);
+  } finally {
+    await f.close();
+  }
+});
+test('http: a server that echoes our bearer token in a JSON-RPC error, its data or a result: the token reaches no message, log or result', async () => {
+  // Before: the error message (500,119 characters) and error.data both carried the token.
+  const f = await httpServer((req, body, res) => {
+    if (!('id' in body)) return void res.writeHead(202).end();
+    const auth = String(req.headers.authorization);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    if (body.params?.name === 'echo') return void res.end(JSON.stringify(result(body.id, `you sent ${auth}`)));
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32000, message: `bad token ${auth} ${'x'.repeat(500_000)}`, data: { [auth]: [auth] } } }));
+  });
+  try {
+    const e = await rejection(f.client.callTool('fail', {}));
+    assert.is(e.code, 'rpc', e.message);
+    assert.match(e.message, /bad token \[REDACTED\] x+…$/, e.message.slice(0, 300));
+    assert.ok(e.message.length < 1200, `${e.message.length} characters`);
+    assert.equal(e.data, { '[REDACTED]': ['[REDACTED]'] });
+    const r = await f.client.callTool('echo', {});
+    assert.equal(r.content, [{ type: 'text', text: 'you sent [REDACTED]' }]);
+    assert.not.ok(JSON.stringify(f.logger.lines).includes(TOKEN));
+  } finally {
+    await f.close();
+  }
+});
+
+test('http: notifications answered 400 with a body that never ends hold no connection past the send timeout', async () => {
+  // Before: each notifications/cancelled (and initialized) kept its socket open for good: 6 of 6 still open.
+  const f = await httpServer((_req, body, res) => {
+    if (!('id' in body)) {
+      res.writeHead(400, { 'content-type': 'text/plain' });
+      return void res.write('no');
+    }
+    if (body.params?.name === 'ok') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result(body.id, 'ok')));
+  });
+  try {
+    assert.equal((await f.client.callTool('ok', {})).content, [{ type: 'text', text: 'ok' }]);
+    for (let i = 0; i < 5; i++) assert.is((await rejection(f.client.callTool('never', {}, { timeoutMs: 20 }))).code, 'timeout');
+    // sendTimeoutMs is 500 here; six notifications, four at a time: all done after two rounds.
+    await new Promise((r) => setTimeout(r, 1600));
+    assert.is(f.sockets.size, 0, `${f.sockets.size} sockets still open`);
+    assert.ok(f.logger.lines.some((l) => /did not finish answering notifications\/cancelled within 500 ms/.test(String(l.fields?.error))));
+  } finally {
+    await f.close();
+  }
+});
+
+test('stdio: a server that floods requests and never reads its stdin does not grow our write buffer', async () => {
+  // Before: 200,000 sampling/createMessage requests left 35 MB of our -32601 answers in the server's stdin buffer.
+  let stdin: { writableLength: number } | undefined;
+  const spawn: McpSpawn = async (b, a, e, c) => {
+    const p = await nodeMcpSpawn(b, a, e, c);
+    stdin = p.stdin;
+    return p;
+  };
+  const { client } = stdioClient(
+    `(m, send, rl) => {
+      if (m.method !== 'tools/call') return;
+      rl.close();
+      process.stdin.pause();
+      let s = '';
+      for (let i = 0; i < 2000; i++) s += JSON.stringify({ jsonrpc: '2.0', id: 'p' + i, method: 'sampling/createMessage', params: {} }) + '\\n';
+      let n = 0;
+      const go = () => (n++ < 100 ? process.stdout.write(s, go) : send({ jsonrpc: '2.0', id: m.id, result: { content: [] } }));
+      go();
+    }`,
+    { spawn },
+  );
+  try {
+    let peak = 0;
+    const sample = setInterval(() => (peak = Math.max(peak, stdin?.writableLength ?? 0)), 20);
+    const outcome = await client.callTool('flood', {}, { timeoutMs: 2500 }).then(
+      () => 'answered',
+      (e) => e.code,
+    );
+    clearInterval(sample);
+    peak = Math.max(peak, stdin?.writableLength ?? 0);
+    // A server that reads nothing cannot be answered: its call times out (and the server is stopped).
+    assert.is(outcome, 'timeout');
+    assert.ok(peak < 1 << 20, `${peak} bytes waiting in the server's stdin`);
+  } finally {
+    await client.close();
+  }
+});
+
+test('http: 3,000 server requests in one stream are answered through at most 4 POSTs at a time, all of them', async () => {
+  // Before: all 3,000 answers were POSTed at once (436 sockets open together); with a 500 ms send timeout none
+  // reached the server and 3,000 warn lines were logged.
+  let inFlight = 0;
+  let peak = 0;
+  let answers = 0;
+  const f = await httpServer((_req, body, res) => {
+    if (!('method' in body)) {
+      answers++;
+      peak = Math.max(peak, ++inFlight);
+      return void setTimeout(() => (inFlight--, res.writeHead(202).end()), 1);
+    }
+    if (!('id' in body)) return void res.writeHead(202).end();
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    let s = '';
+    for (let i = 0; i < 3000; i++) s += `data: {"jsonrpc":"2.0","id":"p${i}","method":"${i % 2 ? 'ping' : 'roots/list'}"}\n\n`;
+    res.end(`${s}data: ${JSON.stringify(result(body.id, 'ok'))}\n\n`);
+  });
+  try {
+    assert.equal((await f.client.callTool('t', {})).content, [{ type: 'text', text: 'ok' }]);
+    for (let i = 0; i < 200 && answers < 3000; i++) await new Promise((r) => setTimeout(r, 25));
+    assert.is(answers, 3000);
+    assert.ok(peak <= 4, `${peak} answers in flight at once`);
+    assert.ok(f.peak() <= 6, `${f.peak()} sockets open at once`);
+    assert.ok(f.logger.lines.filter((l) => l.level === 'warn').length <= 6);
+  } finally {
+    await f.close();
+  }
+});
+
+test('what a server chooses (serverInfo, how many tools and their names) stays bounded in logs and in the not-found result', async () => {
+  // Before: a 2,000,160-byte 'mcp server ready' line, 20,000 warn lines for 20,000 malformed tools, and a
+  // not-found tool result of 1,268,961 characters listing every name (line breaks included).
+  const s = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
+      if (req.method === 'DELETE' || !('id' in body)) return void res.writeHead(202).end();
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's' });
+      if (body.method === 'initialize') return void res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { ...INIT_RESULT, serverInfo: { name: 'n'.repeat(2_000_000), version: '1' } } }));
+      const tools: unknown[] = [];
+      for (let i = 0; i < 20_000; i++) tools.push({ name: `tool_${i}_${'z'.repeat(50)}\n` }, { name: 42 });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { tools } }));
+    });
+  });
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}/mcp`;
+  const logger = captureLogger();
+  const request = (u: string, init: any) => guardedRequest(u, init, { mode: 'allow-all' }, { checkAddress: () => null });
+  const pool = new McpPool({ clientVersion: '1', logger, http: () => ({ request }), maxFrameBytes: 16 << 20 });
+  try {
+    const impl = createMcpToolImpl({ uri: url }, { pool, toolName: 'missing' });
+    const r = await impl.run({}, { signal: new AbortController().signal } as unknown as ToolRunContext);
+    const text = (r.content[0] as { text: string }).text;
+    assert.ok(r.isError);
+    assert.ok(text.length < 2000, `${text.length} characters`);
+    assert.match(text, /has no tool "missing" \(it offers: "tool_0_z+\\n", "tool_1_z+\\n", .* and 19980 more\)$/);
+    const lines = logger.lines.map((l) => JSON.stringify(l).length);
+    assert.ok(lines.length <= 3, `${lines.length} log lines`);
+    assert.ok(Math.max(...lines) < 2000, `a log line of ${Math.max(...lines)} bytes`);
+    assert.ok(logger.lines.some((l) => l.msg === 'mcp server listed malformed tools (skipped)' && l.fields?.count === 20_000));
+  } finally {
+    await pool.closeAll();
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
+});
+
+test('http: an event stream the server keeps open after its response holds no connection', async () => {
+  // Before: the stream was read until the server ended it: each call left one socket open for good (5 of 5).
+  const f = await httpServer((_req, body, res) => {
+    if (!('id' in body)) return void res.writeHead(202).end();
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(`data: ${JSON.stringify(result(body.id, 'ok'))}\n\n: still here\n\n`);
+  });
+  try {
+    for (let i = 0; i < 5; i++) assert.equal((await f.client.callTool('t', {})).content, [{ type: 'text', text: 'ok' }]);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.is(f.sockets.size, 0, `${f.sockets.size} sockets still open`);
+  } finally {
+    await f.close();
+  }
+});
+
+test.run();
