@@ -5,6 +5,7 @@ import { BUILTINS } from '../tools/builtins/index.ts';
 import { SandboxViolation } from '../tools/types.ts';
 import { sandboxedFetch } from '../runtime/net-fetch.ts';
 import type { WorkerReply, WorkerRequest } from '../tools/builtins/impl.ts';
+import { encodeWorkerReply } from '../tools/builtins/worker-reply.ts';
 import type { CliEnv } from './env.ts';
 
 function readAll(env: CliEnv): Promise<string> {
@@ -17,8 +18,9 @@ function readAll(env: CliEnv): Promise<string> {
 
 export async function builtinWorkerCommand(env: CliEnv): Promise<number> {
   let reply: WorkerReply;
+  let req: WorkerRequest | undefined;
   try {
-    const req = JSON.parse(await readAll(env)) as WorkerRequest;
+    req = JSON.parse(await readAll(env)) as WorkerRequest;
     const def = BUILTINS[req.name];
     if (!def || def.isShell) throw new Error(`no worker builtin named ${req.name}`);
     const result = await def.run(req.args, {
@@ -33,6 +35,6 @@ export async function builtinWorkerCommand(env: CliEnv): Promise<number> {
   } catch (e) {
     reply = e instanceof SandboxViolation ? { violation: { rule: e.rule, detail: e.detail } } : { error: e instanceof Error ? e.message : String(e) };
   }
-  env.stdout.write(JSON.stringify(reply));
+  env.stdout.write(encodeWorkerReply(reply, req?.sandbox));
   return 0;
 }

@@ -17,6 +17,10 @@
 //          U+202A–U+202E  LRE, RLE, PDF, LRO, RLO
 //          U+2066–U+2069  LRI, RLI, FSI, PDI
 //          U+FEFF         zero width no-break space / BOM
+//          U+061C         ALM, the Arabic letter mark (the third implicit bidi mark beside LRM, RLM)
+//          U+E0000–U+E007F  the tag characters: an invisible copy of ASCII that a model reads as text
+//                         ("ASCII smuggling": instructions no reviewer sees); no text needs them but
+//                         emoji subdivision flags, which an argument can spell without hiding
 //        Nothing else: ordinary whitespace (tabs, newlines, NBSP, ideographic space) is allowed.
 //   [input_validation.walk_limit]  when any string check is on and the arguments exceed the walk
 //        bounds of walk.ts (nesting depth 128, 1,000,000 values): they cannot be checked, so fail.
@@ -78,7 +82,7 @@ export function hasLoneSurrogate(s: string): boolean {
 }
 
 /** The invisible / bidi control characters of whitespace_analysis (see header). */
-export const INVISIBLE_CHARS = /[\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/;
+export const INVISIBLE_CHARS = /[\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF\u061C\u{E0000}-\u{E007F}]/u;
 
 export function validateInput(args: unknown, cfg: InputValidationConfig): InputViolation | undefined {
   if (!cfg) return undefined;

@@ -16,7 +16,8 @@
 //                          /dev/null, wherever a bind would show them, whatever the mode; a bind *inside*
 //                          one of them is refused (docs/security.md)
 //   denied_paths         : a directory is covered by a read-only empty tmpfs, a file by /dev/null
-//   network deny         : `--unshare-net` (a fresh namespace with only loopback)
+//   network deny         : `--unshare-net` (a fresh namespace with only loopback), and every unix socket
+//                          bound to a path that a bind would show covered by /dev/null (unix-sockets.ts)
 // Always: `--unshare-pid --die-with-parent` (a setsid() escape dies with the namespace; the sandbox
 // dies with us), ipc/uts/cgroup namespaces, a fresh /proc and a minimal /dev. As root, bubblewrap
 // keeps every capability unless told otherwise (measured: CapEff full), so we drop them all.
@@ -28,6 +29,7 @@ import type { PrivatePaths } from './host.ts';
 import type { IsolationPlan } from './levels.ts';
 import { within } from './paths.ts';
 import { deniedPaths, fsMode, mountPaths } from './spec-view.ts';
+import { boundSocketPaths } from './unix-sockets.ts';
 
 const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 
@@ -60,6 +62,8 @@ export interface BwrapInput {
   readOnly: [string, string][];
   /** Mask /sys/fs/cgroup so a tool cannot move itself out of its run cgroup. */
   maskCgroupFs: boolean;
+  /** The host's path-bound unix sockets (default: unix-sockets.ts), covered under network deny. */
+  sockets?: () => Promise<string[]>;
 }
 
 async function kind(p: string): Promise<'dir' | 'file' | 'link' | undefined> {
@@ -147,6 +151,29 @@ async function hidePrivate(priv: PrivatePaths, binds: Bind[]): Promise<string[]>
   return out;
 }
 
+/**
+ * A path-bound unix socket crosses the network namespace (unix-sockets.ts): each one a bind shows is
+ * covered by /dev/null where the tool would see it. Sockets under a place that is covered anyway (the
+ * work dir's tmpfs, the runtime's own dirs, denied_paths, the fresh /dev and /proc) are left alone: the
+ * mount point would not exist there.
+ */
+async function hideSockets(sockets: string[], binds: Bind[], covered: string[]): Promise<string[]> {
+  const real = async (p: string) => realpath(resolve(p)).catch(() => resolve(p));
+  const skip = ['/dev', '/proc', ...(await Promise.all(covered.map(real)))];
+  const out: string[] = [];
+  const masked = new Set<string>();
+  for (const sock of sockets) {
+    for (const b of binds) {
+      if (!within(sock, b.src)) continue;
+      const at = through(b, sock);
+      if (masked.has(at) || skip.some((d) => within(at, d))) continue;
+      masked.add(at);
+      out.push('--ro-bind', '/dev/null', at);
+    }
+  }
+  return out;
+}
+
 export async function bwrapArgs(i: BwrapInput): Promise<string[]> {
   const a = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
   if (i.plan.network === 'deny') a.push('--unshare-net');
@@ -194,6 +221,7 @@ export async function bwrapArgs(i: BwrapInput): Promise<string[]> {
     if ((await stat(real)).isDirectory()) a.push('--tmpfs', real, '--remount-ro', real);
     else a.push('--ro-bind', '/dev/null', real);
   }
+  if (i.plan.network === 'deny') a.push(...(await hideSockets(await (i.sockets ?? boundSocketPaths)(), binds, [i.workdir, ...(i.plan.hide?.dirs ?? []), ...deniedPaths(i.spec)])));
   if (i.maskCgroupFs && (fm === 'full' || fm === 'read-only') && (await kind('/sys/fs/cgroup')) === 'dir') a.push('--tmpfs', '/sys/fs/cgroup');
   a.push('--chdir', i.cwd);
   return a;

@@ -69,14 +69,17 @@ function probeEnviron(): HostCapabilities['environ'] {
   }
 }
 
-const STD_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
+/** Searched after PATH by whichSync, so the shell builtin's check (shell-interpreter.ts) looks there too. */
+export const STD_DIRS: readonly string[] = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
 
 /**
  * `which(1)`, with access(2) called directly: a PATH walk is a few syscalls, cheaper than thread-pool round trips.
  * `pathVar` is the caller's PATH (the host's environment); the standard directories are searched after it.
  */
 export function whichSync(name: string, pathVar = ''): string | undefined {
-  for (const dir of [...pathVar.split(delimiter).filter(Boolean), ...STD_DIRS]) {
+  // Only absolute PATH entries: a relative one would be found from the runtime's cwd here but run from the
+  // tool's working directory by the child.
+  for (const dir of [...pathVar.split(delimiter).filter((d) => d.startsWith('/')), ...STD_DIRS]) {
     const p = join(dir, name);
     try {
       accessSync(p, constants.X_OK);

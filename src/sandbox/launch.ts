@@ -76,9 +76,12 @@ const AWAIT_RECORD = 'read -r _go <&3 || exit 125; exec 3<&-; exec "$@"';
 
 // The binary lookup is synchronous: a few access(2) calls (microseconds), while fs/promises sends every
 // one through the libuv thread pool and back. Run directories: run-dirs.ts.
-function resolveBin(bin: string, pathVar: string): string | undefined {
+// A relative `bin` (`./x`, `sub/x`) is found from the tool's working directory, as execvp in the child
+// would and as the shell builtin's restricted-mode check (shell-interpreter.ts) judges it — never from
+// the runtime's own cwd, where a different file of the same name would run unjudged.
+function resolveBin(bin: string, pathVar: string, cwd: string | undefined): string | undefined {
   if (!bin.includes('/')) return whichSync(bin, pathVar);
-  const abs = resolve(bin);
+  const abs = cwd ? resolve(cwd, bin) : resolve(bin);
   try {
     accessSync(abs, constants.X_OK);
     return abs;
@@ -142,7 +145,7 @@ export async function launch(o: LaunchOptions): Promise<Launched | { notFound: s
   if (!r.ok) throw new ClawError('sandbox-unavailable', r.message);
   const plan = r.plan;
   const pathVar = o.env.PATH ?? DEFAULT_PATH;
-  const bin = resolveBin(o.bin, pathVar);
+  const bin = resolveBin(o.bin, pathVar, o.cwd);
   if (!bin) return { notFound: o.bin };
 
   const undo: (() => Promise<unknown>)[] = [];

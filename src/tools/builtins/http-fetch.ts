@@ -1,10 +1,12 @@
 // `http-fetch`: { url: string, method?: string, headers?: {[k]: string}, body?: string,
 // max_bytes?: integer } → status line and body. Network rules of the sandbox apply (spec §5.8):
-// mode, allowed_hosts, SSRF protection with DNS pinning and per-redirect re-checks (src/net).
+// mode, allowed_hosts, SSRF protection with DNS pinning and per-redirect re-checks (src/net). The body is
+// held up to `max_bytes`, at most the sandbox's max_output_bytes (byte-cap.ts).
 import { SandboxViolation, type ToolResult } from '../types.ts';
 import { netMode } from '../../sandbox/spec-view.ts';
 import type { SandboxSpec } from '../../manifest/schema/index.ts';
 import type { BuiltinDef } from './def.ts';
+import { readCap } from './byte-cap.ts';
 
 type Network = NonNullable<NonNullable<SandboxSpec['capabilities']>['network']>;
 
@@ -51,7 +53,7 @@ export const httpFetch: BuiltinDef = {
         method: typeof args.method === 'string' ? args.method : 'GET',
         headers: (args.headers as Record<string, string>) ?? undefined,
         body: typeof args.body === 'string' ? args.body : undefined,
-        maxBytes: typeof args.max_bytes === 'number' ? args.max_bytes : DEFAULT_MAX,
+        maxBytes: readCap(args.max_bytes, ctx.sandbox, DEFAULT_MAX),
         timeoutMs: ctx.timeoutMs,
         signal: ctx.signal,
       },

@@ -9,6 +9,7 @@ import type { BuiltinContext, BuiltinDef } from './def.ts';
 import type { NetworkFetch } from './http-fetch.ts';
 import type { MqttToolPort } from './mqtt-port.ts';
 import type { A2aPeerPort } from './a2a-port.ts';
+import { decodeWorkerReply, outputCap, workerStdoutCap } from './worker-reply.ts';
 
 export interface WorkerCommand {
   /** The runtime binary and the bundle, e.g. [process.execPath, "/opt/claw/claw.mjs"]. */
@@ -52,6 +53,8 @@ export function workerProcessSandbox(sb: SandboxSpec): SandboxSpec {
   // The SSRF guard, like the allowlist, is the worker's own: nothing for the process layer to refuse.
   return { ...sb, capabilities: { ...sb.capabilities, network: { ...net, mode: 'allow-all', ssrf_protection: { ...net.ssrf_protection, enabled: false } } } };
 }
+
+const withOutputCap = (sb: SandboxSpec, max: number): SandboxSpec => ({ ...sb, resource_limits: { ...sb.resource_limits, max_output_bytes: max } });
 
 /** A builtin that runs in a worker child under this sandbox. */
 export const runsInWorker = (def: Pick<BuiltinDef, 'touchesOs' | 'isShell'>, sb: SandboxSpec) => def.touchesOs && !def.isShell && sb.level === 'process';
@@ -110,7 +113,8 @@ async function runInWorker(def: BuiltinDef, deps: BuiltinDeps, w: WorkerCommand,
     bin: w.argv0,
     argv: [...w.args, '__builtin'],
     stdin: JSON.stringify(request),
-    sandbox: workerProcessSandbox(ctx.sandbox),
+    // The reply is read with the bound worker-reply.ts gives it, not cut at the result's own cap.
+    sandbox: withOutputCap(workerProcessSandbox(ctx.sandbox), workerStdoutCap(outputCap(ctx.sandbox))),
     timeoutMs: ctx.timeoutMs,
     signal: ctx.signal,
     cwd,
@@ -119,7 +123,7 @@ async function runInWorker(def: BuiltinDef, deps: BuiltinDeps, w: WorkerCommand,
   if (out.timedOut || out.aborted) throw new Error(`${def.name} worker stopped (${out.timedOut ? 'timeout' : 'aborted'})`);
   let reply: WorkerReply;
   try {
-    reply = JSON.parse(out.stdout) as WorkerReply;
+    reply = decodeWorkerReply(out.stdout);
   } catch {
     throw new Error(`${def.name} worker failed (exit ${out.exitCode ?? out.signal}): ${out.stderr.slice(-500) || 'no output'}`);
   }

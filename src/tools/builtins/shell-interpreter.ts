@@ -12,6 +12,7 @@
 // one program by construction; this only keeps restricted mode from being `full` under another spelling.
 import { openSync, readSync, closeSync, realpathSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
+import { STD_DIRS } from '../../sandbox/host.ts';
 
 const SHELLS = 'sh bash dash zsh ksh mksh pdksh oksh loksh ash yash csh tcsh fish rc es elvish nu xonsh pwsh powershell busybox toybox';
 const INTERPRETERS =
@@ -42,7 +43,8 @@ export interface ProgramIo {
 }
 
 export const nodeProgramIo = (env: NodeJS.ProcessEnv = process.env): ProgramIo => ({
-  pathDirs: (env.PATH || '/usr/local/bin:/usr/bin:/bin').split(':').filter((d) => d.startsWith('/')),
+  // The directories the launcher's lookup (whichSync) searches, in its order: PATH, then the standard ones.
+  pathDirs: [...(env.PATH || '/usr/local/bin:/usr/bin:/bin').split(':').filter((d) => d.startsWith('/')), ...STD_DIRS],
   realpath(p) {
     try {
       return statSync(p).isFile() ? realpathSync(p) : undefined;
