@@ -129,9 +129,10 @@ test('every lifecycle.transition event names the agent it concerns (spec §8 Lif
     assertResult(await c.request('claw.shutdown', {}, 'sd'), 'sd', { drained: true });
     const base = initParams().manifest as any;
     await initialize(c, { manifest: { ...base, metadata: { name: 'second-bot' } } });
-    const events = stderrRecords(c.stderr())
-      .filter((r) => r.msg === 'lifecycle.transition')
-      .map((r) => `${r.from}→${r.to} ${r.agent}`);
+    // The log is stderr, the reply stdout: two pipes, so the last lines can arrive after the reply.
+    const transitions = () => stderrRecords(c.stderr()).filter((r) => r.msg === 'lifecycle.transition');
+    for (let i = 0; i < 100 && transitions().length < 6; i++) await new Promise((r) => setTimeout(r, 20));
+    const events = transitions().map((r) => `${r.from}→${r.to} ${r.agent}`);
     assert.equal(events, [
       'INIT→STARTING test-bot',
       'STARTING→READY test-bot',
