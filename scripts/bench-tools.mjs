@@ -323,8 +323,9 @@ function replayChain(probe, scratchDir) {
   const tail = ['/bin/sh', '-c', PROBE_SCRIPT];
   const at = argv.findIndex((a, i) => tail.every((t, j) => argv[i + j] === t));
   if (at <= 0) return undefined; // the tool itself was the top process: no wrapper to replay
-  const runDir = /\/claw-run-\d+-[^/]+/;
-  let out = [...argv.slice(0, at).map((a) => (runDir.test(a) ? a.replace(/^.*\/claw-run-\d+-[^/]+/, scratchDir) : a)), '/bin/true'];
+  // The run dir, and the private parent holding it (run-dirs.ts), both stand for the scratch directory.
+  const runDir = /^.*\/claw-private-\d+-[^/]+(?:\/run-[^/]+)?/;
+  let out = [...argv.slice(0, at).map((a) => a.replace(runDir, scratchDir)), '/bin/true'];
   if (probe.cgroupDir) out = ['/bin/sh', '-c', 'exec "$@"', 'claw-enter-cgroup', ...out];
   return out;
 }
@@ -342,7 +343,7 @@ function describeSandbox(v, probe, notes) {
     if (bw.includes('--unshare-net')) flags.push('--unshare-net');
     const i = bw.findIndex((a) => a === '--bind' || a === '--ro-bind');
     if (i >= 0 && bw[i + 1] === '/') flags.push(`${bw[i]} / /`);
-    if (bw.some((a, j) => a === '--tmpfs' && /\/claw-run-/.test(bw[j + 1] ?? ''))) flags.push('--tmpfs <private dir>');
+    if (bw.some((a, j) => a === '--tmpfs' && /\/claw-private-/.test(bw[j + 1] ?? ''))) flags.push('--tmpfs <private dir>');
     if (bw.some((a, j) => a === '--tmpfs' && bw[j + 1] === '/sys/fs/cgroup')) flags.push('--tmpfs /sys/fs/cgroup');
     parts.push(`bwrap ${flags.join(' ')}`.trim());
   }

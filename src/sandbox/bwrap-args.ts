@@ -1,7 +1,7 @@
 // bubblewrap command line for one tool run (spec §5.8 capabilities.network / .filesystem).
 // Flags checked against bubblewrap 0.8 `--help`. Later mounts cover earlier ones, so the order is:
-// namespaces → root view → /dev, /proc → private dirs → mount_paths → secrets → runtime's own files
-// hidden → denied_paths masks.
+// namespaces → root view → /dev, /proc → mount_paths → other calls' private dirs hidden → this call's
+// private dir and secrets → runtime's own files hidden → denied_paths masks.
 //
 //   filesystem deny      : empty root; /usr, /bin, /sbin, /lib* read-only (what binaries need);
 //                          an empty tmpfs work dir. No /etc.
@@ -15,6 +15,10 @@
 //                          (HostCapabilities.private) are covered by an empty read-only tmpfs, a file by
 //                          /dev/null, wherever a bind would show them, whatever the mode; a bind *inside*
 //                          one of them is refused (docs/security.md)
+//   other calls          : every claw runtime's private-dir parent (run-dirs.ts) a bind would show is
+//                          covered by an empty tmpfs, read-only but for ours, into which this call's own
+//                          run dir and secrets dir are mounted again: the tool runs under our uid, so
+//                          modes alone would let it read a concurrent call's HOME or file-mount secret
 //   denied_paths         : a directory is covered by a read-only empty tmpfs, a file by /dev/null
 //   network deny         : `--unshare-net` (a fresh namespace with only loopback), and every unix socket
 //                          bound to a path that a bind would show covered by /dev/null (unix-sockets.ts)
@@ -58,6 +62,11 @@ export interface BwrapInput {
   workdir: string;
   cwd: string;
   secretDir?: string;
+  /**
+   * The private-dir parents in the tmp root (real paths): every claw runtime's, this process's first
+   * (`own`, where workdir and secretDir live). Covered wherever a bind shows them.
+   */
+  privateDirs?: { own?: string; all: string[] };
   /** Files that must be visible read-only (the tool binary, prlimit, caller's readOnlyBinds): [src, dest]. */
   readOnly: [string, string][];
   /** Mask /sys/fs/cgroup so a tool cannot move itself out of its run cgroup. */
@@ -151,6 +160,23 @@ async function hidePrivate(priv: PrivatePaths, binds: Bind[]): Promise<string[]>
   return out;
 }
 
+/** Covers each private-dir parent wherever a bind shows it; only this process's own stays writable, for the mounts made into it next. */
+function hideOtherRuns(dirs: { own?: string; all: string[] }, binds: Bind[]): string[] {
+  const out: string[] = [];
+  const masked = new Set<string>();
+  for (const dir of dirs.all) {
+    for (const b of binds) {
+      if (!within(dir, b.src)) continue;
+      const at = through(b, dir);
+      if (masked.has(at)) continue;
+      masked.add(at);
+      out.push('--tmpfs', at);
+      if (dir !== dirs.own) out.push('--remount-ro', at);
+    }
+  }
+  return out;
+}
+
 /**
  * A path-bound unix socket crosses the network namespace (unix-sockets.ts): each one a bind shows is
  * covered by /dev/null where the tool would see it. Sockets under a place that is covered anyway (the
@@ -189,7 +215,6 @@ export async function bwrapArgs(i: BwrapInput): Promise<string[]> {
     if (fm === 'scoped') a.push(...(await etcView(i.plan.network !== 'deny', binds)));
   }
   a.push('--dev', '/dev', '--proc', '/proc');
-  if (fm !== 'full') a.push('--tmpfs', i.workdir);
   if (fm === 'scoped') {
     for (const m of mountPaths(i.spec)) {
       const dest = resolve(m.path);
@@ -209,6 +234,12 @@ export async function bwrapArgs(i: BwrapInput): Promise<string[]> {
       binds.push({ src, dest, rw: false });
     }
   }
+  const others = hideOtherRuns(i.privateDirs ?? { all: [] }, binds);
+  a.push(...others);
+  // The work dir is an empty tmpfs; under `full` the tool works in the host directory itself, shown again
+  // when the cover above hid it.
+  if (fm !== 'full') a.push('--tmpfs', i.workdir);
+  else if (others.length > 0) a.push('--bind', i.workdir, i.workdir);
   if (i.secretDir) a.push('--ro-bind', i.secretDir, i.secretDir);
   if (i.plan.hide) a.push(...(await hidePrivate(i.plan.hide, binds)));
   for (const d of deniedPaths(i.spec)) {
@@ -221,7 +252,7 @@ export async function bwrapArgs(i: BwrapInput): Promise<string[]> {
     if ((await stat(real)).isDirectory()) a.push('--tmpfs', real, '--remount-ro', real);
     else a.push('--ro-bind', '/dev/null', real);
   }
-  if (i.plan.network === 'deny') a.push(...(await hideSockets(await (i.sockets ?? boundSocketPaths)(), binds, [i.workdir, ...(i.plan.hide?.dirs ?? []), ...deniedPaths(i.spec)])));
+  if (i.plan.network === 'deny') a.push(...(await hideSockets(await (i.sockets ?? boundSocketPaths)(), binds, [i.workdir, ...(i.privateDirs?.all ?? []), ...(i.plan.hide?.dirs ?? []), ...deniedPaths(i.spec)])));
   if (i.maskCgroupFs && (fm === 'full' || fm === 'read-only') && (await kind('/sys/fs/cgroup')) === 'dir') a.push('--tmpfs', '/sys/fs/cgroup');
   a.push('--chdir', i.cwd);
   return a;

@@ -5,10 +5,11 @@
 //   environment   → as variables NAME=value
 //   file-mount    → a 0600 file in a private 0700 directory; NAME_FILE=<path>
 //   host-boundary → not given to the child at all (the host uses them on the tool's behalf)
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClawError } from '../protocol/errors.ts';
+import { takeSecretsDir } from './run-dirs.ts';
 import type { Injection } from './spec-view.ts';
 
 export const ENV_ALLOWLIST: readonly string[] = ['PATH', 'LANG', 'LC_ALL', 'TZ'];
@@ -52,12 +53,12 @@ export function buildEnv(i: EnvInput): Record<string, string> {
   return env;
 }
 
-/** Writes each secret to `<dir>/<NAME>` with mode 0600 in a fresh 0700 directory. */
+/** Writes each secret to `<dir>/<NAME>` with mode 0600 in a fresh 0700 directory among this process's private ones (run-dirs.ts). */
 export async function writeSecretFiles(secrets: Record<string, string>, root = tmpdir()): Promise<{ dir: string; remove(): Promise<void> }> {
   for (const name of Object.keys(secrets)) {
     if (!NAME.test(name)) throw new ClawError('sandbox-secret-name', `secret name "${name}" is not a valid environment variable name`);
   }
-  const dir = await mkdtemp(join(root, `claw-secrets-${process.pid}-`));
+  const dir = takeSecretsDir(root);
   const remove = () => rm(dir, { recursive: true, force: true });
   try {
     await chmod(dir, 0o700);

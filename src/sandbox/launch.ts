@@ -19,7 +19,7 @@ import { whichSync, type HostCapabilities } from './host.ts';
 import { planIsolation, type IsolationPlan } from './levels.ts';
 import { checkPath, within } from './paths.ts';
 import { readProc } from './proc-table.ts';
-import { returnRunDir, takeRunDir } from './run-dirs.ts';
+import { PRIVATE_DIR_NAME, privateParent, returnRunDir, takeRunDir } from './run-dirs.ts';
 import { cgroupRecord, type RunRecords } from './run-records.ts';
 import { fsMode, injectionMode, mountPaths } from './spec-view.ts';
 
@@ -130,7 +130,7 @@ async function removeStaleRunDirs(root: string): Promise<void> {
   if (swept.has(root)) return;
   swept.add(root);
   for (const n of await readdir(root).catch((): string[] => [])) {
-    const pid = /^claw-(?:run|secrets)-(\d+)-/.exec(n)?.[1];
+    const pid = PRIVATE_DIR_NAME.exec(n)?.[1];
     if (!pid || Number(pid) === process.pid) continue;
     try {
       process.kill(Number(pid), 0);
@@ -138,6 +138,22 @@ async function removeStaleRunDirs(root: string): Promise<void> {
       if ((e as NodeJS.ErrnoException).code === 'ESRCH') await rm(resolve(root, n), { recursive: true, force: true }).catch(() => undefined);
     }
   }
+}
+
+/**
+ * Every claw runtime's private directories in `root` (real paths; this process's parent first): what a
+ * tool under bubblewrap must not see of other calls (bwrap-args.ts hideOtherRuns). Another runtime's
+ * directory made after the tool started is not covered; this process's later calls are, inside its parent.
+ */
+async function privateDirsIn(root: string): Promise<{ own: string; all: string[] }> {
+  const own = await realpath(privateParent(root));
+  const all = [own];
+  for (const e of await readdir(root, { withFileTypes: true }).catch(() => [])) {
+    if (!e.isDirectory() || !PRIVATE_DIR_NAME.test(e.name)) continue;
+    const p = await realpath(resolve(root, e.name)).catch(() => undefined);
+    if (p && p !== own) all.push(p);
+  }
+  return { own, all };
 }
 
 export async function launch(o: LaunchOptions): Promise<Launched | { notFound: string }> {
@@ -164,7 +180,7 @@ export async function launch(o: LaunchOptions): Promise<Launched | { notFound: s
     const injection = injectionMode(o.sandbox);
     let secretDir: string | undefined;
     if (injection === 'file-mount' && Object.keys(secrets).length > 0) {
-      const s = await writeSecretFiles(secrets, o.tmpRoot);
+      const s = await writeSecretFiles(secrets, root);
       undo.push(s.remove);
       secretDir = s.dir;
     }
@@ -209,6 +225,7 @@ export async function launch(o: LaunchOptions): Promise<Launched | { notFound: s
         workdir,
         cwd,
         secretDir,
+        privateDirs: await privateDirsIn(root),
         readOnly,
         maskCgroupFs: !!cgroup,
       });

@@ -6,6 +6,12 @@
 // owner changed, is removed as before and never reused. Idle directories go when the session ends
 // (drainRunDirs) or the process exits; a runtime killed mid-call leaves them to the next start's sweep
 // (launch.ts removeStaleRunDirs: the pid in their name is gone).
+//
+// Every private directory of this process, run dirs and file-mount secret dirs alike, lives in one 0700
+// parent per tmp root, `claw-private-<pid>-XXXXXX`. The tool runs under our uid, so modes do not keep one call out
+// of another's directory; what does is that bubblewrap covers that parent wherever a bind would show it
+// and mounts the call's own two directories back (bwrap-args.ts hideOtherRuns). One parent, covered once,
+// also hides the directories of calls that start after the tool did.
 import { lstatSync, mkdtempSync, readdirSync, rmdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -14,12 +20,35 @@ import { resolve } from 'node:path';
 const MAX_IDLE = 4;
 
 const idle = new Map<string, string[]>();
+/** The parent of this process's private directories, per tmp root. */
+const parents = new Map<string, string>();
 let exitHook = false;
+
+/** Names of the private directories of any claw runtime in a tmp root (this layout and the older one), with the owner's pid. */
+export const PRIVATE_DIR_NAME = /^claw-(?:private|run|secrets)-(\d+)-/;
+
+/** The parent of this process's private directories in `root`, made (0700) when missing. */
+export function privateParent(root: string): string {
+  const known = parents.get(root);
+  if (known && ours(known)) return known;
+  const dir = mkdtempSync(resolve(root, `claw-private-${process.pid}-`));
+  parents.set(root, dir);
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', drainRunDirs);
+  }
+  return dir;
+}
 
 /** A private, empty directory under `root` (mode 0700, ours). */
 export function takeRunDir(root: string): string {
   const dir = idle.get(root)?.pop();
-  return dir ?? mkdtempSync(resolve(root, `claw-run-${process.pid}-`));
+  return dir ?? mkdtempSync(resolve(privateParent(root), 'run-'));
+}
+
+/** A fresh directory (0700) for one call's file-mount secrets; made synchronously, so no drain removes the parent in between. */
+export function takeSecretsDir(root: string): string {
+  return mkdtempSync(resolve(privateParent(root), 'secrets-'));
 }
 
 /**
@@ -33,17 +62,33 @@ export async function returnRunDir(root: string, dir: string, reuse: boolean): P
     if (list.length < MAX_IDLE) {
       list.push(dir);
       idle.set(root, list);
-      if (!exitHook) {
-        exitHook = true;
-        process.once('exit', drainRunDirs);
-      }
       return;
     }
   }
   await removeDir(dir);
+  dropParentIfEmpty(root);
 }
 
-/** Remove every idle directory (the session ended, or the process exits): each is empty, one rmdir. */
+/**
+ * The parent goes once it holds nothing (one rmdir, refused with ENOTEMPTY while any call of ours runs).
+ * So it never outlives every call by more than the idle directories, and a tool that is still running
+ * keeps the parent its sandbox covers: later calls are made inside it, never in a new, uncovered one.
+ */
+function dropParentIfEmpty(root: string): void {
+  const dir = parents.get(root);
+  if (!dir) return;
+  try {
+    rmdirSync(dir);
+    parents.delete(root);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') parents.delete(root);
+  }
+}
+
+/**
+ * Remove every idle directory (the session ended, or the process exits): each is empty, one rmdir; then
+ * each parent that is empty now. A parent still holding a call's directory stays (ENOTEMPTY).
+ */
 export function drainRunDirs(): void {
   for (const dir of [...idle.values()].flat()) {
     try {
@@ -53,13 +98,23 @@ export function drainRunDirs(): void {
     }
   }
   idle.clear();
+  for (const root of [...parents.keys()]) dropParentIfEmpty(root);
+}
+
+/** A directory of ours with mode 0700: not replaced by someone else, not opened up. */
+function ours(dir: string): boolean {
+  try {
+    const st = lstatSync(dir);
+    const uid = typeof process.getuid === 'function' ? process.getuid() : st.uid;
+    return st.isDirectory() && (st.mode & 0o777) === 0o700 && st.uid === uid;
+  } catch {
+    return false;
+  }
 }
 
 function reusable(dir: string): boolean {
   try {
-    const st = lstatSync(dir);
-    const uid = typeof process.getuid === 'function' ? process.getuid() : st.uid;
-    return st.isDirectory() && (st.mode & 0o777) === 0o700 && st.uid === uid && readdirSync(dir).length === 0;
+    return ours(dir) && readdirSync(dir).length === 0;
   } catch {
     return false;
   }

@@ -123,7 +123,7 @@ test('environment: a parent secret is not visible unless injected (environment /
   const plain = await run(m, { bin: 'env', argv: [], env });
   assert.is(plain.exitCode, 0);
   assert.not.match(plain.stdout, /top-secret-value|CLAW_TEST_SECRET/);
-  assert.match(plain.stdout, /^HOME=\/.*claw-run-/m);
+  assert.match(plain.stdout, /^HOME=\/.*claw-private-\d+-[^/]+\/run-/m);
   const secrets = { CLAW_TEST_SECRET: 'top-secret-value' };
   const boundary = await run(m, { bin: 'env', argv: [], env, secrets });
   assert.not.match(boundary.stdout, /top-secret-value/);
@@ -252,7 +252,7 @@ test('filesystem modes under bubblewrap: deny, read-only, scoped (ro/rw mounts),
     const deny = await run(m, { bin: 'sh', argv: ['-c', 'ls /; cat /etc/hostname 2>/dev/null || echo no-etc; echo x > f && cat f; pwd'], sandbox: { level: 'process', capabilities: { filesystem: { mode: 'deny' } } } });
     assert.match(deny.stdout, /^usr$/m);
     assert.not.match(deny.stdout, /^(etc|home|root|work)$/m);
-    assert.match(deny.stdout, /no-etc\nx\n.*claw-run-/);
+    assert.match(deny.stdout, /no-etc\nx\n.*claw-private-\d+-[^/]+\/run-/);
 
     const ro = await run(m, { bin: 'sh', argv: ['-c', `cat ${root}/ro/file; echo; touch ${root}/new 2>/dev/null && echo wrote || echo read-only; echo ok > "$HOME/scratch" && cat "$HOME/scratch"`], sandbox: { level: 'process', capabilities: { filesystem: { mode: 'read-only' } } } });
     assert.is(ro.stdout, 'ro-content\nread-only\nok\n');
@@ -329,10 +329,12 @@ test('no private directories are left behind', async () => {
   const root2 = mkdtempSync(join(tmpdir(), 'claw-tmproot-'));
   mkdirSync(join(root2, 'claw-run-999999999-abc'));
   mkdirSync(join(root2, 'claw-secrets-999999999-abc'));
+  mkdirSync(join(root2, 'claw-private-999999999-abc', 'run-x'), { recursive: true });
+  mkdirSync(join(root2, 'claw-1234-not-ours')); // a user's directory of a similar name is left alone
   mkdirSync(join(root2, 'claw-run-1-init-is-alive'));
   await run(m, { bin: 'true', argv: [], tmpRoot: root2 });
   await drainRunDirs();
-  assert.equal(readdirSync(root2), ['claw-run-1-init-is-alive']);
+  assert.equal(readdirSync(root2).sort(), ['claw-1234-not-ours', 'claw-run-1-init-is-alive']);
   rmSync(root2, { recursive: true, force: true });
 });
 
