@@ -96,6 +96,29 @@ test('state: the offset survives a restart; a journaled message without an answe
 
 
 
+test('state: a batch whose first update id is that of a batch still in flight (ids started over) gets its own file; each answer removes one message', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'claw-tg-state-'));
+  try {
+    const a = fileTelegramState(dir);
+    a.accept([{ update_id: 5, chat_id: 1, message_id: 50 }, { update_id: 6, chat_id: 1, message_id: 60 }]);
+    a.advance(7);
+    a.restart(5);
+    a.accept([{ update_id: 5, chat_id: 2, message_id: 500 }]);
+    a.advance(6);
+    // A crash now: all three are unanswered.
+    const byMessage = (l: { message_id: number }[]) => l.map((p) => p.message_id).sort((x, y) => x - y);
+    assert.equal(byMessage(fileTelegramState(dir).interrupted()), [50, 60, 500]);
+    // Update 5 answered once (the older message), then the crash: the newer 5 and 6 are still journaled.
+    a.answered(5);
+    assert.equal(byMessage(fileTelegramState(dir).interrupted()), [60, 500]);
+    a.answered(5);
+    a.answered(6);
+    assert.equal(fileTelegramState(dir).interrupted(), []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 /** A channel over a scripted fetch: the first getUpdates serves `updates`, later ones wait until aborted. */
 async function scripted(updates: unknown[], access: any) {
   const calls: { method: string; params: any }[] = [];

@@ -1,6 +1,7 @@
 // What a Telegram channel keeps across restarts, in data_dir/channels/{channel}/telegram/:
-// `state.json` holds the next getUpdates offset; `pending/{update_id}.json` the accepted messages of one
-// getUpdates answer (named by the first) whose answers have not all gone out yet. The messages are journaled in
+// `state.json` holds the next getUpdates offset; `pending/{update_id}[-n].json` the accepted messages of one
+// getUpdates answer (named by the first; `-n` when that name is taken: update ids start over, so an older
+// batch may still be in flight under it) whose answers have not all gone out yet. The messages are journaled in
 // `pending/` *before* the offset moves past them, and each leaves its file once its answer is sent: after a crash,
 // the saved offset confirms everything handled before it (an update the server still serves below it, beside
 // newer ones, is skipped: never replayed) and one found in `pending/` below it is answered "interrupted" (never
@@ -44,18 +45,28 @@ export function fileTelegramState(dir: string): TelegramState {
   } catch {
     // No state yet: start from whatever the server holds.
   }
-  /** Which file journals each unanswered message, and what each file still holds. */
-  const fileOf = new Map<number, string>();
+  /**
+   * Which files journal each unanswered update id (oldest first: after the ids start over, an old message
+   * and a new one can share an id), and what each file still holds.
+   */
+  const filesOf = new Map<number, string[]>();
   const held = new Map<string, PendingMessage[]>();
   const hold = (file: string, list: PendingMessage[]) => {
     held.set(file, list);
-    for (const p of list) fileOf.set(p.update_id, file);
+    for (const p of list) filesOf.set(p.update_id, [...(filesOf.get(p.update_id) ?? []), file]);
+  };
+  /** A name no batch in flight (or left by a crash) uses. */
+  const freeName = (first: number) => {
+    for (let n = 0; ; n++) {
+      const file = n === 0 ? `${first}.json` : `${first}-${n}.json`;
+      if (!held.has(file) && !existsSync(`${pendingDir}/${file}`)) return file;
+    }
   };
   return {
     offset: () => offset,
     accept(batch) {
       if (batch.length === 0) return;
-      const file = `${batch[0].update_id}.json`;
+      const file = freeName(batch[0].update_id);
       writeAtomic(pendingDir, file, JSON.stringify(batch), true);
       hold(file, [...batch]);
     },
@@ -69,9 +80,10 @@ export function fileTelegramState(dir: string): TelegramState {
       writeAtomic(dir, 'state.json', JSON.stringify({ offset }), true);
     },
     answered(id) {
-      const file = fileOf.get(id);
-      if (file === undefined) return;
-      fileOf.delete(id);
+      const files = filesOf.get(id);
+      if (files === undefined) return;
+      const file = files.shift()!;
+      if (files.length === 0) filesOf.delete(id);
       const left = held.get(file)!.filter((p) => p.update_id !== id);
       if (left.length === 0) {
         held.delete(file);
@@ -85,11 +97,11 @@ export function fileTelegramState(dir: string): TelegramState {
       if (!existsSync(pendingDir)) return [];
       const out: PendingMessage[] = [];
       for (const f of readdirSync(pendingDir)) {
-        if (!/^\d+\.json$/.test(f)) continue;
+        if (!/^\d+(?:-\d+)?\.json$/.test(f) || held.has(f)) continue;
         try {
           // One message (a file an older runtime wrote) or the messages of one answer.
           const v = JSON.parse(readFileSync(`${pendingDir}/${f}`, 'utf8')) as PendingMessage | PendingMessage[];
-          const list = (Array.isArray(v) ? v : [v]).filter((p) => Number.isSafeInteger(p?.update_id) && !fileOf.has(p.update_id));
+          const list = (Array.isArray(v) ? v : [v]).filter((p) => Number.isSafeInteger(p?.update_id));
           hold(f, list);
           out.push(...list);
         } catch {
