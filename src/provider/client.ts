@@ -146,17 +146,26 @@ export class ProviderEndpoint {
         };
         const dec = anthropic ? anthropicStream(onText) : openaiStream(onText);
         const sse = new SseParser(MAX_SSE_EVENT_BYTES);
-        // Progress is event data, whole or in part; comments (`: ping`), blank lines, other fields and the
-        // Messages API's `ping` events (keep-alives by its streaming docs) are not.
+        // Progress is event data, whole or in part; comments (`: ping`), blank lines, other fields, the
+        // Messages API's `ping` events (keep-alives by its streaming docs) and events the decoder found empty
+        // (`advanced` unmoved: an empty delta) are not.
         let seen = 0;
         let pings = 0;
-        const progress = () => seen !== (seen = sse.dataChars - pings);
+        // Only growth counts: an empty event that came in pieces was progress while it trickled, and its
+        // whole length is discounted when it completes.
+        const progress = () => {
+          const now = sse.dataChars - pings;
+          if (now <= seen) return false;
+          seen = now;
+          return true;
+        };
         const onSse = (t: string) => {
           try {
             for (const ev of sse.push(t)) {
-              // Data lines' characters, as dataChars counts them (the "\n" joining lines is not counted).
-              if (ev.event === 'ping') pings += ev.data.length - ev.data.split('\n').length + 1;
+              const before = dec.advanced;
               dec.event(ev);
+              // Data lines' characters, as dataChars counts them (the "\n" joining lines is not counted).
+              if (ev.event === 'ping' || (before !== undefined && dec.advanced === before)) pings += ev.data.length - ev.data.split('\n').length + 1;
             }
           } catch (e) {
             throw e instanceof ProviderFailure ? e : malformed((e as Error).message, e);

@@ -14,6 +14,12 @@ export interface StreamDecoder {
   event(e: { event: string; data: string }): void;
   /** The end marker ([DONE], message_stop) has been seen. */
   readonly done: boolean;
+  /**
+   * How many events so far carried something of the answer (text, reasoning, a tool call, the finish, usage).
+   * An event that did not (an empty delta some servers send as a keep-alive) is not progress for the idle
+   * limit. Absent: every event with data is progress.
+   */
+  readonly advanced?: number;
   /** The stream ended; throws 'truncated' if it ended before the protocol's end marker. */
   finish(): Completion;
 }

@@ -89,6 +89,16 @@ export function parseOpenai(body: string): Completion {
 }
 
 /** Chat-completion chunks; done at `[DONE]`, or at stream end after a finish_reason (servers that omit [DONE]). */
+/**
+ * A delta with something in it: any non-empty string but the role (content, reasoning_content and the like,
+ * which a reasoning model streams for minutes before its answer), or tool calls. `{}`, `{"content": ""}` and
+ * a role alone carry nothing.
+ */
+function carries(d: unknown): boolean {
+  if (!isObj(d)) return false;
+  return Object.entries(d).some(([k, v]) => (typeof v === 'string' ? v !== '' && k !== 'role' : Array.isArray(v) ? v.length > 0 : false));
+}
+
 export function openaiStream(onText: (t: string) => void): StreamDecoder {
   let text = '';
   const slots: CallSlot[] = [];
@@ -101,11 +111,13 @@ export function openaiStream(onText: (t: string) => void): StreamDecoder {
   let usage: Completion['usage'];
   let done = false;
   let finished = false;
+  let advanced = 0;
   return {
     event({ data }) {
       if (done) return;
       if (data === '[DONE]') {
         done = true;
+        advanced++;
         return;
       }
       let j: any;
@@ -116,11 +128,16 @@ export function openaiStream(onText: (t: string) => void): StreamDecoder {
       }
       if (!isObj(j)) throw malformed('stream chunk is not an object');
       if (j.error !== undefined) throw apiError(j.error, 'in the stream');
-      usage = usageOf(j.usage) ?? usage;
+      const u = usageOf(j.usage);
+      if (u) {
+        usage = u;
+        advanced++;
+      }
       const choice = j.choices?.[0];
       if (!isObj(choice)) return; // e.g. the usage-only chunk
       if (choice.finish_reason != null) finished = true;
       const d = choice.delta;
+      if (choice.finish_reason != null || carries(d)) advanced++;
       if (!isObj(d)) return;
       if (typeof d.content === 'string' && d.content !== '') {
         text += d.content;
@@ -144,6 +161,9 @@ export function openaiStream(onText: (t: string) => void): StreamDecoder {
     },
     get done() {
       return done;
+    },
+    get advanced() {
+      return advanced;
     },
     finish() {
       if (!done && !finished) throw new ProviderFailure('truncated', 'the stream ended before [DONE]', { retryable: true });

@@ -107,6 +107,33 @@ test("Anthropic `ping` events forever are keep-alives too: the attempt ends at t
   assert.is(e.data.providers[0].limit, 'timeout_ms');
 });
 
+test('OpenAI-style empty deltas (`{}`, empty content, a role alone), one per tick forever, are keep-alives: the attempt ends at timeout_ms', async () => {
+  const clock = new FakeClock();
+  const empty = ['{"choices":[{"delta":{}}]}', '{"choices":[{"delta":{"content":""}}]}', '{"choices":[{"delta":{"role":"assistant"}}]}', '{"choices":[{"index":0,"delta":{"content":"","tool_calls":[]}}]}'];
+  // tick 0: one piece of the answer; then empty deltas, the last of them trickled in two halves.
+  const t = tricklingFetch((n) => (n === 0 ? delta : n % 5 === 3 ? 'data: {"choices":[{"del' : n % 5 === 4 ? 'ta":{}}]}\n\n' : `data: ${empty[n % 4]}\n\n`), 'text/event-stream');
+  const { deps } = setup([prov('p', spec('p', { streaming: true }))], { clock, fetch: t.fetch, timeouts: { p: { timeoutMs: 4000, attemptDeadlineMs: 60_000 } } });
+  const start = clock.monotonic();
+  const p = rejection(createChain(deps).complete({ messages: [user('x')], signal: signal() }));
+  assert.ok((await drive(p, clock, t.tick, 100)) > 0, 'the attempt never ended');
+  const e = await p;
+  // The half event at tick 3 (3 s) was the last data seen growing (a trickled event is progress until it is
+  // whole); the idle limit ran from there.
+  assert.is(clock.monotonic() - start, 7000, `the empty deltas held the attempt for ${clock.monotonic() - start} ms`);
+  assert.is(e.data.providers[0].limit, 'timeout_ms');
+});
+
+test('a reasoning model streaming `reasoning_content` for longer than timeout_ms is making progress: the answer after it arrives', async () => {
+  const clock = new FakeClock();
+  const think = 'data: {"choices":[{"delta":{"content":"","reasoning_content":"hmm "}}]}\n\n';
+  const end = 'data: {"choices":[{"delta":{"content":"done"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+  const t = tricklingFetch((n) => (n < 10 ? think : end), 'text/event-stream');
+  const { deps } = setup([prov('p', spec('p', { streaming: true }))], { clock, fetch: t.fetch, timeouts: { p: { timeoutMs: 3000, attemptDeadlineMs: 60_000 } } });
+  const p = createChain(deps).complete({ messages: [user('x')], signal: signal() });
+  assert.ok((await drive(p, clock, t.tick, 100)) > 0, 'the attempt never ended');
+  assert.is((await p).text, 'done');
+});
+
 test('blank lines and whitespace-only chunks in a stream are keep-alives too; a content event re-arms the limit', async () => {
   const clock = new FakeClock();
   // tick 0 and 1: an event with data (progress); then only blank lines, CRLFs and spaces.
