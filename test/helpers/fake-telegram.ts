@@ -33,6 +33,11 @@ export interface FakeTelegram {
   calls: RecordedCall[];
   /** Queue a text message from user `from` (private chat: chat id = user id unless given). */
   message(token: string, from: number, text: string, chat?: number): number;
+  /**
+   * Queue a text message whose update carries `bytes` more of JSON (a long `entities` list, as a message full of
+   * links or formatting has): for answers larger than the client reads.
+   */
+  bulky(token: string, from: number, text: string, bytes: number): number;
   /** Queue a press of an inline button. */
   press(token: string, from: number, data: string, message: { chat_id: number; message_id: number }): number;
   /** The next `count` calls of `method` fail this way (after `after` calls served normally). */
@@ -118,7 +123,9 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
           });
         }
         if (res.destroyed || res.writableEnded) return;
-        return reply(res, 200, { ok: true, result: ready() });
+        // Bot API getUpdates: `limit` 1-100, default 100.
+        const limit = Math.min(Math.max(Number(params.limit ?? 100) || 100, 1), 100);
+        return reply(res, 200, { ok: true, result: ready().slice(0, limit) });
       }
       case 'sendMessage':
         // As Telegram: the text is taken without its leading and trailing white space; nothing left is refused.
@@ -143,6 +150,17 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     calls,
     message: (token, from, text, chat = from) =>
       push(bot(token), { message: { message_id: Math.floor(Math.random() * 1e6), from: { id: from, is_bot: false, first_name: `u${from}` }, chat: { id: chat, type: chat === from ? 'private' : 'group' }, date: Math.floor(Date.now() / 1000), text } }),
+    bulky: (token, from, text, bytes) =>
+      push(bot(token), {
+        message: {
+          message_id: Math.floor(Math.random() * 1e6),
+          from: { id: from, is_bot: false, first_name: `u${from}` },
+          chat: { id: from, type: 'private' },
+          date: Math.floor(Date.now() / 1000),
+          text,
+          entities: Array.from({ length: Math.ceil(bytes / 40) }, (_, i) => ({ type: 'bold', offset: i % 4096, length: 1 })),
+        },
+      }),
     press: (token, from, data, message) =>
       push(bot(token), { callback_query: { id: `cb-${Math.random().toString(36).slice(2)}`, from: { id: from, is_bot: false, first_name: `u${from}` }, chat_instance: 'x', data, message: { message_id: message.message_id, chat: { id: message.chat_id, type: 'private' }, date: 0 } } }),
     fail(token, method, fault, count = 1, after = 0) {

@@ -88,4 +88,31 @@ test('a crash between journaling a message and moving the offset: the message is
   }
 });
 
+test('a getUpdates answer too large to read: fewer updates are asked for, every message is answered, and one update too large alone is skipped', async () => {
+  const fake = await startFakeTelegram();
+  const dir = mkdtempSync(join(tmpdir(), 'claw-tg-queue-'));
+  let ch: TelegramChannel | undefined;
+  try {
+    // Six messages of ~1 MiB each (entities): any answer of four or more is over the 4 MiB the channel reads.
+    for (let i = 0; i < 6; i++) fake.bulky(TOKEN, 42, `big ${i}`, 1024 * 1024);
+    // One update alone over the limit, then a plain message after it.
+    fake.bulky(TOKEN, 42, 'huge', 5 * 1024 * 1024);
+    fake.message(TOKEN, 42, 'after');
+    ch = await open(fake, dir);
+    // Before: the same request, the same oversize answer, retried with backoff for ever, and no reply at all.
+    await fake.waitFor(() => replies(fake).includes('re: after'), 15_000, 'the message after the large ones');
+    assert.equal(replies(fake), ['re: big 0', 're: big 1', 're: big 2', 're: big 3', 're: big 4', 're: big 5', 're: after']);
+    const limits = fake.calls.filter((c) => c.method === 'getUpdates').map((c) => c.params.limit);
+    assert.ok(limits.includes(2) && limits.includes(1), `limits asked: ${limits.join(',')}`);
+    // Back to full batches once answers fit again.
+    fake.message(TOKEN, 42, 'later');
+    await fake.waitFor(() => replies(fake).includes('re: later'), 5000, 'a later message');
+    await fake.waitFor((c) => c.filter((x) => x.method === 'getUpdates').at(-1)?.params.limit === 100, 5000, 'full batches again');
+  } finally {
+    await ch?.close();
+    await fake.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();

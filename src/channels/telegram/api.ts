@@ -15,6 +15,11 @@ export type TelegramFailure =
    * group became a supergroup with that id (ResponseParameters.migrate_to_chat_id); the request may go there.
    */
   | { kind: 'api'; code: number; message: string; migrateTo?: number }
+  /**
+   * The answer was larger than the client reads (MAX_ANSWER_BYTES): asking for less may help (getUpdates'
+   * `limit`). `head`: its first bytes, token masked.
+   */
+  | { kind: 'oversize'; message: string; head: string }
   /** The network guard refused the API host: a configuration error. */
   | { kind: 'denied'; message: string };
 
@@ -38,6 +43,12 @@ export interface TelegramApi {
   call<T = unknown>(method: string, params: Record<string, unknown>, o?: { timeoutMs?: number; signal?: AbortSignal }): Promise<T>;
 }
 
+/**
+ * The most of one answer that is read. A getUpdates answer of 100 text messages is well under 1 MiB; this
+ * leaves room for messages heavy with entities and replies without holding more on a small board.
+ */
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+
 export function telegramApi(o: TelegramApiOptions): TelegramApi {
   const base = `${o.apiUrl.replace(/\/+$/, '')}/bot${o.token}/`;
   const fetch = o.fetch ?? guardedFetch;
@@ -56,13 +67,14 @@ export function telegramApi(o: TelegramApiOptions): TelegramApi {
           body: JSON.stringify(params),
           timeoutMs: c.timeoutMs ?? 30_000,
           maxRedirects: 0,
-          maxBytes: 4 * 1024 * 1024,
+          maxBytes: MAX_ANSWER_BYTES,
           signal: c.signal,
         }, o.network);
       } catch (e) {
         if (e instanceof NetworkDenied) throw new TelegramError({ kind: 'denied', message: `${method}: ${scrub(e.message)}` });
         throw new TelegramError({ kind: 'network', message: `${method}: ${scrub(e instanceof Error ? e.message : String(e))}` });
       }
+      if (r.truncated) throw new TelegramError({ kind: 'oversize', message: `${method}: answer larger than ${MAX_ANSWER_BYTES} bytes`, head: scrub(r.body.slice(0, 512)) });
       let body: { ok?: boolean; result?: unknown; error_code?: number; description?: string; parameters?: { retry_after?: number; migrate_to_chat_id?: number } } | undefined;
       try {
         body = r.truncated ? undefined : JSON.parse(r.body);

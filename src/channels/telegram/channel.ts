@@ -14,7 +14,7 @@ import type { TelegramBinding } from '../config.ts';
 import type { ChannelGate } from '../access.ts';
 import type { DecideApproval } from '../runner.ts';
 import type { ChannelSpec } from '../types.ts';
-import { telegramApi, TelegramError, type TelegramApi, type TelegramFetch } from './api.ts';
+import { MAX_ANSWER_BYTES, telegramApi, TelegramError, type TelegramApi, type TelegramFetch } from './api.ts';
 import { splitMessage } from './split.ts';
 import { checkUpdate, hasUpdateId, type CallbackQuery, type Update } from './update.ts';
 import { fileTelegramState, telegramStateDir, type TelegramState } from './state.ts';
@@ -127,7 +127,8 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
             }
             continue;
           }
-          if (f.kind === 'api' || f.kind === 'denied' || attempt >= SEND_ATTEMPTS || (stop.signal.aborted && f.kind !== 'flood')) {
+          // An answer too large to read came from a request the server took: sent again, it would be sent twice.
+          if (f.kind === 'api' || f.kind === 'denied' || f.kind === 'oversize' || attempt >= SEND_ATTEMPTS || (stop.signal.aborted && f.kind !== 'flood')) {
             log.warn('telegram request failed', { channel, method, error: f.message });
             return undefined;
           }
@@ -283,15 +284,35 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
       void sendText(p.chat_id, 'The agent restarted before answering your message, and did not finish it. Please send it again.', { reply_parameters: { message_id: p.message_id, allow_sending_without_reply: true } }).finally(() => state.answered(p.update_id));
     }
     let delay = retryMin;
+    // How many updates to ask for: halved while answers are too large to read, doubled back after each answer.
+    let limit = BATCH;
     while (!stop.signal.aborted) {
       while (sends.size >= BATCH && !stop.signal.aborted) await Promise.race(sends);
       let updates: unknown;
       try {
-        updates = await api.call('getUpdates', { offset: state.offset(), limit: BATCH, timeout: pollTimeoutS, allowed_updates: ['message', 'callback_query'] }, { timeoutMs: (pollTimeoutS + 15) * 1000, signal: stop.signal });
+        updates = await api.call('getUpdates', { offset: state.offset(), limit, timeout: pollTimeoutS, allowed_updates: ['message', 'callback_query'] }, { timeoutMs: (pollTimeoutS + 15) * 1000, signal: stop.signal });
         delay = retryMin;
+        limit = Math.min(limit * 2, BATCH);
       } catch (e) {
         if (stop.signal.aborted) break;
         const f = e instanceof TelegramError ? e.failure : { kind: 'network' as const, message: String(e) };
+        if (f.kind === 'oversize') {
+          // The same request would bring the same answer: ask for fewer. One update alone too large is skipped
+          // (confirmed unread: nothing of it can be answered), or the bot would ask for it for ever.
+          if (limit > 1) {
+            limit = Math.ceil(limit / 2);
+            log.warn('telegram getUpdates answer too large; asking for fewer updates', { channel, limit });
+            continue;
+          }
+          const id = Number(/"update_id"\s*:\s*(\d+)/.exec(f.head)?.[1]);
+          if (Number.isSafeInteger(id)) {
+            log.warn('telegram update too large to read skipped', { channel, update_id: id, max_bytes: MAX_ANSWER_BYTES });
+            // Below the offset, the update ids started over (as for a readable answer, below).
+            if (id < state.offset()) state.restart(id + 1);
+            else state.advance(id + 1);
+            continue;
+          }
+        }
         const wait = f.kind === 'flood' ? f.retryAfterMs : delay;
         log.warn('telegram getUpdates failed; retrying', { channel, kind: f.kind, error: f.message, retry_in_ms: wait });
         await sleep(wait);
