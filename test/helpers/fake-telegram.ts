@@ -130,6 +130,8 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       case 'sendMessage':
         // As Telegram: the text is taken without its leading and trailing white space; nothing left is refused.
         if (typeof params.text !== 'string' || params.text.trim().length === 0) return reply(res, 400, { ok: false, error_code: 400, description: 'Bad Request: message text is empty' });
+        // As Telegram: text must be UTF-8, and a "\ud800" escape of a lone surrogate is not.
+        if (/\p{Cs}/u.test(params.text)) return reply(res, 400, { ok: false, error_code: 400, description: 'Bad Request: text must be encoded in UTF-8' });
         if (params.text.length > 4096) return reply(res, 400, { ok: false, error_code: 400, description: 'Bad Request: message is too long' });
         return reply(res, 200, { ok: true, result: { message_id: b.nextMessageId++, chat: { id: params.chat_id }, date: Math.floor(Date.now() / 1000), text: params.text } });
       case 'sendChatAction':

@@ -39,6 +39,19 @@ async function withChannel(answer: (text: string) => unknown, body: (fake: FakeT
 }
 const delivered = (fake: FakeTelegram) => fake.sent(TOKEN, 42).map((c) => c.params.text as string).filter((t) => t.trim());
 
+test('a reply with a lone surrogate (cut inside an emoji) still reaches the user, with U+FFFD in its place', async () => {
+  await withChannel(
+    () => ({ result: { reply: 'cut \ud83d here, and \ude00 there, kept \ud83d\ude00' } }),
+    async (fake) => {
+      fake.message(TOKEN, 42, 'hi');
+      await fake.waitFor(() => fake.sent(TOKEN, 42).length > 0, 5000, 'a send');
+      await new Promise((r) => setTimeout(r, 300));
+      // Before: the text went out with "\ud83d" escapes, Telegram refused it (400, UTF-8 only), and the user got nothing.
+      assert.equal(fake.sent(TOKEN, 42).map((c) => c.params.text), ['cut \ufffd here, and \ufffd there, kept \ud83d\ude00']);
+    },
+  );
+});
+
 test('a reply or an error message of only white space still answers the user', async () => {
   await withChannel(
     (text) => (text === 'blank' ? { result: { reply: ' \n\n \u3000\n' } } : { error: { code: -32603, message: '  ' } }),

@@ -14,6 +14,7 @@ import type { TelegramBinding } from '../config.ts';
 import type { ChannelGate } from '../access.ts';
 import type { DecideApproval } from '../runner.ts';
 import type { ChannelSpec } from '../types.ts';
+import { toWellFormed } from '../../protocol/well-formed.ts';
 import { MAX_ANSWER_BYTES, telegramApi, TelegramError, type TelegramApi, type TelegramFetch } from './api.ts';
 import { splitMessage } from './split.ts';
 import { checkUpdate, hasUpdateId, type CallbackQuery, type Update } from './update.ts';
@@ -144,10 +145,14 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
     return p;
   };
 
-  /** `text`, or `blank` when it is only white space: Telegram strips it and refuses what is left empty (400). */
+  /**
+   * `text`, or `blank` when it is only white space: Telegram strips it and refuses what is left empty (400). A
+   * lone surrogate (a model's reply cut inside an emoji) becomes U+FFFD: the Bot API takes UTF-8 only and refuses
+   * the whole message for one.
+   */
   const sendText = async (chat: number, text: string, extra: Record<string, unknown> = {}, blank = '(no reply)') => {
     let last: unknown;
-    for (const part of splitMessage(text.trim() ? text : blank)) {
+    for (const part of splitMessage(toWellFormed(text.trim() ? text : blank))) {
       last = await send('sendMessage', { chat_id: chat, text: part, ...extra });
       // A piece that did not go out ends the reply: the rest after a hole would read as if nothing were missing.
       if (last === undefined) break;
