@@ -8,20 +8,18 @@ export const MIN_REDACTABLE_LENGTH = 4;
 export class Redactor {
   private readonly values = new Set<string>();
 
-  /** Longest first, each with its JSON-escaped form (how it appears inside a JSON string), or undefined when equal. */
-  private ordered: [string, string | undefined][] = [];
+  /**
+   * Longest first, each secret with the other spellings it takes on the way out: JSON-escaped (inside a JSON
+   * string) and percent-encoded (in a URL an error message or a proxy echoes), in upper- and lower-case hex.
+   */
+  private ordered: string[][] = [];
 
   add(secret: string): void {
     // Very short values would mask ordinary text everywhere; they are still never logged on purpose.
     if (secret.length < MIN_REDACTABLE_LENGTH || this.values.has(secret)) return;
     this.values.add(secret);
     // Longest first, so a secret that contains another leaves no tail behind.
-    this.ordered = [...this.values]
-      .sort((a, b) => b.length - a.length)
-      .map((s) => {
-        const json = JSON.stringify(s).slice(1, -1);
-        return [s, json === s ? undefined : json];
-      });
+    this.ordered = [...this.values].sort((a, b) => b.length - a.length).map(spellings);
   }
 
   /** Secret values known so far (for output scanning). */
@@ -42,10 +40,19 @@ export class Redactor {
 
   redact(text: string): string {
     let out = text;
-    for (const [s, json] of this.ordered) {
-      if (out.includes(s)) out = out.split(s).join(REDACTED);
-      if (json !== undefined && out.includes(json)) out = out.split(json).join(REDACTED);
-    }
+    for (const forms of this.ordered) for (const f of forms) if (out.includes(f)) out = out.split(f).join(REDACTED);
     return out;
   }
+}
+
+/** `s` and each distinct other form of it (JSON-escaped, percent-encoded). */
+function spellings(s: string): string[] {
+  const forms = new Set([s, JSON.stringify(s).slice(1, -1)]);
+  try {
+    const url = encodeURIComponent(s);
+    forms.add(url).add(url.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()));
+  } catch {
+    // A lone surrogate has no percent-encoding: nothing to add.
+  }
+  return [...forms];
 }

@@ -23,6 +23,22 @@ test('JSON-escaped forms are replaced (quotes, backslashes, newlines, control ch
   }
 });
 
+test('percent-encoded forms are replaced (a URL an error or a proxy echoes), upper- or lower-case hex', () => {
+  const r = new Redactor();
+  r.add('12345:AbC/def+gh=ij é');
+  const upper = encodeURIComponent('12345:AbC/def+gh=ij é');
+  const lower = upper.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase());
+  assert.is.not(upper, lower);
+  for (const form of [upper, lower]) {
+    const out = r.redact(`fetch failed: https://api.example/bot${form}/getMe`);
+    assert.is(out, `fetch failed: https://api.example/bot${REDACTED}/getMe`, form);
+  }
+  // A secret with nothing to encode has only its plain form, and a lone surrogate (no percent-encoding) is no error.
+  r.add('plain-token-value');
+  r.add('lone-\ud800-half');
+  assert.is(r.redact('x plain-token-value lone-\ud800-half'), `x ${REDACTED} ${REDACTED}`);
+});
+
 test('non-ASCII secrets', () => {
   const r = new Redactor();
   r.add('clé-secrète-日本');
