@@ -34,6 +34,8 @@ interface Waiting {
   resolve(): void;
   reject(e: Error): void;
   unlisten(): void;
+  /** The sender's; aborted once mqtt.js has the publish, it is taken out of mqtt.js's outgoing store. */
+  signal?: AbortSignal;
 }
 
 export interface ConnectionConfig {
@@ -195,8 +197,10 @@ export class MqttConnection {
   /**
    * QoS 1 publish; resolves at PUBACK. While disconnected it waits and is sent after reconnecting, up to
    * MAX_HELD_PUBLISHES / MAX_HELD_BYTES unacknowledged; past that it fails at once (ClawError 'unreachable').
-   * `signal`: aborted while the publish still waits for the broker, it is dropped (rejected 'cancelled');
-   * once handed to the broker it cannot be taken back.
+   * `signal`: aborted while the publish still waits for the broker, it is dropped (rejected 'cancelled'). Aborted
+   * after mqtt.js took it but before its PUBACK, it is taken out of mqtt.js's outgoing store (rejected): mqtt.js
+   * would otherwise send it again after a reconnect, for a peer to run a request whose caller has its timeout.
+   * The broker may have it already (a lost PUBACK); that copy cannot be taken back.
    */
   publish(topic: string, payload: string, opts: { retain?: boolean; props?: MqttProps; signal?: AbortSignal } = {}): Promise<void> {
     const bytes = Buffer.byteLength(topic) + Buffer.byteLength(payload);
@@ -211,7 +215,7 @@ export class MqttConnection {
     this.heldBytes += bytes;
     const properties = opts.props && this.cfg.settings.protocolVersion === 5 ? toPacketProps(opts.props) : undefined;
     return new Promise((resolve, reject) => {
-      const w: Waiting = { topic, payload, opts: { qos: 1, retain: opts.retain ?? false, properties }, bytes, resolve, reject, unlisten: () => {} };
+      const w: Waiting = { topic, payload, opts: { qos: 1, retain: opts.retain ?? false, properties }, bytes, resolve, reject, unlisten: () => {}, signal: opts.signal };
       if (this.client.connected) return this.send(w);
       const signal = opts.signal;
       if (signal) {
@@ -230,11 +234,24 @@ export class MqttConnection {
   }
 
   private send(w: Waiting): void {
-    this.client.publish(w.topic, w.payload, w.opts, (err) => {
+    const c = this.client;
+    const before = c.getLastMessageId();
+    let unlisten = () => {};
+    c.publish(w.topic, w.payload, w.opts, (err) => {
+      unlisten();
       this.release(w);
       if (err) w.reject(err);
       else w.resolve();
     });
+    // mqtt.js gives the packet its id at once when it sends now; one it queued behind its store has none yet
+    // (the id did not move), and an abort cannot reach it.
+    const id = c.getLastMessageId();
+    const signal = w.signal;
+    if (!signal || id === before || id === undefined) return;
+    // Until the callback ran the id is ours: mqtt.js frees it at the PUBACK or the removal.
+    const onAbort = () => c.removeOutgoingMessage(id);
+    signal.addEventListener('abort', onAbort, { once: true });
+    unlisten = () => signal.removeEventListener('abort', onAbort);
   }
 
   private release(w: Waiting): void {
