@@ -10,7 +10,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -172,12 +172,18 @@ test('the dist/ sizes README.md quotes are within 3% of the build', () => {
 
 test('docs/boards.md: a multi-file agent (examples/home-agent) installed as it says validates in the installed tree', async () => {
   const boards = readFileSync(join(ROOT, 'docs', 'boards.md'), 'utf8');
-  const m = /install\.sh copies the one manifest file[\s\S]*?```sh\n([\s\S]*?)^```/m.exec(boards);
+  const m = /An agent of several files[\s\S]*?```sh\n([\s\S]*?)^```/m.exec(boards);
   assert.ok(m, 'docs/boards.md "systemd" shows how to install an agent of several files');
   const root = mkdtempSync(join(tmpdir(), 'claw-boards-'));
   dirs.push(root);
+  // The agent as a user's working copy has it: with state from a run beside it, which must not be installed.
+  const agent = join(root, 'agent');
+  cpSync(join(ROOT, 'examples', 'home-agent'), agent, { recursive: true });
+  mkdirSync(join(agent, '.claw-data'));
+  writeFileSync(join(agent, '.claw-data', 'memory.db'), 'state');
   // The block as written, into a tree instead of / (DESTDIR, which install.sh supports) and without sudo.
   const script = m![1]
+    .replace(/\bexamples\/home-agent\b/g, agent)
     .replace(/\bsudo /g, '')
     .replace(/(^|[\s'|])\/etc\/claw/g, `$1${root}/etc/claw`)
     .replace(/\bsh targets\/systemd\/install\.sh/g, `DESTDIR=${root} sh targets/systemd/install.sh`);
@@ -185,7 +191,11 @@ test('docs/boards.md: a multi-file agent (examples/home-agent) installed as it s
     execFile('sh', ['-ec', script], { cwd: ROOT, timeout: 30_000 }, (err, stdout, stderr) => resolve({ code: err ? 1 : 0, out: stdout + stderr }));
   });
   assert.is(run.code, 0, `${script}\n${run.out}`);
-  assert.match(readFileSync(join(root, 'etc', 'claw', 'claw.runtime.yaml'), 'utf8'), /^data_dir: \/var\/lib\/claw$/m);
+  const runtime = readFileSync(join(root, 'etc', 'claw', 'claw.runtime.yaml'), 'utf8');
+  assert.match(runtime, /^data_dir: \/var\/lib\/claw$/m);
+  // The agent's own settings came along (its channels), its state did not.
+  assert.match(runtime, /^channels:$/m);
+  assert.not.ok(existsSync(join(root, 'etc', 'claw', '.claw-data')));
   const v = await claw(['validate', join(root, 'etc', 'claw', 'claw.yaml'), '--strict']);
   assert.is(v.code, 0, v.stderr);
 });
