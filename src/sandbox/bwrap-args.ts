@@ -63,10 +63,11 @@ export interface BwrapInput {
   cwd: string;
   secretDir?: string;
   /**
-   * The private-dir parents in the tmp root (real paths): every claw runtime's, this process's first
-   * (`own`, where workdir and secretDir live). Covered wherever a bind shows them.
+   * The tmp root (real path) and its private-dir parents: every claw runtime's, this process's own (where
+   * workdir and secretDir live). Listed only when a bind shows the root (a readdir of a big /tmp is
+   * milliseconds); each is covered wherever a bind shows it.
    */
-  privateDirs?: { own?: string; all: string[] };
+  privateDirs?: { root: string; list(): Promise<{ own?: string; all: string[] }> };
   /** Files that must be visible read-only (the tool binary, prlimit, caller's readOnlyBinds): [src, dest]. */
   readOnly: [string, string][];
   /** Mask /sys/fs/cgroup so a tool cannot move itself out of its run cgroup. */
@@ -234,7 +235,9 @@ export async function bwrapArgs(i: BwrapInput): Promise<string[]> {
       binds.push({ src, dest, rw: false });
     }
   }
-  const others = hideOtherRuns(i.privateDirs ?? { all: [] }, binds);
+  const pd = i.privateDirs;
+  const runs = pd && binds.some((b) => within(pd.root, b.src)) ? await pd.list() : { all: [] };
+  const others = hideOtherRuns(runs, binds);
   a.push(...others);
   // The work dir is an empty tmpfs; under `full` the tool works in the host directory itself, shown again
   // when the cover above hid it.
@@ -252,7 +255,7 @@ export async function bwrapArgs(i: BwrapInput): Promise<string[]> {
     if ((await stat(real)).isDirectory()) a.push('--tmpfs', real, '--remount-ro', real);
     else a.push('--ro-bind', '/dev/null', real);
   }
-  if (i.plan.network === 'deny') a.push(...(await hideSockets(await (i.sockets ?? boundSocketPaths)(), binds, [i.workdir, ...(i.privateDirs?.all ?? []), ...(i.plan.hide?.dirs ?? []), ...deniedPaths(i.spec)])));
+  if (i.plan.network === 'deny') a.push(...(await hideSockets(await (i.sockets ?? boundSocketPaths)(), binds, [i.workdir, ...runs.all, ...(i.plan.hide?.dirs ?? []), ...deniedPaths(i.spec)])));
   if (i.maskCgroupFs && (fm === 'full' || fm === 'read-only') && (await kind('/sys/fs/cgroup')) === 'dir') a.push('--tmpfs', '/sys/fs/cgroup');
   a.push('--chdir', i.cwd);
   return a;

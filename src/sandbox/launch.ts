@@ -225,7 +225,7 @@ export async function launch(o: LaunchOptions): Promise<Launched | { notFound: s
         workdir,
         cwd,
         secretDir,
-        privateDirs: await privateDirsIn(root),
+        privateDirs: { root: await realpath(root), list: () => privateDirsIn(root) },
         readOnly,
         maskCgroupFs: !!cgroup,
       });
