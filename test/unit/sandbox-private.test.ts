@@ -102,4 +102,36 @@ test('a private directory that does not exist yet is made (0700) and masked: a b
   }
 });
 
+test("other calls' private dirs: listed and covered only where a bind shows the tmp root; this call's own are mounted back", async () => {
+  const { root, host } = fixture();
+  try {
+    const own = join(root, 'claw-private-1-own');
+    const other = join(root, 'claw-private-2-other');
+    let listed = 0;
+    const privateDirs = { root, list: async () => (listed++, { own, all: [own, other] }) };
+    const run = async (spec: SandboxSpec) => {
+      const p = planIsolation(spec, host);
+      if (!p.ok) throw new Error(p.message);
+      return bwrapArgs({ spec, plan: p.plan, root: true, workdir: `${own}/run-a`, cwd: `${own}/run-a`, secretDir: `${own}/secrets-a`, privateDirs, readOnly: [], maskCgroupFs: false });
+    };
+    for (const mode of ['deny', 'scoped'] as const) {
+      const a = await run({ level: 'process', capabilities: { filesystem: { mode, mount_paths: mode === 'scoped' ? [{ path: join(root, 'data', 'workspace'), permissions: 'ro' }] : undefined } } });
+      assert.is(listed, 0, `${mode}: no bind shows the tmp root, nothing to list`);
+      assert.not.ok(a.includes(other), mode);
+    }
+    for (const mode of ['read-only', 'full'] as const) {
+      const a = await run({ level: 'process', capabilities: { filesystem: { mode } } });
+      assert.ok(has(a, '--tmpfs', other, '--remount-ro', other), `${mode}: another runtime's dir covered, read-only`);
+      assert.ok(has(a, '--tmpfs', own) && !has(a, '--remount-ro', own), `${mode}: ours covered, writable for the mounts into it`);
+      const at = (x: string[]) => a.findIndex((_, i) => x.every((s, j) => a[i + j] === s));
+      const back = mode === 'full' ? ['--bind', `${own}/run-a`, `${own}/run-a`] : ['--tmpfs', `${own}/run-a`];
+      assert.ok(at(back) > at(['--tmpfs', own]), `${mode}: the run dir is mounted after the cover`);
+      assert.ok(at(['--ro-bind', `${own}/secrets-a`, `${own}/secrets-a`]) > at(['--tmpfs', own]), `${mode}: the secrets dir after the cover`);
+    }
+    assert.is(listed, 2);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
 test.run();
