@@ -31,6 +31,24 @@ export const PRIVATE_DIR_NAME = /^claw-(?:private|run|secrets)-(\d+)-/;
 export function privateParent(root: string): string {
   const known = parents.get(root);
   if (known && ours(known)) return known;
+  // A parent that is no longer ours, 0700, is not used again: its idle run dirs go with it (handed out,
+  // one would sit inside a parent the sandbox now covers as another runtime's, read-only), and so does
+  // the parent once empty (its pid is alive, so no sweep would remove it).
+  if (known) {
+    for (const d of idle.get(root) ?? []) {
+      try {
+        rmdirSync(d);
+      } catch {
+        // the next start's sweep removes it
+      }
+    }
+    idle.delete(root);
+    try {
+      rmdirSync(known);
+    } catch {
+      // still holds a running call's directory
+    }
+  }
   const dir = mkdtempSync(resolve(root, `claw-private-${process.pid}-`));
   parents.set(root, dir);
   if (!exitHook) {
@@ -42,8 +60,9 @@ export function privateParent(root: string): string {
 
 /** A private, empty directory under `root` (mode 0700, ours). */
 export function takeRunDir(root: string): string {
+  const parent = privateParent(root);
   const dir = idle.get(root)?.pop();
-  return dir ?? mkdtempSync(resolve(privateParent(root), 'run-'));
+  return dir ?? mkdtempSync(resolve(parent, 'run-'));
 }
 
 /** A fresh directory (0700) for one call's file-mount secrets; made synchronously, so no drain removes the parent in between. */
