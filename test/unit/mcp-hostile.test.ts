@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { McpClient, type McpSpawn } from '../../src/tools/mcp/client.ts';
+import { McpClient, TOOLS_LIST_MAX_CHARS, TOOLS_LIST_MAX_TOOLS, type McpSpawn } from '../../src/tools/mcp/client.ts';
 import { httpTransport } from '../../src/tools/mcp/http-channel.ts';
 import { nodeMcpSpawn } from '../../src/tools/mcp/node-spawn.ts';
 import { guardedRequest } from '../../src/net/guarded-fetch.ts';
@@ -236,8 +236,8 @@ test('http: 3,000 server requests in one stream are answered through at most 4 P
 });
 
 test('what a server chooses (serverInfo, how many tools and their names) stays bounded in logs and in the not-found result', async () => {
-  // Before: a 2,000,160-byte 'mcp server ready' line, 20,000 warn lines for 20,000 malformed tools, and a
-  // not-found tool result of 1,268,961 characters listing every name (line breaks included).
+  // Before: a 2,000,160-byte 'mcp server ready' line, one warn line per malformed tool, and a not-found
+  // tool result listing every name (line breaks included). 2,000 + 2,000 entries: within TOOLS_LIST_MAX_TOOLS.
   const s = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -247,7 +247,7 @@ test('what a server chooses (serverInfo, how many tools and their names) stays b
       res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's' });
       if (body.method === 'initialize') return void res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { ...INIT_RESULT, serverInfo: { name: 'n'.repeat(2_000_000), version: '1' } } }));
       const tools: unknown[] = [];
-      for (let i = 0; i < 20_000; i++) tools.push({ name: `tool_${i}_${'z'.repeat(50)}\n` }, { name: 42 });
+      for (let i = 0; i < 2_000; i++) tools.push({ name: `tool_${i}_${'z'.repeat(50)}\n` }, { name: 42 });
       res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { tools } }));
     });
   });
@@ -262,15 +262,67 @@ test('what a server chooses (serverInfo, how many tools and their names) stays b
     const text = (r.content[0] as { text: string }).text;
     assert.ok(r.isError);
     assert.ok(text.length < 2000, `${text.length} characters`);
-    assert.match(text, /has no tool "missing" \(it offers: "tool_0_z+\\n", "tool_1_z+\\n", .* and 19980 more\)$/);
+    assert.match(text, /has no tool "missing" \(it offers: "tool_0_z+\\n", "tool_1_z+\\n", .* and 1980 more\)$/);
     const lines = logger.lines.map((l) => JSON.stringify(l).length);
     assert.ok(lines.length <= 3, `${lines.length} log lines`);
     assert.ok(Math.max(...lines) < 2000, `a log line of ${Math.max(...lines)} bytes`);
-    assert.ok(logger.lines.some((l) => l.msg === 'mcp server listed malformed tools (skipped)' && l.fields?.count === 20_000));
+    assert.ok(logger.lines.some((l) => l.msg === 'mcp server listed malformed tools (skipped)' && l.fields?.count === 2_000));
   } finally {
     await pool.closeAll();
     s.closeAllConnections();
     await new Promise((r) => s.close(r));
+  }
+});
+
+/** A stdio server whose tools/list has `pages` pages, each from `page(n)` (a JS expression of n), with a fresh cursor. */
+const pagingServer = (pages: number, page: string) =>
+  stdioClient(`(m, send) => {
+    if (m.method !== 'tools/list') return;
+    const n = m.params.cursor === undefined ? 0 : Number(m.params.cursor.slice(1));
+    const tools = ((n) => ${page})(n);
+    send({ jsonrpc: '2.0', id: m.id, result: n + 1 < ${pages} ? { tools, nextCursor: 'c' + (n + 1) } : { tools } });
+  }`);
+
+test('stdio: tools/list pages that together exceed TOOLS_LIST_MAX_CHARS are refused (protocol), not accumulated', async () => {
+  // 12 pages of 512 KiB of tools (6 MiB). Before: all kept; at 1000 pages of ~8 MiB the heap would be gigabytes.
+  const { client } = pagingServer(12, `Array.from({ length: 64 }, (_, i) => ({ name: 't' + n + '_' + i, description: 'd'.repeat(8192), inputSchema: { type: 'object' } }))`);
+  try {
+    const e = await rejection(client.listTools({ timeoutMs: 10_000 }));
+    assert.is(e.code, 'protocol', e.message);
+    assert.is(e.message, `MCP server hostile-stdio listed more than ${TOOLS_LIST_MAX_CHARS} characters of tool definitions in tools/list (all pages together)`);
+  } finally {
+    await client.close();
+  }
+});
+
+test('stdio: tools/list pages that together list more than TOOLS_LIST_MAX_TOOLS tools are refused (protocol)', async () => {
+  // 10 pages of 1,000 small tools. Before: 10,000 tools kept, and described to the model.
+  const { client } = pagingServer(10, `Array.from({ length: 1000 }, (_, i) => ({ name: 't' + n + '_' + i }))`);
+  try {
+    const e = await rejection(client.listTools({ timeoutMs: 10_000 }));
+    assert.is(e.code, 'protocol', e.message);
+    assert.is(e.message, `MCP server hostile-stdio listed more than ${TOOLS_LIST_MAX_TOOLS} tools in tools/list (all pages together)`);
+  } finally {
+    await client.close();
+  }
+});
+
+test('stdio: tools/list within its bounds across pages is kept whole; a repeated cursor is refused', async () => {
+  const ok = pagingServer(4, `Array.from({ length: 500 }, (_, i) => ({ name: 't' + n + '_' + i }))`);
+  try {
+    assert.is((await ok.client.listTools({ timeoutMs: 10_000 })).length, 2000);
+  } finally {
+    await ok.client.close();
+  }
+  const { client } = stdioClient(`(m, send) => {
+    if (m.method === 'tools/list') send({ jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'a' }], nextCursor: 'x' } });
+  }`);
+  try {
+    const e = await rejection(client.listTools({ timeoutMs: 10_000 }));
+    assert.is(e.code, 'protocol', e.message);
+    assert.match(e.message, /repeated tools\/list cursor "x"/);
+  } finally {
+    await client.close();
   }
 });
 

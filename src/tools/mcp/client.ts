@@ -112,6 +112,15 @@ const noopLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const clip = (s: string, n = 200) => (s.length > n ? `${s.slice(0, n)}…` : s);
 const MAX_PAGES = 1000;
+/**
+ * Bounds of one whole tools/list, across all its pages. MCP pagination (spec "Utilities / Pagination")
+ * lets the server choose page size and cursors, so the page count alone bounds nothing: 1000 pages
+ * of up to maxFrameBytes each would be gigabytes on a 256 MB board. The tools are kept (and described
+ * to the model), so their sum is what must fit.
+ */
+export const TOOLS_LIST_MAX_TOOLS = 4096;
+/** Characters of JSON of the tools kept from one tools/list (entries as the server sent them). */
+export const TOOLS_LIST_MAX_CHARS = 4 * 1024 * 1024;
 /** Log lines what a server sends may cause per minute (its log notifications, stray ids, invalid messages). */
 const SERVER_LINES_PER_MINUTE = 60;
 
@@ -429,6 +438,7 @@ export class McpClient {
     let malformed = 0;
     let firstMalformed: unknown;
     let cursor: string | undefined;
+    const budget = { entries: 0, chars: 0 };
     for (let page = 0; ; page++) {
       if (page >= MAX_PAGES) throw new McpError('protocol', `MCP server ${this.label} returned more than ${MAX_PAGES} pages from tools/list`);
       const res = await conn.request('tools/list', cursor === undefined ? {} : { cursor }, 'tools/list', {
@@ -438,11 +448,13 @@ export class McpClient {
       });
       if (!isObj(res) || !Array.isArray(res.tools)) throw new McpError('protocol', `MCP server ${this.label} answered tools/list without a tools array`);
       for (const t of res.tools) {
+        this.chargeListing(budget, 1, 0);
         const tool = toTool(t);
         if (!tool) {
           if (malformed++ === 0) firstMalformed = t;
           continue;
         }
+        this.chargeListing(budget, 0, JSON.stringify(t).length);
         tools.push(tool);
       }
       if (res.nextCursor === undefined || res.nextCursor === null) break;
@@ -454,6 +466,18 @@ export class McpClient {
     if (malformed > 0) this.logger.warn('mcp server listed malformed tools (skipped)', { server: this.label, count: malformed, first: clip(JSON.stringify(firstMalformed) ?? '') });
     if (conn.toolsEpoch === epoch) conn.toolsCache = { epoch, tools };
     return tools;
+  }
+
+  /** Count entries and kept characters of one tools/list against its bounds; refuse the listing past them. */
+  private chargeListing(budget: { entries: number; chars: number }, entries: number, chars: number): void {
+    budget.entries += entries;
+    budget.chars += chars;
+    if (budget.entries > TOOLS_LIST_MAX_TOOLS) {
+      throw new McpError('protocol', `MCP server ${this.label} listed more than ${TOOLS_LIST_MAX_TOOLS} tools in tools/list (all pages together)`);
+    }
+    if (budget.chars > TOOLS_LIST_MAX_CHARS) {
+      throw new McpError('protocol', `MCP server ${this.label} listed more than ${TOOLS_LIST_MAX_CHARS} characters of tool definitions in tools/list (all pages together)`);
+    }
   }
 
   /** The named tool from the (cached) tools/list of the running server, or undefined. */
