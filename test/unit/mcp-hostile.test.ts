@@ -5,11 +5,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { McpClient, TOOLS_LIST_MAX_CHARS, TOOLS_LIST_MAX_TOOLS, type McpSpawn } from '../../src/tools/mcp/client.ts';
+import { McpClient, TOOL_DESCRIPTION_MAX_CHARS, TOOL_INPUT_SCHEMA_MAX_CHARS, TOOLS_LIST_MAX_CHARS, TOOLS_LIST_MAX_TOOLS, type McpSpawn } from '../../src/tools/mcp/client.ts';
 import { httpTransport } from '../../src/tools/mcp/http-channel.ts';
 import { nodeMcpSpawn } from '../../src/tools/mcp/node-spawn.ts';
 import { guardedRequest } from '../../src/net/guarded-fetch.ts';
-import { McpPool, createMcpToolImpl } from '../../src/tools/mcp/backend.ts';
+import { McpPool, createMcpBinder, createMcpToolImpl } from '../../src/tools/mcp/backend.ts';
+import { formatStdioUri } from '../../src/tools/mcp/uri.ts';
 import type { ToolRunContext } from '../../src/tools/types.ts';
 import { captureLogger, NODE, rejection } from '../fixtures/mcp/helpers.ts';
 
@@ -323,6 +324,52 @@ test('stdio: tools/list within its bounds across pages is kept whole; a repeated
     assert.match(e.message, /repeated tools\/list cursor "x"/);
   } finally {
     await client.close();
+  }
+});
+
+/** A stdio server listing one tool with a 1 MB description, a 100 KB title and a ~200 KB input schema, and one ordinary tool. */
+const BIG_TOOLS_SERVER = `
+  const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+  require('node:readline').createInterface({ input: process.stdin }).on('line', (l) => {
+    const m = JSON.parse(l);
+    if (m.method === 'initialize') return send({ jsonrpc: '2.0', id: m.id, result: ${JSON.stringify(INIT_RESULT)} });
+    if (m.method !== 'tools/list') return;
+    const big = { name: 'big', title: 'T'.repeat(1e5), description: 'D'.repeat(1e6), inputSchema: { type: 'object', properties: { a: { type: 'string', description: 'x'.repeat(2e5) } } } };
+    send({ jsonrpc: '2.0', id: m.id, result: { tools: [big, { name: 'fine', description: 'ok', inputSchema: { type: 'object' } }] } });
+  });`;
+
+test('stdio: a huge tool description and title are clipped with a marker; a huge input schema is not kept (one warn line)', async () => {
+  // Before: the 1,000,000-character description and the 200 KB schema were kept whole, for the model's every turn.
+  const logger = captureLogger();
+  const client = new McpClient({ command: NODE, args: ['-e', BIG_TOOLS_SERVER], env: {}, spawn: nodeMcpSpawn, label: 'big-stdio', clientVersion: '1', logger, startTimeoutMs: 5000, closeGraceMs: 200 });
+  try {
+    const [big, fine] = await client.listTools({ timeoutMs: 10_000 });
+    assert.is(big.description, `${'D'.repeat(TOOL_DESCRIPTION_MAX_CHARS)}… [clipped by claw-edge: ${1e6 - TOOL_DESCRIPTION_MAX_CHARS} more characters]`);
+    assert.is(big.title, `${'T'.repeat(TOOL_DESCRIPTION_MAX_CHARS)}… [clipped by claw-edge: ${1e5 - TOOL_DESCRIPTION_MAX_CHARS} more characters]`);
+    assert.equal(big.inputSchema, { type: 'object' });
+    assert.ok(big.inputSchemaOversize! > TOOL_INPUT_SCHEMA_MAX_CHARS, String(big.inputSchemaOversize));
+    assert.equal(fine, { name: 'fine', description: 'ok', inputSchema: { type: 'object' } });
+    const warns = logger.lines.filter((l) => l.level === 'warn');
+    assert.is(warns.length, 1);
+    assert.equal(warns[0].fields, { server: 'big-stdio', count: 1, first: 'big', chars: big.inputSchemaOversize, limit: TOOL_INPUT_SCHEMA_MAX_CHARS });
+  } finally {
+    await client.close();
+  }
+});
+
+test('binder: a tool whose input schema the server made too large is refused unless the manifest declares input_schema', async () => {
+  // Before: bind() took the ~200 KB schema (and the 1 MB description) from tools/list for the model.
+  const pool = new McpPool({ spawn: nodeMcpSpawn, env: {}, clientVersion: '1', logger: captureLogger() });
+  const uri = formatStdioUri(NODE, ['-e', BIG_TOOLS_SERVER]);
+  const binder = createMcpBinder(pool);
+  try {
+    const e = await rejection(binder.bind({ name: 'big', spec: { mcp_source: { uri } } } as any));
+    assert.is(e.code, 'protocol', e.message);
+    assert.match(e.message, /^tool big: MCP server stdio:.* gave tool "big" an input schema of \d+ characters, more than 65536: declare input_schema in the manifest$/);
+    const declared = await binder.bind({ name: 'big', spec: { input_schema: { type: 'object' }, mcp_source: { uri } } } as any);
+    assert.is(declared.description!.length, TOOL_DESCRIPTION_MAX_CHARS + `… [clipped by claw-edge: ${1e6 - TOOL_DESCRIPTION_MAX_CHARS} more characters]`.length);
+  } finally {
+    await binder.close();
   }
 });
 
