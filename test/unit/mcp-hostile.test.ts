@@ -8,6 +8,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { McpClient, TOOL_DESCRIPTION_MAX_CHARS, TOOL_INPUT_SCHEMA_MAX_CHARS, TOOLS_LIST_MAX_CHARS, TOOLS_LIST_MAX_TOOLS, type McpSpawn } from '../../src/tools/mcp/client.ts';
 import { httpTransport } from '../../src/tools/mcp/http-channel.ts';
 import { nodeMcpSpawn } from '../../src/tools/mcp/node-spawn.ts';
+import { STDERR_LINES_PER_SECOND } from '../../src/tools/mcp/stdio-channel.ts';
 import { guardedRequest } from '../../src/net/guarded-fetch.ts';
 import { McpPool, createMcpBinder, createMcpToolImpl } from '../../src/tools/mcp/backend.ts';
 import { formatStdioUri } from '../../src/tools/mcp/uri.ts';
@@ -371,6 +372,34 @@ test('binder: a tool whose input schema the server made too large is refused unl
   } finally {
     await binder.close();
   }
+});
+
+test('stdio: 100,000 lines of server stderr log at most STDERR_LINES_PER_SECOND a second, the rest counted; the loop keeps turning', async () => {
+  // Before: 100,000 debug lines, one per stderr line.
+  const { client, logger } = stdioClient(`(m, send) => {
+    if (m.method !== 'tools/call') return;
+    process.stderr.write(('e'.repeat(50) + '\\n').repeat(100000), () => send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'done' }] } }));
+  }`);
+  let last = Date.now();
+  let maxGap = 0;
+  const tick = setInterval(() => {
+    const t = Date.now();
+    maxGap = Math.max(maxGap, t - last);
+    last = t;
+  }, 5);
+  const started = Date.now();
+  try {
+    assert.equal((await client.callTool('flood', {}, { timeoutMs: 20_000 })).content, [{ type: 'text', text: 'done' }]);
+  } finally {
+    clearInterval(tick);
+    await client.close();
+  }
+  const seconds = Math.ceil((Date.now() - started) / 1000) + 1;
+  const logged = logger.lines.filter((l) => l.msg === 'mcp server stderr').length;
+  const suppressed = logger.lines.filter((l) => l.msg === 'mcp server stderr: lines suppressed').reduce((n, l) => n + (l.fields!.suppressed as number), 0);
+  assert.ok(logged <= STDERR_LINES_PER_SECOND * seconds, `${logged} stderr lines logged in ${seconds} s`);
+  assert.is(logged + suppressed, 100_000, 'every line is either logged or counted');
+  assert.ok(maxGap < 1000, `the event loop stood still for ${maxGap} ms`);
 });
 
 test('http: an event stream the server keeps open after its response holds no connection', async () => {
