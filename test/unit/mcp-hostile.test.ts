@@ -14,6 +14,7 @@ import { McpPool, createMcpBinder, createMcpToolImpl } from '../../src/tools/mcp
 import { formatStdioUri } from '../../src/tools/mcp/uri.ts';
 import type { ToolRunContext } from '../../src/tools/types.ts';
 import { captureLogger, NODE, rejection } from '../fixtures/mcp/helpers.ts';
+import { fakeMcpHttp } from './helpers/fake-mcp-http.ts';
 
 const test = suite('mcp hostile server');
 const TOKEN = 'sk-live-4f9a1c2e7b3d';
@@ -22,27 +23,14 @@ const INIT_RESULT = { protocolVersion: '2025-11-25', capabilities: { tools: {} }
 /** An HTTP MCP server: initialize and DELETE answered here, the rest by `handler`. Counts open sockets. */
 async function httpServer(handler: (req: IncomingMessage, body: any, res: ServerResponse) => void, o: { maxFrameBytes?: number; sendTimeoutMs?: number } = {}) {
   const sockets = new Set<Socket>();
-  const s = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
-      if (req.method === 'DELETE') return void res.writeHead(200).end();
-      if (body?.method === 'initialize') {
-        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's-1' });
-        return void res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: INIT_RESULT }));
-      }
-      handler(req, body, res);
-    });
-  });
+  const fake = await fakeMcpHttp(handler, { serverInfo: INIT_RESULT.serverInfo });
   let peak = 0;
-  s.on('connection', (sock: Socket) => {
+  fake.server.on('connection', (sock: Socket) => {
     sockets.add(sock);
     peak = Math.max(peak, sockets.size);
     sock.on('close', () => sockets.delete(sock));
   });
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}/mcp`;
+  const url = fake.url;
   const logger = captureLogger();
   const request = (u: string, init: any) => guardedRequest(u, init, { mode: 'allow-all' }, { checkAddress: () => null });
   const transport = httpTransport({ url, label: url, request, logger, maxFrameBytes: o.maxFrameBytes ?? 1 << 20, headers: () => ({ authorization: `Bearer ${TOKEN}` }), sendTimeoutMs: o.sendTimeoutMs ?? 500 });
@@ -54,8 +42,7 @@ async function httpServer(handler: (req: IncomingMessage, body: any, res: Server
     peak: () => peak,
     close: async () => {
       await client.close();
-      s.closeAllConnections();
-      await new Promise((r) => s.close(r));
+      await fake.close();
     },
   };
 }
