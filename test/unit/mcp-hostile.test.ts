@@ -5,13 +5,16 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { McpClient, type McpSpawn } from '../../src/tools/mcp/client.ts';
+import { McpClient, TOOL_DESCRIPTION_MAX_CHARS, TOOL_INPUT_SCHEMA_MAX_CHARS, TOOLS_LIST_MAX_CHARS, TOOLS_LIST_MAX_TOOLS, type McpSpawn } from '../../src/tools/mcp/client.ts';
 import { httpTransport } from '../../src/tools/mcp/http-channel.ts';
 import { nodeMcpSpawn } from '../../src/tools/mcp/node-spawn.ts';
+import { STDERR_LINES_PER_SECOND } from '../../src/tools/mcp/stdio-channel.ts';
 import { guardedRequest } from '../../src/net/guarded-fetch.ts';
-import { McpPool, createMcpToolImpl } from '../../src/tools/mcp/backend.ts';
+import { McpPool, createMcpBinder, createMcpToolImpl } from '../../src/tools/mcp/backend.ts';
+import { formatStdioUri } from '../../src/tools/mcp/uri.ts';
 import type { ToolRunContext } from '../../src/tools/types.ts';
 import { captureLogger, NODE, rejection } from '../fixtures/mcp/helpers.ts';
+import { fakeMcpHttp } from './helpers/fake-mcp-http.ts';
 
 const test = suite('mcp hostile server');
 const TOKEN = 'sk-live-4f9a1c2e7b3d';
@@ -20,27 +23,14 @@ const INIT_RESULT = { protocolVersion: '2025-11-25', capabilities: { tools: {} }
 /** An HTTP MCP server: initialize and DELETE answered here, the rest by `handler`. Counts open sockets. */
 async function httpServer(handler: (req: IncomingMessage, body: any, res: ServerResponse) => void, o: { maxFrameBytes?: number; sendTimeoutMs?: number } = {}) {
   const sockets = new Set<Socket>();
-  const s = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
-      if (req.method === 'DELETE') return void res.writeHead(200).end();
-      if (body?.method === 'initialize') {
-        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's-1' });
-        return void res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: INIT_RESULT }));
-      }
-      handler(req, body, res);
-    });
-  });
+  const fake = await fakeMcpHttp(handler, { serverInfo: INIT_RESULT.serverInfo });
   let peak = 0;
-  s.on('connection', (sock: Socket) => {
+  fake.server.on('connection', (sock: Socket) => {
     sockets.add(sock);
     peak = Math.max(peak, sockets.size);
     sock.on('close', () => sockets.delete(sock));
   });
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}/mcp`;
+  const url = fake.url;
   const logger = captureLogger();
   const request = (u: string, init: any) => guardedRequest(u, init, { mode: 'allow-all' }, { checkAddress: () => null });
   const transport = httpTransport({ url, label: url, request, logger, maxFrameBytes: o.maxFrameBytes ?? 1 << 20, headers: () => ({ authorization: `Bearer ${TOKEN}` }), sendTimeoutMs: o.sendTimeoutMs ?? 500 });
@@ -52,8 +42,7 @@ async function httpServer(handler: (req: IncomingMessage, body: any, res: Server
     peak: () => peak,
     close: async () => {
       await client.close();
-      s.closeAllConnections();
-      await new Promise((r) => s.close(r));
+      await fake.close();
     },
   };
 }
@@ -236,8 +225,8 @@ test('http: 3,000 server requests in one stream are answered through at most 4 P
 });
 
 test('what a server chooses (serverInfo, how many tools and their names) stays bounded in logs and in the not-found result', async () => {
-  // Before: a 2,000,160-byte 'mcp server ready' line, 20,000 warn lines for 20,000 malformed tools, and a
-  // not-found tool result of 1,268,961 characters listing every name (line breaks included).
+  // Before: a 2,000,160-byte 'mcp server ready' line, one warn line per malformed tool, and a not-found
+  // tool result listing every name (line breaks included). 2,000 + 2,000 entries: within TOOLS_LIST_MAX_TOOLS.
   const s = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -247,7 +236,7 @@ test('what a server chooses (serverInfo, how many tools and their names) stays b
       res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's' });
       if (body.method === 'initialize') return void res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { ...INIT_RESULT, serverInfo: { name: 'n'.repeat(2_000_000), version: '1' } } }));
       const tools: unknown[] = [];
-      for (let i = 0; i < 20_000; i++) tools.push({ name: `tool_${i}_${'z'.repeat(50)}\n` }, { name: 42 });
+      for (let i = 0; i < 2_000; i++) tools.push({ name: `tool_${i}_${'z'.repeat(50)}\n` }, { name: 42 });
       res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { tools } }));
     });
   });
@@ -262,16 +251,142 @@ test('what a server chooses (serverInfo, how many tools and their names) stays b
     const text = (r.content[0] as { text: string }).text;
     assert.ok(r.isError);
     assert.ok(text.length < 2000, `${text.length} characters`);
-    assert.match(text, /has no tool "missing" \(it offers: "tool_0_z+\\n", "tool_1_z+\\n", .* and 19980 more\)$/);
+    assert.match(text, /has no tool "missing" \(it offers: "tool_0_z+\\n", "tool_1_z+\\n", .* and 1980 more\)$/);
     const lines = logger.lines.map((l) => JSON.stringify(l).length);
     assert.ok(lines.length <= 3, `${lines.length} log lines`);
     assert.ok(Math.max(...lines) < 2000, `a log line of ${Math.max(...lines)} bytes`);
-    assert.ok(logger.lines.some((l) => l.msg === 'mcp server listed malformed tools (skipped)' && l.fields?.count === 20_000));
+    assert.ok(logger.lines.some((l) => l.msg === 'mcp server listed malformed tools (skipped)' && l.fields?.count === 2_000));
   } finally {
     await pool.closeAll();
     s.closeAllConnections();
     await new Promise((r) => s.close(r));
   }
+});
+
+/** A stdio server whose tools/list has `pages` pages, each from `page(n)` (a JS expression of n), with a fresh cursor. */
+const pagingServer = (pages: number, page: string) =>
+  stdioClient(`(m, send) => {
+    if (m.method !== 'tools/list') return;
+    const n = m.params.cursor === undefined ? 0 : Number(m.params.cursor.slice(1));
+    const tools = ((n) => ${page})(n);
+    send({ jsonrpc: '2.0', id: m.id, result: n + 1 < ${pages} ? { tools, nextCursor: 'c' + (n + 1) } : { tools } });
+  }`);
+
+test('stdio: tools/list pages that together exceed TOOLS_LIST_MAX_CHARS are refused (protocol), not accumulated', async () => {
+  // 12 pages of 512 KiB of tools (6 MiB). Before: all kept; at 1000 pages of ~8 MiB the heap would be gigabytes.
+  const { client } = pagingServer(12, `Array.from({ length: 64 }, (_, i) => ({ name: 't' + n + '_' + i, description: 'd'.repeat(8192), inputSchema: { type: 'object' } }))`);
+  try {
+    const e = await rejection(client.listTools({ timeoutMs: 10_000 }));
+    assert.is(e.code, 'protocol', e.message);
+    assert.is(e.message, `MCP server hostile-stdio listed more than ${TOOLS_LIST_MAX_CHARS} characters of tool definitions in tools/list (all pages together)`);
+  } finally {
+    await client.close();
+  }
+});
+
+test('stdio: tools/list pages that together list more than TOOLS_LIST_MAX_TOOLS tools are refused (protocol)', async () => {
+  // 10 pages of 1,000 small tools. Before: 10,000 tools kept, and described to the model.
+  const { client } = pagingServer(10, `Array.from({ length: 1000 }, (_, i) => ({ name: 't' + n + '_' + i }))`);
+  try {
+    const e = await rejection(client.listTools({ timeoutMs: 10_000 }));
+    assert.is(e.code, 'protocol', e.message);
+    assert.is(e.message, `MCP server hostile-stdio listed more than ${TOOLS_LIST_MAX_TOOLS} tools in tools/list (all pages together)`);
+  } finally {
+    await client.close();
+  }
+});
+
+test('stdio: tools/list within its bounds across pages is kept whole; a repeated cursor is refused', async () => {
+  const ok = pagingServer(4, `Array.from({ length: 500 }, (_, i) => ({ name: 't' + n + '_' + i }))`);
+  try {
+    assert.is((await ok.client.listTools({ timeoutMs: 10_000 })).length, 2000);
+  } finally {
+    await ok.client.close();
+  }
+  const { client } = stdioClient(`(m, send) => {
+    if (m.method === 'tools/list') send({ jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'a' }], nextCursor: 'x' } });
+  }`);
+  try {
+    const e = await rejection(client.listTools({ timeoutMs: 10_000 }));
+    assert.is(e.code, 'protocol', e.message);
+    assert.match(e.message, /repeated tools\/list cursor "x"/);
+  } finally {
+    await client.close();
+  }
+});
+
+/** A stdio server listing one tool with a 1 MB description, a 100 KB title and a ~200 KB input schema, and one ordinary tool. */
+const BIG_TOOLS_SERVER = `
+  const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+  require('node:readline').createInterface({ input: process.stdin }).on('line', (l) => {
+    const m = JSON.parse(l);
+    if (m.method === 'initialize') return send({ jsonrpc: '2.0', id: m.id, result: ${JSON.stringify(INIT_RESULT)} });
+    if (m.method !== 'tools/list') return;
+    const big = { name: 'big', title: 'T'.repeat(1e5), description: 'D'.repeat(1e6), inputSchema: { type: 'object', properties: { a: { type: 'string', description: 'x'.repeat(2e5) } } } };
+    send({ jsonrpc: '2.0', id: m.id, result: { tools: [big, { name: 'fine', description: 'ok', inputSchema: { type: 'object' } }] } });
+  });`;
+
+test('stdio: a huge tool description and title are clipped with a marker; a huge input schema is not kept (one warn line)', async () => {
+  // Before: the 1,000,000-character description and the 200 KB schema were kept whole, for the model's every turn.
+  const logger = captureLogger();
+  const client = new McpClient({ command: NODE, args: ['-e', BIG_TOOLS_SERVER], env: {}, spawn: nodeMcpSpawn, label: 'big-stdio', clientVersion: '1', logger, startTimeoutMs: 5000, closeGraceMs: 200 });
+  try {
+    const [big, fine] = await client.listTools({ timeoutMs: 10_000 });
+    assert.is(big.description, `${'D'.repeat(TOOL_DESCRIPTION_MAX_CHARS)}… [clipped by claw-edge: ${1e6 - TOOL_DESCRIPTION_MAX_CHARS} more characters]`);
+    assert.is(big.title, `${'T'.repeat(TOOL_DESCRIPTION_MAX_CHARS)}… [clipped by claw-edge: ${1e5 - TOOL_DESCRIPTION_MAX_CHARS} more characters]`);
+    assert.equal(big.inputSchema, { type: 'object' });
+    assert.ok(big.inputSchemaOversize! > TOOL_INPUT_SCHEMA_MAX_CHARS, String(big.inputSchemaOversize));
+    assert.equal(fine, { name: 'fine', description: 'ok', inputSchema: { type: 'object' } });
+    const warns = logger.lines.filter((l) => l.level === 'warn');
+    assert.is(warns.length, 1);
+    assert.equal(warns[0].fields, { server: 'big-stdio', count: 1, first: 'big', chars: big.inputSchemaOversize, limit: TOOL_INPUT_SCHEMA_MAX_CHARS });
+  } finally {
+    await client.close();
+  }
+});
+
+test('binder: a tool whose input schema the server made too large is refused unless the manifest declares input_schema', async () => {
+  // Before: bind() took the ~200 KB schema (and the 1 MB description) from tools/list for the model.
+  const pool = new McpPool({ spawn: nodeMcpSpawn, env: {}, clientVersion: '1', logger: captureLogger() });
+  const uri = formatStdioUri(NODE, ['-e', BIG_TOOLS_SERVER]);
+  const binder = createMcpBinder(pool);
+  try {
+    const e = await rejection(binder.bind({ name: 'big', spec: { mcp_source: { uri } } } as any));
+    assert.is(e.code, 'protocol', e.message);
+    assert.match(e.message, /^tool big: MCP server stdio:.* gave tool "big" an input schema of \d+ characters, more than 65536: declare input_schema in the manifest$/);
+    const declared = await binder.bind({ name: 'big', spec: { input_schema: { type: 'object' }, mcp_source: { uri } } } as any);
+    assert.is(declared.description!.length, TOOL_DESCRIPTION_MAX_CHARS + `… [clipped by claw-edge: ${1e6 - TOOL_DESCRIPTION_MAX_CHARS} more characters]`.length);
+  } finally {
+    await binder.close();
+  }
+});
+
+test('stdio: 100,000 lines of server stderr log at most STDERR_LINES_PER_SECOND a second, the rest counted; the loop keeps turning', async () => {
+  // Before: 100,000 debug lines, one per stderr line.
+  const { client, logger } = stdioClient(`(m, send) => {
+    if (m.method !== 'tools/call') return;
+    process.stderr.write(('e'.repeat(50) + '\\n').repeat(100000), () => send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'done' }] } }));
+  }`);
+  let last = Date.now();
+  let maxGap = 0;
+  const tick = setInterval(() => {
+    const t = Date.now();
+    maxGap = Math.max(maxGap, t - last);
+    last = t;
+  }, 5);
+  const started = Date.now();
+  try {
+    assert.equal((await client.callTool('flood', {}, { timeoutMs: 20_000 })).content, [{ type: 'text', text: 'done' }]);
+  } finally {
+    clearInterval(tick);
+    await client.close();
+  }
+  const seconds = Math.ceil((Date.now() - started) / 1000) + 1;
+  const logged = logger.lines.filter((l) => l.msg === 'mcp server stderr').length;
+  const suppressed = logger.lines.filter((l) => l.msg === 'mcp server stderr: lines suppressed').reduce((n, l) => n + (l.fields!.suppressed as number), 0);
+  assert.ok(logged <= STDERR_LINES_PER_SECOND * seconds, `${logged} stderr lines logged in ${seconds} s`);
+  assert.is(logged + suppressed, 100_000, 'every line is either logged or counted');
+  assert.ok(maxGap < 1000, `the event loop stood still for ${maxGap} ms`);
 });
 
 test('http: an event stream the server keeps open after its response holds no connection', async () => {

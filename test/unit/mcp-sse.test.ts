@@ -2,36 +2,24 @@
 // Last-Event-ID, an oversize event. The parser itself (src/protocol/sse.ts) has test/unit/sse.test.ts.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpClient } from '../../src/tools/mcp/client.ts';
 import { httpTransport } from '../../src/tools/mcp/http-channel.ts';
 import { guardedRequest } from '../../src/net/guarded-fetch.ts';
 import { captureLogger, rejection } from '../fixtures/mcp/helpers.ts';
+import { fakeMcpHttp } from './helpers/fake-mcp-http.ts';
 
 const test = suite('mcp sse');
 
 async function fakeServer(handler: (req: IncomingMessage, body: any, res: ServerResponse) => void) {
   const requests: { method: string; headers: IncomingMessage['headers']; body: any }[] = [];
-  const s = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
-      requests.push({ method: req.method!, headers: req.headers, body });
-      if (body?.method === 'initialize') {
-        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's-1' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'fake' } } }));
-        return;
-      }
-      if (body && !('id' in body)) return void res.writeHead(202).end();
-      if (req.method === 'DELETE') return void res.writeHead(200).end();
-      if (!body && req.method === 'POST') return void res.writeHead(400).end();
-      handler(req, body, res);
-    });
+  const fake = await fakeMcpHttp((req, body, res) => {
+    requests.push({ method: req.method!, headers: req.headers, body });
+    if (body && !('id' in body)) return void res.writeHead(202).end();
+    if (!body && req.method === 'POST') return void res.writeHead(400).end();
+    handler(req, body, res);
   });
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}/mcp`;
+  const url = fake.url;
   const logger = captureLogger();
   const request = (u: string, init: any) => guardedRequest(u, init, { mode: 'allow-all' }, { checkAddress: () => null });
   const client = new McpClient({ transport: httpTransport({ url, label: url, request, logger, maxFrameBytes: 4096 }), label: url, clientVersion: '1', logger });
@@ -41,8 +29,7 @@ async function fakeServer(handler: (req: IncomingMessage, body: any, res: Server
     logger,
     close: async () => {
       await client.close();
-      s.closeAllConnections();
-      await new Promise((r) => s.close(r));
+      await fake.close();
     },
   };
 }
@@ -115,27 +102,16 @@ test('a server that floods its answer with log notifications, unknown ids and no
 test('a notification answered with an event stream that never ends holds no connection (MCP: 202, no body)', async () => {
   // The fakeServer above answers notifications 202 itself; this one keeps each of them open as a stream.
   const open = new Set<ServerResponse>();
-  const s = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
-      if (req.method === 'DELETE') return void res.writeHead(200).end();
-      if (body?.method === 'initialize') {
-        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's-1' });
-        return void res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'fake' } } }));
-      }
-      // tools/call is never answered; notifications (initialized, cancelled) get a stream that stays open.
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(': hold\n\n');
-      if (body && !('id' in body)) {
-        open.add(res);
-        res.on('close', () => open.delete(res));
-      }
-    });
+  // tools/call is never answered; notifications (initialized, cancelled) get a stream that stays open.
+  const fake = await fakeMcpHttp((_req, body, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(': hold\n\n');
+    if (body && !('id' in body)) {
+      open.add(res);
+      res.on('close', () => open.delete(res));
+    }
   });
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}/mcp`;
+  const url = fake.url;
   const logger = captureLogger();
   const request = (u: string, init: any) => guardedRequest(u, init, { mode: 'allow-all' }, { checkAddress: () => null });
   const client = new McpClient({ transport: httpTransport({ url, label: url, request, logger, maxFrameBytes: 4096 }), label: url, clientVersion: '1', logger });
@@ -145,8 +121,7 @@ test('a notification answered with an event stream that never ends holds no conn
     assert.is(open.size, 0, `${open.size} notification streams still held by the client`);
   } finally {
     await client.close();
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
+    await fake.close();
   }
 });
 

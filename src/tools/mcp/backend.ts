@@ -31,7 +31,7 @@ import { ErrorCode, ProtocolError } from '../../protocol/errors.ts';
 import { NetworkDenied } from '../../net/guarded-fetch.ts';
 import { checkTarget, netPolicy } from '../../net/net-policy.ts';
 import { netMode } from '../../sandbox/spec-view.ts';
-import { McpClient, type McpCallResult, type McpCommonOptions, type McpSpawn, type McpStdioClientOptions, type McpTool } from './client.ts';
+import { McpClient, TOOL_INPUT_SCHEMA_MAX_CHARS, type McpCallResult, type McpCommonOptions, type McpSpawn, type McpStdioClientOptions, type McpTool } from './client.ts';
 import { McpError } from './errors.ts';
 import { httpTransport, type McpHttpRequest } from './http-channel.ts';
 import { parseMcpUri, type McpHttpTarget, type McpTarget } from './uri.ts';
@@ -151,6 +151,8 @@ export interface McpToolDescription {
   title?: string;
   outputSchema?: Record<string, unknown>;
   annotations?: Record<string, unknown>;
+  /** Why the server's inputSchema is not used (too large; client.ts TOOL_INPUT_SCHEMA_MAX_CHARS). */
+  inputSchemaRefused?: string;
 }
 
 export interface McpToolImpl extends ToolImpl {
@@ -185,6 +187,9 @@ export function createMcpToolImpl(source: McpSource, deps: { pool: McpPool; tool
       const t = tools.find((x) => x.name === name);
       if (!t) throw new McpError('tool-not-found', notFound(tools));
       const d: McpToolDescription = { description: t.description ?? t.title ?? '', inputSchema: t.inputSchema };
+      if (t.inputSchemaOversize !== undefined) {
+        d.inputSchemaRefused = `MCP server ${uri} gave tool ${JSON.stringify(name)} an input schema of ${t.inputSchemaOversize} characters, more than ${TOOL_INPUT_SCHEMA_MAX_CHARS}: declare input_schema in the manifest`;
+      }
       if (t.title !== undefined) d.title = t.title;
       if (t.outputSchema !== undefined) d.outputSchema = t.outputSchema;
       if (t.annotations !== undefined) d.annotations = t.annotations;
@@ -285,6 +290,8 @@ export function createMcpBinder(pool: McpPool, opts: { eager?: boolean; signal?:
       for (let attempt = 0; ; attempt++) {
         try {
           const d = await impl.describe({ signal: opts.signal });
+          // Only a schema the manifest leaves to the server must be usable; a declared one replaces it.
+          if (d.inputSchemaRefused !== undefined && t.spec.input_schema === undefined) throw new McpError('protocol', d.inputSchemaRefused);
           return { impl, description: d.description, inputSchema: d.inputSchema };
         } catch (err) {
           // Only "cannot reach it (yet)" is survivable: a server that is up and wrong is a config error.

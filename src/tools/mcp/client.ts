@@ -94,6 +94,11 @@ export interface McpTool {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations?: Record<string, unknown>;
+  /**
+   * Characters of the server's inputSchema when it was longer than TOOL_INPUT_SCHEMA_MAX_CHARS. It is
+   * then not kept (inputSchema is `{type: 'object'}`) and the backend refuses to describe the tool with it.
+   */
+  inputSchemaOversize?: number;
 }
 
 export interface McpCallResult {
@@ -112,6 +117,26 @@ const noopLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const clip = (s: string, n = 200) => (s.length > n ? `${s.slice(0, n)}…` : s);
 const MAX_PAGES = 1000;
+/**
+ * Bounds of one whole tools/list, across all its pages. MCP pagination (spec "Utilities / Pagination")
+ * lets the server choose page size and cursors, so the page count alone bounds nothing: 1000 pages
+ * of up to maxFrameBytes each would be gigabytes on a 256 MB board. The tools are kept (and described
+ * to the model), so their sum is what must fit.
+ */
+export const TOOLS_LIST_MAX_TOOLS = 4096;
+/** Characters of JSON of the tools kept from one tools/list (entries as the server sent them). */
+export const TOOLS_LIST_MAX_CHARS = 4 * 1024 * 1024;
+/**
+ * A description (or title) longer than this is clipped, with a marker saying so. It is sent to the
+ * model on every turn when the manifest gives none (spec §5.4 takes it from tools/list), and MCP puts
+ * no bound on it; 4 KiB is ample for what a tool does and how to call it.
+ */
+export const TOOL_DESCRIPTION_MAX_CHARS = 4096;
+/**
+ * An inputSchema whose JSON is longer than this is not kept: a clipped schema would be a different
+ * schema, so the tool is refused where the schema is needed (backend.ts) rather than sent to the model.
+ */
+export const TOOL_INPUT_SCHEMA_MAX_CHARS = 64 * 1024;
 /** Log lines what a server sends may cause per minute (its log notifications, stray ids, invalid messages). */
 const SERVER_LINES_PER_MINUTE = 60;
 
@@ -428,7 +453,9 @@ export class McpClient {
     // One line per listing, not one per malformed tool: 20,000 of them were 20,000 warn lines.
     let malformed = 0;
     let firstMalformed: unknown;
+    const oversize: McpTool[] = [];
     let cursor: string | undefined;
+    const budget = { entries: 0, chars: 0 };
     for (let page = 0; ; page++) {
       if (page >= MAX_PAGES) throw new McpError('protocol', `MCP server ${this.label} returned more than ${MAX_PAGES} pages from tools/list`);
       const res = await conn.request('tools/list', cursor === undefined ? {} : { cursor }, 'tools/list', {
@@ -438,11 +465,14 @@ export class McpClient {
       });
       if (!isObj(res) || !Array.isArray(res.tools)) throw new McpError('protocol', `MCP server ${this.label} answered tools/list without a tools array`);
       for (const t of res.tools) {
+        this.chargeListing(budget, 1, 0);
         const tool = toTool(t);
         if (!tool) {
           if (malformed++ === 0) firstMalformed = t;
           continue;
         }
+        this.chargeListing(budget, 0, JSON.stringify(t).length);
+        if (tool.inputSchemaOversize !== undefined) oversize.push(tool);
         tools.push(tool);
       }
       if (res.nextCursor === undefined || res.nextCursor === null) break;
@@ -452,8 +482,29 @@ export class McpClient {
       cursor = res.nextCursor;
     }
     if (malformed > 0) this.logger.warn('mcp server listed malformed tools (skipped)', { server: this.label, count: malformed, first: clip(JSON.stringify(firstMalformed) ?? '') });
+    if (oversize.length > 0) {
+      this.logger.warn('mcp server listed tools with an oversize input schema (not kept; such a tool needs input_schema in its manifest)', {
+        server: this.label,
+        count: oversize.length,
+        first: clip(oversize[0].name),
+        chars: oversize[0].inputSchemaOversize,
+        limit: TOOL_INPUT_SCHEMA_MAX_CHARS,
+      });
+    }
     if (conn.toolsEpoch === epoch) conn.toolsCache = { epoch, tools };
     return tools;
+  }
+
+  /** Count entries and kept characters of one tools/list against its bounds; refuse the listing past them. */
+  private chargeListing(budget: { entries: number; chars: number }, entries: number, chars: number): void {
+    budget.entries += entries;
+    budget.chars += chars;
+    if (budget.entries > TOOLS_LIST_MAX_TOOLS) {
+      throw new McpError('protocol', `MCP server ${this.label} listed more than ${TOOLS_LIST_MAX_TOOLS} tools in tools/list (all pages together)`);
+    }
+    if (budget.chars > TOOLS_LIST_MAX_CHARS) {
+      throw new McpError('protocol', `MCP server ${this.label} listed more than ${TOOLS_LIST_MAX_CHARS} characters of tool definitions in tools/list (all pages together)`);
+    }
   }
 
   /** The named tool from the (cached) tools/list of the running server, or undefined. */
@@ -594,11 +645,22 @@ export class McpClient {
   }
 }
 
+/** `s` cut to `max` characters, the cut said in the text itself so the model does not take it for the whole. */
+export function clipText(s: string, max: number): string {
+  if (s.length <= max) return s;
+  return `${s.slice(0, max)}… [clipped by claw-edge: ${s.length - max} more characters]`;
+}
+
 function toTool(t: unknown): McpTool | undefined {
   if (!isObj(t) || typeof t.name !== 'string' || t.name === '') return undefined;
-  const tool: McpTool = { name: t.name, inputSchema: isObj(t.inputSchema) ? t.inputSchema : { type: 'object' } };
-  if (typeof t.title === 'string') tool.title = t.title;
-  if (typeof t.description === 'string') tool.description = t.description;
+  const tool: McpTool = { name: t.name, inputSchema: { type: 'object' } };
+  if (isObj(t.inputSchema)) {
+    const chars = JSON.stringify(t.inputSchema).length;
+    if (chars > TOOL_INPUT_SCHEMA_MAX_CHARS) tool.inputSchemaOversize = chars;
+    else tool.inputSchema = t.inputSchema;
+  }
+  if (typeof t.title === 'string') tool.title = clipText(t.title, TOOL_DESCRIPTION_MAX_CHARS);
+  if (typeof t.description === 'string') tool.description = clipText(t.description, TOOL_DESCRIPTION_MAX_CHARS);
   if (isObj(t.outputSchema)) tool.outputSchema = t.outputSchema;
   if (isObj(t.annotations)) tool.annotations = t.annotations;
   return tool;

@@ -8,7 +8,9 @@
 // - Back-pressure: while the server does not read its stdin, we do not read its stdout (what it sends
 //   makes us write: answers to its requests), so neither side buffers without bound.
 // - Server stderr: the last stderrTailBytes characters are kept and appended to error messages
-//   about that server; each line is also logged at debug.
+//   about that server; its lines are also logged at debug, at most STDERR_LINES_PER_SECOND a second
+//   (1,000 characters each), the rest counted and said in one line. MCP lets a server write anything
+//   to stderr (spec "Transports / stdio"), so what it writes must not decide the size of our log.
 // - An unexpected exit ends the session; the core then kills the process group too (children the
 //   server left behind).
 import type { Readable, Writable } from 'node:stream';
@@ -52,6 +54,39 @@ export interface StdioTransportOptions {
 
 const clip = (s: string, n = 200) => (s.length > n ? `${s.slice(0, n)}…` : s);
 const MAX_GARBAGE_LOGS = 5;
+/** Lines of one server's stderr logged per second; the others are counted (StderrLog). */
+export const STDERR_LINES_PER_SECOND = 20;
+
+/** Logs a server's stderr lines within STDERR_LINES_PER_SECOND; one line per second says how many were left out. */
+class StderrLog {
+  private windowStart = -Infinity;
+  private inWindow = 0;
+  private suppressed = 0;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly label: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  line(text: string): void {
+    const t = this.now();
+    if (t - this.windowStart >= 1000) {
+      this.flush();
+      this.windowStart = t;
+      this.inWindow = 0;
+    }
+    if (this.inWindow++ < STDERR_LINES_PER_SECOND) this.logger.debug('mcp server stderr', { server: this.label, line: clip(text, 1000) });
+    else this.suppressed++;
+  }
+
+  /** Say how many lines were left out since the last time (at a new window, and when stderr ends). */
+  flush(): void {
+    if (this.suppressed === 0) return;
+    this.logger.debug('mcp server stderr: lines suppressed', { server: this.label, suppressed: this.suppressed, per_second: STDERR_LINES_PER_SECOND });
+    this.suppressed = 0;
+  }
+}
 
 function fmtExit(st: { code: number | null; signal: string | null } | undefined): string {
   if (!st) return 'it is gone';
@@ -112,14 +147,17 @@ class StdioChannel implements McpChannel {
       if (!this.ended) for (const ev of this.decoder.end()) this.onFrameEvent(ev);
     });
     const errDec = new TextDecoder();
+    const errLog = new StderrLog(o.logger, o.label);
     let partial = '';
     proc.stderr.on('data', (chunk: Uint8Array | string) => {
       const s = typeof chunk === 'string' ? chunk : errDec.decode(chunk, { stream: true });
       this.stderrTail = (this.stderrTail + s).slice(-o.stderrTailBytes);
       const lines = (partial + s).split('\n');
       partial = clip(lines.pop() ?? '', 4096);
-      for (const line of lines) if (line.trim()) o.logger.debug('mcp server stderr', { server: o.label, line: clip(line, 1000) });
+      for (const line of lines) if (line.trim()) errLog.line(line);
     });
+    proc.stderr.on('end', () => errLog.flush());
+    proc.stderr.on('close', () => errLog.flush());
     proc.stderr.on('error', () => {});
     // A server that exits before reading everything makes our writes fail with EPIPE: the exit
     // is what we report, not the write error.
