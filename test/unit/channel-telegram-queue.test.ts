@@ -104,10 +104,14 @@ test('a getUpdates answer too large to read: fewer updates are asked for, every 
     assert.equal(replies(fake), ['re: big 0', 're: big 1', 're: big 2', 're: big 3', 're: big 4', 're: big 5', 're: after']);
     const limits = fake.calls.filter((c) => c.method === 'getUpdates').map((c) => c.params.limit);
     assert.ok(limits.includes(2) && limits.includes(1), `limits asked: ${limits.join(',')}`);
-    // Back to full batches once answers fit again.
+    // Back towards full batches once answers fit again: doubled after each one (an idle long poll takes 1 s here,
+    // so 100 is seven polls away; 16 is enough to see the doubling).
     fake.message(TOKEN, 42, 'later');
     await fake.waitFor(() => replies(fake).includes('re: later'), 5000, 'a later message');
-    await fake.waitFor((c) => c.filter((x) => x.method === 'getUpdates').at(-1)?.params.limit === 100, 5000, 'full batches again');
+    const asked = () => fake.calls.filter((x) => x.method === 'getUpdates').map((x) => x.params.limit as number);
+    await fake.waitFor(() => asked().at(-1)! >= 16, 10_000, 'the limit growing again');
+    const after = asked().slice(asked().lastIndexOf(1));
+    after.slice(1).forEach((l, i) => assert.ok(l === Math.min(after[i] * 2, 100), `limits after the smallest: ${after.join(',')}`));
   } finally {
     await ch?.close();
     await fake.close();
