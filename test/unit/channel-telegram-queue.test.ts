@@ -24,15 +24,29 @@ async function open(fake: FakeTelegram, dataDir: string): Promise<TelegramChanne
   });
   return ch;
 }
-const replies = (fake: FakeTelegram) => fake.sent(TOKEN, 42).map((c) => c.params.text as string);
-const polls = (fake: FakeTelegram) => fake.calls.filter((c) => c.method === 'getUpdates').length;
-
-test('update ids that start over below the offset are served, not skipped forever in a busy poll; a restart replays nothing', async () => {
+/** A fake Bot API and a data dir for one test; `start` opens the channel on them (closing the one open first). */
+async function withBot(body: (fake: FakeTelegram, dir: string, start: () => Promise<TelegramChannel>) => Promise<void>): Promise<void> {
   const fake = await startFakeTelegram();
   const dir = mkdtempSync(join(tmpdir(), 'claw-tg-queue-'));
   let ch: TelegramChannel | undefined;
   try {
-    ch = await open(fake, dir);
+    await body(fake, dir, async () => {
+      await ch?.close();
+      ch = undefined;
+      return (ch = await open(fake, dir));
+    });
+  } finally {
+    await ch?.close();
+    await fake.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+const replies = (fake: FakeTelegram) => fake.sent(TOKEN, 42).map((c) => c.params.text as string);
+const polls = (fake: FakeTelegram) => fake.calls.filter((c) => c.method === 'getUpdates').length;
+
+test('update ids that start over below the offset are served, not skipped forever in a busy poll; a restart replays nothing', async () => {
+  await withBot(async (fake, dir, start) => {
+    await start();
     fake.message(TOKEN, 42, 'one'); // update 500
     await fake.waitFor(() => replies(fake).includes('re: one'), 5000, 'first reply');
     // The queue starts over at 100: the channel's offset (501) is past its tail, so the server serves from its head.
@@ -49,56 +63,40 @@ test('update ids that start over below the offset are served, not skipped foreve
     assert.ok(polls(fake) - before < 10, `${polls(fake) - before} getUpdates`);
     fake.message(TOKEN, 42, 'three'); // update 101
     await fake.waitFor(() => replies(fake).includes('re: three'), 3000, 'next reply');
-    await ch.close();
-    ch = undefined;
     // A restart on the same state: the offset (102) is inside the restarted queue; nothing is served twice.
-    ch = await open(fake, dir);
+    await start();
     fake.message(TOKEN, 42, 'four');
     await fake.waitFor(() => replies(fake).includes('re: four'), 5000, 'reply after restart');
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(replies(fake), ['re: one', 're: two', 're: three', 're: four']);
-  } finally {
-    await ch?.close();
-    await fake.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('a crash between journaling a message and moving the offset: the message is served again and answered once, not also "interrupted"', async () => {
-  const fake = await startFakeTelegram();
-  const dir = mkdtempSync(join(tmpdir(), 'claw-tg-queue-'));
-  let ch: TelegramChannel | undefined;
-  try {
+  await withBot(async (fake, dir, start) => {
     const id = fake.message(TOKEN, 42, 'cut off'); // update 500, never confirmed
     // What the first run left: the message journaled, the offset not yet past it (state.ts: accept, then advance).
     const state = fileTelegramState(telegramStateDir(dir, 'tg'));
     state.advance(id);
     state.accept([{ update_id: id, chat_id: 42, message_id: 1 }]);
-    ch = await open(fake, dir);
+    await start();
     await fake.waitFor(() => replies(fake).includes('re: cut off'), 5000, 'the served message answered');
     await new Promise((r) => setTimeout(r, 300));
     // Before: also "The agent restarted before answering your message… Please send it again." for a message
     // that was then answered, and that notice removed the journal entry of the run answering it.
     assert.equal(replies(fake), ['re: cut off']);
     assert.equal(fileTelegramState(telegramStateDir(dir, 'tg')).interrupted(), []);
-  } finally {
-    await ch?.close();
-    await fake.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('a getUpdates answer too large to read: fewer updates are asked for, every message is answered, and one update too large alone is skipped', async () => {
-  const fake = await startFakeTelegram();
-  const dir = mkdtempSync(join(tmpdir(), 'claw-tg-queue-'));
-  let ch: TelegramChannel | undefined;
-  try {
+  await withBot(async (fake, dir, start) => {
     // Six messages of ~1 MiB each (entities): any answer of four or more is over the 4 MiB the channel reads.
     for (let i = 0; i < 6; i++) fake.bulky(TOKEN, 42, `big ${i}`, 1024 * 1024);
     // One update alone over the limit, then a plain message after it.
     fake.bulky(TOKEN, 42, 'huge', 5 * 1024 * 1024);
     fake.message(TOKEN, 42, 'after');
-    ch = await open(fake, dir);
+    await start();
     // Before: the same request, the same oversize answer, retried with backoff for ever, and no reply at all.
     await fake.waitFor(() => replies(fake).includes('re: after'), 15_000, 'the message after the large ones');
     assert.equal(replies(fake), ['re: big 0', 're: big 1', 're: big 2', 're: big 3', 're: big 4', 're: big 5', 're: after']);
@@ -112,11 +110,7 @@ test('a getUpdates answer too large to read: fewer updates are asked for, every 
     await fake.waitFor(() => asked().at(-1)! >= 16, 10_000, 'the limit growing again');
     const after = asked().slice(asked().lastIndexOf(1));
     after.slice(1).forEach((l, i) => assert.ok(l === Math.min(after[i] * 2, 100), `limits after the smallest: ${after.join(',')}`));
-  } finally {
-    await ch?.close();
-    await fake.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test.run();
