@@ -19,7 +19,7 @@ import { whichSync, type HostCapabilities } from './host.ts';
 import { planIsolation, type IsolationPlan } from './levels.ts';
 import { checkPath, within } from './paths.ts';
 import { readProc } from './proc-table.ts';
-import { PRIVATE_DIR_NAME, privateParent, returnRunDir, takeRunDir } from './run-dirs.ts';
+import { ownPidNamespace, PRIVATE_DIR_NAME, privateParent, returnRunDir, takeRunDir } from './run-dirs.ts';
 import { cgroupRecord, type RunRecords } from './run-records.ts';
 import { fsMode, injectionMode, mountPaths } from './spec-view.ts';
 
@@ -130,8 +130,11 @@ async function removeStaleRunDirs(root: string): Promise<void> {
   if (swept.has(root)) return;
   swept.add(root);
   for (const n of await readdir(root).catch((): string[] => [])) {
-    const pid = PRIVATE_DIR_NAME.exec(n)?.[1];
+    const [, pid, ns] = PRIVATE_DIR_NAME.exec(n) ?? [];
     if (!pid || Number(pid) === process.pid) continue;
+    // Made in another pid namespace (a container sharing this /tmp): its pid cannot be checked from here,
+    // and a live runtime's directories must not go. Left to that runtime, or the host's tmp cleaner.
+    if (ns !== undefined && ns !== ownPidNamespace()) continue;
     try {
       process.kill(Number(pid), 0);
     } catch (e) {

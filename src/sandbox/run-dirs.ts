@@ -8,11 +8,11 @@
 // (launch.ts removeStaleRunDirs: the pid in their name is gone).
 //
 // Every private directory of this process, run dirs and file-mount secret dirs alike, lives in one 0700
-// parent per tmp root, `claw-private-<pid>-XXXXXX`. The tool runs under our uid, so modes do not keep one call out
+// parent per tmp root, `claw-private-<pid>-n<pid namespace>-XXXXXX`. The tool runs under our uid, so modes do not keep one call out
 // of another's directory; what does is that bubblewrap covers that parent wherever a bind would show it
 // and mounts the call's own two directories back (bwrap-args.ts hideOtherRuns). One parent, covered once,
 // also hides the directories of calls that start after the tool did.
-import { lstatSync, mkdtempSync, readdirSync, rmdirSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, readlinkSync, rmdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
@@ -24,8 +24,29 @@ const idle = new Map<string, string[]>();
 const parents = new Map<string, string>();
 let exitHook = false;
 
-/** Names of the private directories of any claw runtime in a tmp root (this layout and the older one), with the owner's pid. */
-export const PRIVATE_DIR_NAME = /^claw-(?:private|run|secrets)-(\d+)-/;
+/**
+ * Names of the private directories of any claw runtime in a tmp root (this layout and the older one), with the
+ * owner's pid and, where the name carries it, the inode of the owner's pid namespace (`n<inode>-`).
+ */
+export const PRIVATE_DIR_NAME = /^claw-(?:private|run|secrets)-(\d+)-(?:n(\d+)-)?/;
+
+let pidNamespace: string | undefined;
+
+/**
+ * The inode of this process's pid namespace ('' where /proc does not say). Containers with their own pid
+ * namespaces may share one /tmp: a pid in a directory's name means something only in its owner's namespace,
+ * so the stale sweep (launch.ts) judges only the names made in its own.
+ */
+export function ownPidNamespace(): string {
+  if (pidNamespace === undefined) {
+    try {
+      pidNamespace = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '';
+    } catch {
+      pidNamespace = '';
+    }
+  }
+  return pidNamespace;
+}
 
 /** The parent of this process's private directories in `root`, made (0700) when missing. */
 export function privateParent(root: string): string {
@@ -49,7 +70,8 @@ export function privateParent(root: string): string {
       // still holds a running call's directory
     }
   }
-  const dir = mkdtempSync(resolve(root, `claw-private-${process.pid}-`));
+  const ns = ownPidNamespace();
+  const dir = mkdtempSync(resolve(root, `claw-private-${process.pid}-${ns ? `n${ns}-` : ''}`));
   parents.set(root, dir);
   if (!exitHook) {
     exitHook = true;

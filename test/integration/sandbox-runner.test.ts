@@ -11,7 +11,7 @@ import type { SandboxSpec } from '../../src/manifest/schema/index.ts';
 import { detectHost, type HostCapabilities } from '../../src/sandbox/host.ts';
 import { checkLevel } from '../../src/sandbox/levels.ts';
 import { runSandboxed, type RunOptions } from '../../src/sandbox/runner.ts';
-import { drainRunDirs } from '../../src/sandbox/run-dirs.ts';
+import { drainRunDirs, ownPidNamespace } from '../../src/sandbox/run-dirs.ts';
 import { findMarked, killAll, marker, processDowngrade, settled, sleep, testHost, without } from '../fixtures/sandbox/helpers.ts';
 
 let host: HostCapabilities;
@@ -332,9 +332,15 @@ test('no private directories are left behind', async () => {
   mkdirSync(join(root2, 'claw-private-999999999-abc', 'run-x'), { recursive: true });
   mkdirSync(join(root2, 'claw-1234-not-ours')); // a user's directory of a similar name is left alone
   mkdirSync(join(root2, 'claw-run-1-init-is-alive'));
+  // A pid is checked only in the pid namespace that made the name: another container's live runtime sharing
+  // this /tmp keeps its directories; a dead pid of our own namespace does not.
+  const ns = ownPidNamespace();
+  assert.ok(ns, 'this Linux has /proc/self/ns/pid');
+  mkdirSync(join(root2, `claw-private-999999999-n${ns}-abc`, 'run-x'), { recursive: true });
+  mkdirSync(join(root2, 'claw-private-999999999-n1-abc', 'run-x'), { recursive: true });
   await run(m, { bin: 'true', argv: [], tmpRoot: root2 });
   await drainRunDirs();
-  assert.equal(readdirSync(root2).sort(), ['claw-1234-not-ours', 'claw-run-1-init-is-alive']);
+  assert.equal(readdirSync(root2).sort(), ['claw-1234-not-ours', 'claw-private-999999999-n1-abc', 'claw-run-1-init-is-alive']);
   rmSync(root2, { recursive: true, force: true });
 });
 
