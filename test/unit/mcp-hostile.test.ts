@@ -389,6 +389,34 @@ test('stdio: 100,000 lines of server stderr log at most STDERR_LINES_PER_SECOND 
   assert.ok(maxGap < 1000, `the event loop stood still for ${maxGap} ms`);
 });
 
+test('stdio: a backward step of the wall clock does not silence the server\'s stderr', async () => {
+  // Before: the window was measured on Date.now(): after the clock stepped back an hour, no window opened
+  // until it caught up, and every stderr line in between was suppressed.
+  // The stub goes in before the client exists, so that a clock captured at construction is the stubbed one.
+  const realNow = Date.now;
+  let offset = 0;
+  Date.now = () => realNow() + offset;
+  const { client, logger } = stdioClient(`(m, send) => {
+    if (m.method !== 'tools/call') return;
+    process.stderr.write(('line ' + m.id + '\\n').repeat(30), () => send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'done' }] } }));
+  }`);
+  const stderrLines = () => logger.lines.filter((l) => l.msg === 'mcp server stderr').length;
+  try {
+    await client.callTool('chatty', {}, { timeoutMs: 10_000 });
+    await new Promise((r) => setTimeout(r, 200)); // the stderr pipe may trail the reply
+    const first = stderrLines();
+    assert.ok(first >= 1 && first <= STDERR_LINES_PER_SECOND, `${first} lines logged from the first call`);
+    offset = -3_600_000;
+    await new Promise((r) => setTimeout(r, 1100));
+    await client.callTool('chatty', {}, { timeoutMs: 10_000 });
+    await new Promise((r) => setTimeout(r, 200));
+    assert.ok(stderrLines() - first >= STDERR_LINES_PER_SECOND, `${stderrLines() - first} lines logged from the second call, a second later`);
+  } finally {
+    Date.now = realNow;
+    await client.close();
+  }
+});
+
 test('http: an event stream the server keeps open after its response holds no connection', async () => {
   // Before: the stream was read until the server ended it: each call left one socket open for good (5 of 5).
   const f = await httpServer((_req, body, res) => {

@@ -38,6 +38,7 @@ import type { McpChannel, McpChannelHooks, McpTransport } from './channel.ts';
 import { McpError } from './errors.ts';
 import { stdioTransport, type McpSpawn } from './stdio-channel.ts';
 import { timerDelay } from '../../protocol/delay.ts';
+import { LineWindow } from '../../log/line-window.ts';
 
 export type { McpProcess, McpSpawn } from './stdio-channel.ts';
 
@@ -164,7 +165,7 @@ class Connection {
   toolsEpoch = 0;
   toolsCache: { epoch: number; tools: McpTool[] } | undefined;
   channel!: McpChannel;
-  private lines = { start: 0, n: 0 };
+  private readonly lines = new LineWindow(SERVER_LINES_PER_MINUTE, 60_000);
 
   constructor(private readonly o: { label: string; logger: Logger; onDead: (c: Connection) => void }) {}
 
@@ -299,11 +300,8 @@ class Connection {
    * dropped. A chatty or hostile server must not fill the disk, nor hold the event loop on a full log pipe.
    */
   private serverLog(level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown>): void {
-    const t = Date.now();
-    if (t - this.lines.start >= 60_000) this.lines = { start: t, n: 0 };
-    const n = ++this.lines.n;
-    if (n <= SERVER_LINES_PER_MINUTE) this.o.logger[level](msg, fields);
-    else if (n === SERVER_LINES_PER_MINUTE + 1) this.o.logger.warn('mcp server logs too much: its lines are dropped for the rest of the minute', { server: this.o.label, per_minute: SERVER_LINES_PER_MINUTE });
+    if (this.lines.admit()) this.o.logger[level](msg, fields);
+    else if (this.lines.firstRefusedInWindow) this.o.logger.warn('mcp server logs too much: its lines are dropped for the rest of the minute', { server: this.o.label, per_minute: SERVER_LINES_PER_MINUTE });
   }
 
   // ---- inbound ----

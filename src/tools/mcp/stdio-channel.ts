@@ -20,6 +20,7 @@ import type { McpChannel, McpChannelHooks, McpTransport } from './channel.ts';
 import { McpError } from './errors.ts';
 import { MAX_MESSAGE_DEPTH, parseInbound } from './inbound.ts';
 import { timerDelay } from '../../protocol/delay.ts';
+import { LineWindow } from '../../log/line-window.ts';
 
 export interface McpProcess {
   readonly stdin: Writable;
@@ -59,32 +60,22 @@ export const STDERR_LINES_PER_SECOND = 20;
 
 /** Logs a server's stderr lines within STDERR_LINES_PER_SECOND; one line per second says how many were left out. */
 class StderrLog {
-  private windowStart = -Infinity;
-  private inWindow = 0;
-  private suppressed = 0;
+  private readonly window = new LineWindow(STDERR_LINES_PER_SECOND, 1000);
 
   constructor(
     private readonly logger: Logger,
     private readonly label: string,
-    private readonly now: () => number = Date.now,
   ) {}
 
   line(text: string): void {
-    const t = this.now();
-    if (t - this.windowStart >= 1000) {
-      this.flush();
-      this.windowStart = t;
-      this.inWindow = 0;
-    }
-    if (this.inWindow++ < STDERR_LINES_PER_SECOND) this.logger.debug('mcp server stderr', { server: this.label, line: clip(text, 1000) });
-    else this.suppressed++;
+    if (this.window.admit(() => this.flush())) this.logger.debug('mcp server stderr', { server: this.label, line: clip(text, 1000) });
   }
 
   /** Say how many lines were left out since the last time (at a new window, and when stderr ends). */
   flush(): void {
-    if (this.suppressed === 0) return;
-    this.logger.debug('mcp server stderr: lines suppressed', { server: this.label, suppressed: this.suppressed, per_second: STDERR_LINES_PER_SECOND });
-    this.suppressed = 0;
+    const suppressed = this.window.takeRefused();
+    if (suppressed === 0) return;
+    this.logger.debug('mcp server stderr: lines suppressed', { server: this.label, suppressed, per_second: STDERR_LINES_PER_SECOND });
   }
 }
 
