@@ -25,7 +25,7 @@ export const LAYERS = {
   // Self-contained engines: each imports only the protocol's error types.
   yaml: ['src/yaml/'],
   regex: ['src/regex/'],
-  log: ['src/log/redactor.ts', 'src/log/iso-time.ts'],
+  log: ['src/log/redactor.ts', 'src/log/iso-time.ts', 'src/log/line-window.ts'],
   manifest: ['src/manifest/'],
   kernel: ['src/kernel/'],
   // The host's bindings for the kernel's ports: lazy builtins, clock, file reader, ledger file, logger.
