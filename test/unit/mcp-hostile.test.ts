@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { McpClient, TOOL_DESCRIPTION_MAX_CHARS, TOOL_INPUT_SCHEMA_MAX_CHARS, TOOLS_LIST_MAX_CHARS, TOOLS_LIST_MAX_TOOLS, type McpSpawn } from '../../src/tools/mcp/client.ts';
+import { McpClient, TOOL_ANNOTATIONS_MAX_CHARS, TOOL_DESCRIPTION_MAX_CHARS, TOOL_INPUT_SCHEMA_MAX_CHARS, TOOL_OUTPUT_SCHEMA_MAX_CHARS, TOOLS_LIST_MAX_CHARS, TOOLS_LIST_MAX_TOOLS, type McpSpawn } from '../../src/tools/mcp/client.ts';
 import { httpTransport } from '../../src/tools/mcp/http-channel.ts';
 import { nodeMcpSpawn } from '../../src/tools/mcp/node-spawn.ts';
 import { STDERR_LINES_PER_SECOND } from '../../src/tools/mcp/stdio-channel.ts';
@@ -340,6 +340,28 @@ test('stdio: a huge tool description and title are clipped with a marker; a huge
     const warns = logger.lines.filter((l) => l.level === 'warn');
     assert.is(warns.length, 1);
     assert.equal(warns[0].fields, { server: 'big-stdio', count: 1, first: 'big', chars: big.inputSchemaOversize, limit: TOOL_INPUT_SCHEMA_MAX_CHARS });
+  } finally {
+    await client.close();
+  }
+});
+
+test('stdio: a huge output schema or annotations are not kept, the tool stays listed (one warn line); small ones are kept', async () => {
+  // Before: they were kept whole in the tools cache, bounded only by the whole listing's 4 MB.
+  const { client, logger } = stdioClient(`(m, send) => {
+    if (m.method !== 'tools/list') return;
+    const bigOut = { name: 'big-out', inputSchema: { type: 'object' }, outputSchema: { type: 'object', description: 'o'.repeat(2e5) }, annotations: { readOnlyHint: true } };
+    const bigAnn = { name: 'big-ann', inputSchema: { type: 'object' }, annotations: { title: 'a'.repeat(1e4) } };
+    const fine = { name: 'fine', inputSchema: { type: 'object' }, outputSchema: { type: 'object' }, annotations: { readOnlyHint: true } };
+    send({ jsonrpc: '2.0', id: m.id, result: { tools: [bigOut, bigAnn, fine] } });
+  }`);
+  try {
+    const [bigOut, bigAnn, fine] = await client.listTools({ timeoutMs: 10_000 });
+    assert.equal(bigOut, { name: 'big-out', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true }, notKept: ['outputSchema'] });
+    assert.equal(bigAnn, { name: 'big-ann', inputSchema: { type: 'object' }, notKept: ['annotations'] });
+    assert.equal(fine, { name: 'fine', inputSchema: { type: 'object' }, outputSchema: { type: 'object' }, annotations: { readOnlyHint: true } });
+    const warns = logger.lines.filter((l) => l.level === 'warn');
+    assert.is(warns.length, 1);
+    assert.equal(warns[0].fields, { server: 'hostile-stdio', count: 2, first: 'big-out', fields: ['outputSchema'], limits: { outputSchema: TOOL_OUTPUT_SCHEMA_MAX_CHARS, annotations: TOOL_ANNOTATIONS_MAX_CHARS } });
   } finally {
     await client.close();
   }

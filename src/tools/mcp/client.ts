@@ -100,6 +100,8 @@ export interface McpTool {
    * then not kept (inputSchema is `{type: 'object'}`) and the backend refuses to describe the tool with it.
    */
   inputSchemaOversize?: number;
+  /** The server's outputSchema or annotations that were longer than their bound, and so not kept. */
+  notKept?: Array<'outputSchema' | 'annotations'>;
 }
 
 export interface McpCallResult {
@@ -138,6 +140,10 @@ export const TOOL_DESCRIPTION_MAX_CHARS = 4096;
  * schema, so the tool is refused where the schema is needed (backend.ts) rather than sent to the model.
  */
 export const TOOL_INPUT_SCHEMA_MAX_CHARS = 64 * 1024;
+/** An outputSchema longer than this (JSON characters) is not kept: nothing here needs it, so the tool stays usable. */
+export const TOOL_OUTPUT_SCHEMA_MAX_CHARS = TOOL_INPUT_SCHEMA_MAX_CHARS;
+/** Annotations longer than this are not kept: MCP's are a few hints (readOnlyHint, title, ...), and untrusted ones. */
+export const TOOL_ANNOTATIONS_MAX_CHARS = 4096;
 /** Log lines what a server sends may cause per minute (its log notifications, stray ids, invalid messages). */
 const SERVER_LINES_PER_MINUTE = 60;
 
@@ -452,6 +458,7 @@ export class McpClient {
     let malformed = 0;
     let firstMalformed: unknown;
     const oversize: McpTool[] = [];
+    const unkept: McpTool[] = [];
     let cursor: string | undefined;
     const budget = { entries: 0, chars: 0 };
     for (let page = 0; ; page++) {
@@ -471,6 +478,7 @@ export class McpClient {
         }
         this.chargeListing(budget, 0, JSON.stringify(t).length);
         if (tool.inputSchemaOversize !== undefined) oversize.push(tool);
+        if (tool.notKept !== undefined) unkept.push(tool);
         tools.push(tool);
       }
       if (res.nextCursor === undefined || res.nextCursor === null) break;
@@ -487,6 +495,15 @@ export class McpClient {
         first: clip(oversize[0].name),
         chars: oversize[0].inputSchemaOversize,
         limit: TOOL_INPUT_SCHEMA_MAX_CHARS,
+      });
+    }
+    if (unkept.length > 0) {
+      this.logger.warn('mcp server listed tools with an oversize output schema or annotations (not kept)', {
+        server: this.label,
+        count: unkept.length,
+        first: clip(unkept[0].name),
+        fields: unkept[0].notKept,
+        limits: { outputSchema: TOOL_OUTPUT_SCHEMA_MAX_CHARS, annotations: TOOL_ANNOTATIONS_MAX_CHARS },
       });
     }
     if (conn.toolsEpoch === epoch) conn.toolsCache = { epoch, tools };
@@ -659,7 +676,13 @@ function toTool(t: unknown): McpTool | undefined {
   }
   if (typeof t.title === 'string') tool.title = clipText(t.title, TOOL_DESCRIPTION_MAX_CHARS);
   if (typeof t.description === 'string') tool.description = clipText(t.description, TOOL_DESCRIPTION_MAX_CHARS);
-  if (isObj(t.outputSchema)) tool.outputSchema = t.outputSchema;
-  if (isObj(t.annotations)) tool.annotations = t.annotations;
+  const keep = (field: 'outputSchema' | 'annotations', max: number): void => {
+    const v = t[field];
+    if (!isObj(v)) return;
+    if (JSON.stringify(v).length <= max) tool[field] = v;
+    else (tool.notKept ??= []).push(field);
+  };
+  keep('outputSchema', TOOL_OUTPUT_SCHEMA_MAX_CHARS);
+  keep('annotations', TOOL_ANNOTATIONS_MAX_CHARS);
   return tool;
 }
