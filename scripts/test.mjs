@@ -5,7 +5,7 @@
 // (crashed children, the sandbox runner, MCP servers, a TLS broker); e2e spawns dist/claw.mjs.
 // Why a bundle step instead of a loader: it works the same on Node 18, 20, 22 and Bun.
 import { build } from 'esbuild';
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -58,9 +58,10 @@ const uvu = join(root, 'node_modules', 'uvu', 'bin.js');
 // "N passed, N failed" form CI reads.
 const totals = { passed: 0, failed: 0, skipped: 0 };
 let failed = false;
-for (const d of dirs.filter((x) => entries.some((e) => e.startsWith(join(root, 'test', x) + '/')))) {
-  const dir = relative(root, join(outdir, d));
-  const r = spawnSync(process.execPath, ['--enable-source-maps', uvu, dir, '.test.mjs$', '-i', 'helpers'], {
+
+/** Runs uvu on the compiled files of one suite directory matching `pattern`, and adds up its counts. */
+function runUvu(runtime, flags, dir, pattern) {
+  const r = spawnSync(runtime, [...flags, uvu, dir, pattern, '-i', 'helpers'], {
     cwd: root,
     stdio: ['inherit', 'pipe', 'inherit'],
     encoding: 'utf8',
@@ -80,6 +81,26 @@ for (const d of dirs.filter((x) => entries.some((e) => e.startsWith(join(root, '
   if (r.status !== 0 || notPassed > 0) {
     failed = true;
     if (notPassed === 0) totals.failed += 1; // a run that crashed before reporting (or exited non-zero) counts as a failure
+  }
+}
+
+for (const d of dirs.filter((x) => entries.some((e) => e.startsWith(join(root, 'test', x) + '/')))) {
+  runUvu(process.execPath, ['--enable-source-maps'], relative(root, join(outdir, d)), '.test.mjs$');
+}
+
+// Unit files whose subject is how the runtime's own streams behave (pipe back-pressure, 'drain', partial
+// reads) run a second time under Bun: Bun implements node:stream and node:child_process itself, so passing on
+// Node says nothing about it (docs/testing.md "On Bun too").
+const ON_BUN = ['stdio', 'mcp-hostile'];
+const bun = join(root, '.build', 'runtimes', 'bun', 'node_modules', '.bin', 'bun');
+const bunFiles = ON_BUN.filter((n) => entries.includes(join(root, 'test', 'unit', `${n}.test.ts`)));
+if (bunFiles.length > 0) {
+  if (existsSync(bun)) {
+    console.log(`\nunder Bun: ${bunFiles.join(', ')}`);
+    runUvu(bun, [], relative(root, join(outdir, 'unit')), `^(${bunFiles.join('|')})\\.test\\.mjs$`);
+  } else {
+    console.log(`\nnot run under Bun (${bun} missing: scripts/install-runtimes.sh): ${bunFiles.join(', ')}`);
+    totals.skipped += bunFiles.length;
   }
 }
 console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
