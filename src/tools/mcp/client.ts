@@ -488,26 +488,21 @@ export class McpClient {
       cursor = res.nextCursor;
     }
     if (malformed > 0) this.logger.warn('mcp server listed malformed tools (skipped)', { server: this.label, count: malformed, first: clip(JSON.stringify(firstMalformed) ?? '') });
-    if (oversize.length > 0) {
-      this.logger.warn('mcp server listed tools with an oversize input schema (not kept; such a tool needs input_schema in its manifest)', {
-        server: this.label,
-        count: oversize.length,
-        first: clip(oversize[0].name),
-        chars: oversize[0].inputSchemaOversize,
-        limit: TOOL_INPUT_SCHEMA_MAX_CHARS,
-      });
-    }
-    if (unkept.length > 0) {
-      this.logger.warn('mcp server listed tools with an oversize output schema or annotations (not kept)', {
-        server: this.label,
-        count: unkept.length,
-        first: clip(unkept[0].name),
-        fields: unkept[0].notKept,
-        limits: { outputSchema: TOOL_OUTPUT_SCHEMA_MAX_CHARS, annotations: TOOL_ANNOTATIONS_MAX_CHARS },
-      });
-    }
+    this.warnListed('mcp server listed tools with an oversize input schema (not kept; such a tool needs input_schema in its manifest)', oversize, (t) => ({
+      chars: t.inputSchemaOversize,
+      limit: TOOL_INPUT_SCHEMA_MAX_CHARS,
+    }));
+    this.warnListed('mcp server listed tools with an oversize output schema or annotations (not kept)', unkept, (t) => ({
+      fields: t.notKept,
+      limits: { outputSchema: TOOL_OUTPUT_SCHEMA_MAX_CHARS, annotations: TOOL_ANNOTATIONS_MAX_CHARS },
+    }));
     if (conn.toolsEpoch === epoch) conn.toolsCache = { epoch, tools };
     return tools;
+  }
+
+  /** One warn line per listing for the tools `list` holds, naming the first (its name clipped: the server chose it). */
+  private warnListed(msg: string, list: McpTool[], detail: (first: McpTool) => Record<string, unknown>): void {
+    if (list.length > 0) this.logger.warn(msg, { server: this.label, count: list.length, first: clip(list[0].name), ...detail(list[0]) });
   }
 
   /** Count entries and kept characters of one tools/list against its bounds; refuse the listing past them. */
