@@ -9,6 +9,7 @@ import { ErrorCode } from '../../protocol/errors.ts';
 import type { Authenticator } from './auth.ts';
 import { fromLoopback } from './auth.ts';
 import { createRateLimiter, type RateLimiter } from './limits.ts';
+import { drainRest } from './body.ts';
 import { isLoopback, type HttpSettings } from './settings.ts';
 import { refuse } from './reply.ts';
 import { timerDelay } from '../../protocol/delay.ts';
@@ -100,6 +101,11 @@ export function createHttpServer(d: ServerDeps): HttpServer {
       busy.set(conn, (busy.get(conn) ?? 0) + 1);
       res.on('close', () => busy.set(conn, (busy.get(conn) ?? 1) - 1));
     } else if (!req.socket.destroyed) evicts = false;
+    // Answered before the body was read (a 401, 404, 429, 415…): Node would read and drop the rest for as long as
+    // request_timeout_ms, whatever Content-Length says; an unauthenticated peer must not keep the listener reading.
+    res.on('finish', () => {
+      if (!req.complete) drainRest(req, s.maxBodyBytes);
+    });
     try {
       dispatch(req, res);
     } catch (e) {
