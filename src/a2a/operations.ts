@@ -3,6 +3,7 @@
 // (0.3 params differ only where noted). A streaming operation writes its SSE response itself and returns STREAMED.
 import type { ServerResponse } from 'node:http';
 import { illFormedPath } from '../protocol/well-formed.ts';
+import { workingOn } from '../transports/http/reply.ts';
 import { A2aError, A2aErrorCode } from './errors.ts';
 import { StreamLimitError, streamTask, type StreamSlots } from './stream.ts';
 import type { TaskService } from './tasks.ts';
@@ -60,7 +61,15 @@ const OPERATIONS: Record<Operation, Handler> = {
     // 1.0: returnImmediately (default false); 0.3: blocking (this runtime waits unless it is false).
     const wait = v === '1.0' ? c.returnImmediately !== true : c.blocking !== false;
     const historyLength = optInt(c.historyLength, 'configuration.historyLength');
-    const task = wireTask(await tasks.create(message, { wait, caller: io.caller }), v, { historyLength });
+    // A blocking send waits for the whole turn (1.0 §3.1.1), longer than request_timeout_ms with a slow tool.
+    const written = wait ? workingOn(io.res) : () => {};
+    let t;
+    try {
+      t = await tasks.create(message, { wait, caller: io.caller });
+    } finally {
+      written();
+    }
+    const task = wireTask(t, v, { historyLength });
     return v === '1.0' ? { task } : task;
   },
   async SendStreamingMessage(p, tasks, v, io) {
