@@ -15,7 +15,6 @@ export type Operation = 'SendMessage' | 'SendStreamingMessage' | 'GetTask' | 'Li
 /** What a streaming operation needs: the response to write, who asks (the per-caller cap), how to wrap an event. */
 export interface StreamIo {
   res: ServerResponse;
-  client: string;
   /** The authenticated caller's user id on the A2A channel (access.ts): it sees and continues only its own tasks. */
   caller: string;
   slots: StreamSlots;

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../transports/http/reply.ts';
 import type { Route, RouteContext } from '../transports/http/server.ts';
-import { A2aError, A2aErrorCode, a2aErrorOf, NoCaller, TooManyRequests } from './errors.ts';
+import { A2aError, A2aErrorCode, a2aErrorOf } from './errors.ts';
 import { callerOf } from './access.ts';
 import { receiveJson, type BodyLimits } from './http-body.ts';
 import { RPC_METHODS, runOperation, STREAMED } from './operations.ts';
@@ -70,14 +70,10 @@ async function answer(tasks: TaskService | undefined, slots: StreamSlots, ctx: R
       throw new A2aError(A2aErrorCode.MethodNotFound, `Method not found: ${m.method} (A2A ${version})`);
     }
     const reqId = id;
-    const caller = callerOf(ctx);
-    if (caller === undefined) throw new NoCaller();
-    const result = await runOperation(op, m.params === undefined ? {} : m.params, tasks, version, { res, client: ctx.client, caller, slots, frame: (result) => ({ jsonrpc: '2.0', id: reqId, result }) });
+    const result = await runOperation(op, m.params === undefined ? {} : m.params, tasks, version, { res, caller: callerOf(ctx), slots, frame: (result) => ({ jsonrpc: '2.0', id: reqId, result }) });
     if (result !== STREAMED) sendJson(res, 200, { jsonrpc: '2.0', id, result });
   } catch (e) {
     const err = a2aErrorOf(e);
-    if (e instanceof TooManyRequests) rpcError(res, 429, id, err, { 'retry-after': String(e.retryAfterS) });
-    else if (e instanceof NoCaller) rpcError(res, 401, id, err, { 'www-authenticate': 'Bearer realm="claw"' });
-    else rpcError(res, err.code === A2aErrorCode.ParseError || err.code === A2aErrorCode.InvalidRequest ? 400 : 200, id, err);
+    rpcError(res, err.status ?? (err.code === A2aErrorCode.ParseError || err.code === A2aErrorCode.InvalidRequest ? 400 : 200), id, err, err.headers);
   }
 }

@@ -32,20 +32,17 @@ export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: numb
     if (finished) return;
     finished = true;
     clearTimeout(timer);
-    clearTimeout(slow);
     done(o);
   };
-  // Node's requestTimeout covers this too; our own timer keeps the bound on runtimes that do not enforce it.
-  const timer = setTimeout(() => finish({ timeout: true }), timeoutMs);
+  // Node's requestTimeout covers the timeout too; our own timer keeps the bound on runtimes that do not enforce it.
+  // Due at the timeout, or before once the bytes so far fall below the floor: a third of it, plus their worth at the floor.
   const start = performance.now();
-  // When the bytes so far fall below the floor: a third of the timeout, plus the time they are worth at the floor.
-  const due = () => start + timeoutMs / 3 + (size * 1000) / MIN_BODY_BYTES_PER_S - performance.now();
   const check = (): void => {
-    const wait = due();
-    if (wait <= 0) finish({ timeout: true });
-    else slow = setTimeout(check, wait);
+    const wait = Math.min(timeoutMs, timeoutMs / 3 + (size * 1000) / MIN_BODY_BYTES_PER_S) - (performance.now() - start);
+    if (wait > 0) timer = setTimeout(check, wait);
+    else finish({ timeout: true });
   };
-  let slow = setTimeout(check, timeoutMs / 3);
+  let timer = setTimeout(check, timeoutMs / 3);
   const cut = maxBytes + discardSlack(maxBytes);
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > cut) {
