@@ -16,10 +16,11 @@ import { captureLogger } from './helpers/fakes.ts';
 
 const TIMEOUT_MS = 3000;
 
-async function serve() {
-  const settings = resolveHttpSettings(parseHttpUrl('http://127.0.0.1:0/ckp'), { limits: { request_timeout_ms: TIMEOUT_MS, headers_timeout_ms: 1000, max_body_bytes: 150_000 } });
-  const auth = createAuthenticator([{ ref: 'PARTNER', value: 'partner-secret', caller: true }], false);
+async function serve(maxConnections = 128) {
+  const settings = resolveHttpSettings(parseHttpUrl('http://127.0.0.1:0/ckp'), { limits: { request_timeout_ms: TIMEOUT_MS, headers_timeout_ms: 1000, max_body_bytes: 150_000, max_connections: maxConnections } });
+  const auth = createAuthenticator([{ ref: 'PARTNER', value: 'partner-secret', caller: true }, { ref: 'OPS', value: 'ops-secret' }], false);
   const server = createHttpServer({ settings, auth, limiter: createRateLimiter(0, () => 0), log: captureLogger(), http, servesA2a: true });
+  server.addRoute('/ckp', { auth: 'required', handle: (req, res) => (req.resume(), res.end('{}')) });
   // No session behind the route: what matters is whether and when it answers, having read the body.
   server.addRoute('/a2a', a2aRpcRoute({ tasks: () => undefined, maxBodyBytes: 150_000, requestTimeoutMs: TIMEOUT_MS }));
   await server.listen();
@@ -67,6 +68,36 @@ test('a token holder dripping a body is cut (408) after a third of request_timeo
     assert.is(steady.status, 'HTTP/1.1 400 Bad Request');
     assert.ok(steady.ms > 2000, `answered after ${Math.round(steady.ms)} ms`);
   } finally {
+    await s.close();
+  }
+});
+
+test('one A2A caller dripping bodies at the floor on every connection holds a quarter of them (429 past it); the operator gets in', async () => {
+  const s = await serve(8);
+  const socks: net.Socket[] = [];
+  const answers: string[] = [];
+  try {
+    // 8 connections (the cap), each dripping a body at twice the floor: none is cut for its rate.
+    for (let i = 0; i < 8; i++) {
+      const sock = net.connect(s.port, '127.0.0.1');
+      sock.on('error', () => {});
+      sock.on('data', (d) => answers.push(d.toString().split('\r\n')[0]));
+      await new Promise((r) => sock.once('connect', r));
+      sock.write(head('partner-secret', 100_000));
+      socks.push(sock);
+    }
+    const drip = setInterval(() => socks.forEach((x) => x.writable && x.write('x'.repeat(MIN_BODY_BYTES_PER_S / 5))), 100);
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      // Before: every connection held a request in progress, so the operator's was refused at the cap (503).
+      const r = await fetch(`http://127.0.0.1:${s.port}/ckp`, { method: 'POST', headers: { authorization: 'Bearer ops-secret' }, body: '{}' });
+      assert.is(r.status, 200);
+      assert.is(answers.filter((a) => a === 'HTTP/1.1 429 Too Many Requests').length, 6, `partner answers: ${answers.join(', ')}`);
+    } finally {
+      clearInterval(drip);
+    }
+  } finally {
+    for (const x of socks) x.destroy();
     await s.close();
   }
 });

@@ -84,6 +84,13 @@ export function createHttpServer(d: ServerDeps): HttpServer {
   const busy = new WeakMap<Socket, number>();
   /** A runtime whose request sockets do not lead back to a counted connection evicts nothing (it could cut a busy one). */
   let evicts = true;
+  /**
+   * Requests in progress per A2A caller. A request in progress keeps its connection at the cap, so without this one
+   * partner (untrusted input, CKP-A2A profile §8) dripping bodies at the rate floor, or never reading its answers,
+   * holds every connection of the listener: a quarter of them at most.
+   */
+  const callerBusy = new Map<string, number>();
+  const perCaller = Math.max(1, Math.floor(s.maxConnections / 4));
   const options = {
     headersTimeout: s.headersTimeoutMs,
     requestTimeout: s.requestTimeoutMs,
@@ -192,6 +199,13 @@ export function createHttpServer(d: ServerDeps): HttpServer {
       if (outcome === 'ok' && caller && !route.admitsCallers) {
         refuse(res, 403, ErrorCode.ChannelAuthFailed, 'this credential is an A2A caller\'s: not accepted on this endpoint');
         return;
+      }
+      // One entry per caller credential ever seen: they are configured (token refs, the operator's CA).
+      if (outcome === 'ok' && caller && principal !== undefined) {
+        const n = callerBusy.get(principal) ?? 0;
+        if (n >= perCaller) return refuse(res, 429, ErrorCode.ChannelRateLimited, 'too many requests in progress for this caller', { headers: { 'retry-after': '1' } });
+        callerBusy.set(principal, n + 1);
+        res.on('close', () => callerBusy.set(principal, callerBusy.get(principal)! - 1));
       }
       if (outcome === 'ok') Object.assign(ctx, { principal, authenticated: true });
       else {
