@@ -7,7 +7,7 @@ import { workingOn } from '../transports/http/reply.ts';
 import { A2aError, A2aErrorCode } from './errors.ts';
 import { StreamLimitError, streamTask, type StreamSlots } from './stream.ts';
 import type { TaskService } from './tasks.ts';
-import { TERMINAL_STATES } from './types.ts';
+import { TERMINAL_STATES, type A2aTask } from './types.ts';
 import { parseMessage, parseState, wireTask, type WireVersion } from './wire.ts';
 
 export type Operation = 'SendMessage' | 'SendStreamingMessage' | 'GetTask' | 'ListTasks' | 'CancelTask' | 'SubscribeToTask';
@@ -93,10 +93,11 @@ const OPERATIONS: Record<Operation, Handler> = {
     }
     if (p.contextId !== undefined && typeof p.contextId !== 'string') throw new A2aError(A2aErrorCode.InvalidParams, 'contextId must be a string');
     if (p.pageToken !== undefined && typeof p.pageToken !== 'string') throw new A2aError(A2aErrorCode.InvalidParams, 'pageToken must be a string');
-    const page = tasks.list({ contextId: (p.contextId as string) || undefined, state, pageSize: optInt(p.pageSize, 'pageSize') || undefined, pageToken: (p.pageToken as string) || undefined }, io.caller);
-    const historyLength = optInt(p.historyLength, 'historyLength') ?? 0;
+    const o = { historyLength: optInt(p.historyLength, 'historyLength') ?? 0, artifacts: p.includeArtifacts === true };
+    const weigh = (t: A2aTask) => JSON.stringify(wireTask(t, v, o)).length;
+    const page = tasks.list({ contextId: (p.contextId as string) || undefined, state, pageSize: optInt(p.pageSize, 'pageSize') || undefined, pageToken: (p.pageToken as string) || undefined, weigh }, io.caller);
     return {
-      tasks: page.tasks.map((t) => wireTask(t, v, { historyLength, artifacts: p.includeArtifacts === true })),
+      tasks: page.tasks.map((t) => wireTask(t, v, o)),
       nextPageToken: page.nextPageToken,
       pageSize: page.tasks.length,
       totalSize: page.totalSize,

@@ -21,7 +21,7 @@ export interface RpcRouteDeps extends BodyLimits {
   slots?: StreamSlots;
 }
 
-const PUSH = /PushNotificationConfig|pushNotificationConfig/;
+const PUSH = /[Pp]ushNotificationConfig/;
 
 /** The version a request asked for, or the A2A error for one this runtime does not speak. */
 export function versionOf(header: string | string[] | undefined): WireVersion {
