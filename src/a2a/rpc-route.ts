@@ -62,7 +62,7 @@ async function answer(tasks: TaskService | undefined, slots: StreamSlots, ctx: R
     if (!msg || typeof msg !== 'object' || Array.isArray(msg)) throw new A2aError(A2aErrorCode.InvalidRequest, 'one JSON-RPC request object per POST');
     const m = msg as Record<string, unknown>;
     if (typeof m.id === 'string' || (typeof m.id === 'number' && Number.isFinite(m.id))) id = m.id;
-    if (m.jsonrpc !== '2.0' || typeof m.method !== 'string' || !('id' in m)) throw new A2aError(A2aErrorCode.InvalidRequest, 'Invalid Request: a JSON-RPC 2.0 request with an id');
+    if (m.jsonrpc !== '2.0' || typeof m.method !== 'string' || !('id' in m) || (m.id !== null && id === null)) throw new A2aError(A2aErrorCode.InvalidRequest, 'Invalid Request: a JSON-RPC 2.0 request with an id');
     const version = versionOf(req.headers['a2a-version']);
     const op = Object.hasOwn(RPC_METHODS[version], m.method) ? RPC_METHODS[version][m.method] : undefined;
     if (!op) {
