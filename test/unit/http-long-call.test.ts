@@ -5,6 +5,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as http from 'node:http';
+import * as https from 'node:https';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { createHttpListener } from '../../src/transports/http/listen-http.ts';
 import { createHttpServer } from '../../src/transports/http/server.ts';
@@ -25,23 +30,43 @@ const TIMEOUT_MS = 1000;
 const LATE_MS = 2000;
 const limits = { request_timeout_ms: TIMEOUT_MS, headers_timeout_ms: 500 };
 
-test('CKP over http: a reply given after request_timeout_ms still reaches the client', async () => {
-  const clock = { now: () => Date.now(), monotonic: () => performance.now(), setInterval: () => ({ cancel() {} }), setTimeout: () => ({ cancel() {} }) };
-  const t = await createHttpListener({ listen: 'http://127.0.0.1:0/ckp', http: { limits } } as never, {
-    log: captureLogger(), clock, baseDir: '/', dataDir: '/nonexistent', secrets: new SecretResolver({ env: {} }, new Redactor()),
+/** POSTs one CKP request (over https with the test's self-signed certificate) and reads the answer. */
+function post(url: string, ca?: string): Promise<{ status: number; body: unknown }> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'claw.status' });
+  return new Promise((resolve) => {
+    const req = (url.startsWith('https:') ? https : http).request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, ca, agent: false }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      res.on('error', (e) => resolve({ status: 0, body: e.message }));
+    });
+    req.on('error', (e) => resolve({ status: 0, body: e.message }));
+    req.end(body);
   });
-  t.start((f) => setTimeout(() => f.reply({ jsonrpc: '2.0', id: 1, result: { late: true } }), LATE_MS));
-  try {
-    const r = await fetch(t.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'claw.status' }) }).then(
-      async (x) => ({ status: x.status, body: await x.json() }),
-      (e: Error) => ({ status: 0, body: String((e.cause as Error)?.message ?? e) }),
-    );
-    // Before: the socket's idle cut-off closed the connection at request_timeout_ms ("other side closed").
-    assert.equal(r, { status: 200, body: { jsonrpc: '2.0', id: 1, result: { late: true } } });
-  } finally {
-    await t.close();
-  }
-});
+}
+
+for (const scheme of ['http', 'https']) {
+  test(`CKP over ${scheme}: a reply given after request_timeout_ms still reaches the client`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'claw-long-call-'));
+    const clock = { now: () => Date.now(), monotonic: () => performance.now(), setInterval: () => ({ cancel() {} }), setTimeout: () => ({ cancel() {} }) };
+    let ca: string | undefined;
+    if (scheme === 'https') {
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'k.pem', '-out', 'c.pem', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { cwd: dir, stdio: 'pipe' });
+      ca = readFileSync(join(dir, 'c.pem'), 'utf8');
+    }
+    const t = await createHttpListener({ listen: `${scheme}://127.0.0.1:0/ckp`, http: { limits, ...(ca ? { tls: { cert_file: 'c.pem', key_file: 'k.pem' } } : {}) } } as never, {
+      log: captureLogger(), clock, baseDir: dir, dataDir: '/nonexistent', secrets: new SecretResolver({ env: {} }, new Redactor()),
+    });
+    t.start((f) => setTimeout(() => f.reply({ jsonrpc: '2.0', id: 1, result: { late: true } }), LATE_MS));
+    try {
+      // Before: the socket's idle cut-off closed the connection at request_timeout_ms ("socket hang up").
+      assert.equal(await post(t.url, ca), { status: 200, body: { jsonrpc: '2.0', id: 1, result: { late: true } } });
+    } finally {
+      await t.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
 
 test('A2A: a blocking SendMessage from the official client whose turn outlasts request_timeout_ms gets its completed task', async () => {
   const settings = resolveHttpSettings(parseHttpUrl('http://127.0.0.1:0/ckp'), { limits });

@@ -107,6 +107,11 @@ export function createHttpServer(d: ServerDeps): HttpServer {
     if (conn) {
       busy.set(conn, (busy.get(conn) ?? 0) + 1);
       res.on('close', () => busy.set(conn, (busy.get(conn) ?? 1) - 1));
+      // Under TLS the idle cut-off moves to the socket the request is on, where a route can pause it (reply.ts workingOn).
+      if (conn !== req.socket && !req.socket.timeout) {
+        conn.setTimeout(0);
+        req.socket.setTimeout(s.requestTimeoutMs, () => req.socket.destroy());
+      }
     } else if (!req.socket.destroyed) evicts = false;
     // Answered before the body was read (a 401, 404, 429, 415…): Node would read and drop the rest for as long as
     // request_timeout_ms, whatever Content-Length says; an unauthenticated peer must not keep the listener reading.
