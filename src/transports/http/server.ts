@@ -108,7 +108,7 @@ export function createHttpServer(d: ServerDeps): HttpServer {
       busy.set(conn, (busy.get(conn) ?? 0) + 1);
       res.on('close', () => busy.set(conn, (busy.get(conn) ?? 1) - 1));
       // Under TLS the idle cut-off moves to the socket the request is on, where a route can pause it (reply.ts workingOn).
-      if (conn !== req.socket && !req.socket.timeout) {
+      if (conn !== req.socket && conn.timeout) {
         conn.setTimeout(0);
         req.socket.setTimeout(s.requestTimeoutMs, () => req.socket.destroy());
       }
