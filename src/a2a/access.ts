@@ -9,7 +9,7 @@ import type { Logger } from '../kernel/ports.ts';
 import { detectInjection } from '../policy/prompt-injection.ts';
 import type { PolicySpec } from '../manifest/schema/index.ts';
 import { ClawError, ErrorCode, ProtocolError } from '../protocol/errors.ts';
-import { TooManyRequests } from './errors.ts';
+import { NoCaller, TooManyRequests } from './errors.ts';
 
 /** The channel type A2A callers belong to: requests arrive as inbound HTTP calls (spec §5.3 `webhook`). */
 export const A2A_CHANNEL_TYPE = 'webhook';
@@ -18,10 +18,12 @@ export const LOCAL_CALLER = 'local';
 
 /**
  * Who a request on an A2A route is: the listener's principal (a token ref, `cn:<CN>`); `local` only where the
- * listener has no credentials. Authenticated without a principal: undefined, refused 401 (never `local`).
+ * listener has no credentials. Authenticated without a principal: NoCaller, refused 401 (never `local`).
  */
-export function callerOf(ctx: { principal?: string; authenticated?: boolean }): string | undefined {
-  return ctx.principal ?? (ctx.authenticated ? undefined : LOCAL_CALLER);
+export function callerOf(ctx: { principal?: string; authenticated?: boolean }): string {
+  const c = ctx.principal ?? (ctx.authenticated ? undefined : LOCAL_CALLER);
+  if (c === undefined) throw new NoCaller();
+  return c;
 }
 
 /** What a caller's message is allowed to do. */

@@ -18,6 +18,9 @@ export const A2aErrorCode = {
 } as const;
 
 export class A2aError extends Error {
+  /** A refusal's HTTP status and headers, the same on both bindings (429, 401); else each binding maps the code. */
+  status?: number;
+  headers?: Record<string, string>;
   constructor(
     readonly code: number,
     message: string,
@@ -34,6 +37,8 @@ export class TooManyRequests extends A2aError {
     readonly retryAfterS: number,
   ) {
     super(A2aErrorCode.InternalError, message);
+    this.status = 429;
+    this.headers = { 'retry-after': String(retryAfterS) };
   }
 }
 
@@ -41,6 +46,8 @@ export class TooManyRequests extends A2aError {
 export class NoCaller extends A2aError {
   constructor() {
     super(A2aErrorCode.InvalidRequest, 'authentication failed: the credential names no caller');
+    this.status = 401;
+    this.headers = { 'www-authenticate': 'Bearer realm="claw"' };
   }
 }
 

@@ -3,10 +3,11 @@
 // (0.3 params differ only where noted). A streaming operation writes its SSE response itself and returns STREAMED.
 import type { ServerResponse } from 'node:http';
 import { illFormedPath } from '../protocol/well-formed.ts';
+import { workingOn } from '../transports/http/reply.ts';
 import { A2aError, A2aErrorCode } from './errors.ts';
 import { StreamLimitError, streamTask, type StreamSlots } from './stream.ts';
 import type { TaskService } from './tasks.ts';
-import { TERMINAL_STATES } from './types.ts';
+import { TERMINAL_STATES, type A2aTask } from './types.ts';
 import { parseMessage, parseState, wireTask, type WireVersion } from './wire.ts';
 
 export type Operation = 'SendMessage' | 'SendStreamingMessage' | 'GetTask' | 'ListTasks' | 'CancelTask' | 'SubscribeToTask';
@@ -14,7 +15,6 @@ export type Operation = 'SendMessage' | 'SendStreamingMessage' | 'GetTask' | 'Li
 /** What a streaming operation needs: the response to write, who asks (the per-caller cap), how to wrap an event. */
 export interface StreamIo {
   res: ServerResponse;
-  client: string;
   /** The authenticated caller's user id on the A2A channel (access.ts): it sees and continues only its own tasks. */
   caller: string;
   slots: StreamSlots;
@@ -60,7 +60,15 @@ const OPERATIONS: Record<Operation, Handler> = {
     // 1.0: returnImmediately (default false); 0.3: blocking (this runtime waits unless it is false).
     const wait = v === '1.0' ? c.returnImmediately !== true : c.blocking !== false;
     const historyLength = optInt(c.historyLength, 'configuration.historyLength');
-    const task = wireTask(await tasks.create(message, { wait, caller: io.caller }), v, { historyLength });
+    // A blocking send waits for the whole turn (1.0 §3.1.1), longer than request_timeout_ms with a slow tool.
+    const written = wait ? workingOn(io.res) : () => {};
+    let t;
+    try {
+      t = await tasks.create(message, { wait, caller: io.caller });
+    } finally {
+      written();
+    }
+    const task = wireTask(t, v, { historyLength });
     return v === '1.0' ? { task } : task;
   },
   async SendStreamingMessage(p, tasks, v, io) {
@@ -85,10 +93,11 @@ const OPERATIONS: Record<Operation, Handler> = {
     }
     if (p.contextId !== undefined && typeof p.contextId !== 'string') throw new A2aError(A2aErrorCode.InvalidParams, 'contextId must be a string');
     if (p.pageToken !== undefined && typeof p.pageToken !== 'string') throw new A2aError(A2aErrorCode.InvalidParams, 'pageToken must be a string');
-    const page = tasks.list({ contextId: (p.contextId as string) || undefined, state, pageSize: optInt(p.pageSize, 'pageSize') || undefined, pageToken: (p.pageToken as string) || undefined }, io.caller);
-    const historyLength = optInt(p.historyLength, 'historyLength') ?? 0;
+    const o = { historyLength: optInt(p.historyLength, 'historyLength') ?? 0, artifacts: p.includeArtifacts === true };
+    const weigh = (t: A2aTask) => JSON.stringify(wireTask(t, v, o)).length;
+    const page = tasks.list({ contextId: (p.contextId as string) || undefined, state, pageSize: optInt(p.pageSize, 'pageSize') || undefined, pageToken: (p.pageToken as string) || undefined, weigh }, io.caller);
     return {
-      tasks: page.tasks.map((t) => wireTask(t, v, { historyLength, artifacts: p.includeArtifacts === true })),
+      tasks: page.tasks.map((t) => wireTask(t, v, o)),
       nextPageToken: page.nextPageToken,
       pageSize: page.tasks.length,
       totalSize: page.totalSize,

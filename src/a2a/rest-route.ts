@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../transports/http/reply.ts';
 import type { Route, RouteContext } from '../transports/http/server.ts';
-import { A2aError, A2aErrorCode, a2aErrorOf, NoCaller, TooManyRequests } from './errors.ts';
+import { A2aError, A2aErrorCode, a2aErrorOf } from './errors.ts';
 import { callerOf } from './access.ts';
 import { isJsonType, receiveJson } from './http-body.ts';
 import { runOperation, STREAMED, type Operation } from './operations.ts';
@@ -143,15 +143,12 @@ const hasBody = (req: IncomingMessage) => req.headers['transfer-encoding'] !== u
 async function execute(d: RpcRouteDeps, slots: StreamSlots, ctx: RouteContext, res: ServerResponse, m: Match, params: Record<string, unknown>): Promise<void> {
   try {
     // A REST stream's events are the StreamResponse objects themselves (§11.7): no JSON-RPC envelope.
-    const caller = callerOf(ctx);
-    if (caller === undefined) throw new NoCaller();
-    const result = await runOperation(m.op, params, d.tasks(), '1.0', { res, client: ctx.client, caller, slots, frame: (event) => event });
+    const result = await runOperation(m.op, params, d.tasks(), '1.0', { res, caller: callerOf(ctx), slots, frame: (event) => event });
     if (result === STREAMED) return;
     // GetTask and CancelTask answer the Task itself; SendMessage its SendMessageResponse; ListTasks its response.
     sendJson(res, 200, result);
   } catch (e) {
-    if (e instanceof TooManyRequests) restError(res, e, 429, { 'retry-after': String(e.retryAfterS) });
-    else if (e instanceof NoCaller) restError(res, e, 401, { 'www-authenticate': 'Bearer realm="claw"' });
-    else restError(res, a2aErrorOf(e));
+    const err = a2aErrorOf(e);
+    restError(res, err, err.status, err.headers);
   }
 }

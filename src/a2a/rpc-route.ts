@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../transports/http/reply.ts';
 import type { Route, RouteContext } from '../transports/http/server.ts';
-import { A2aError, A2aErrorCode, a2aErrorOf, NoCaller, TooManyRequests } from './errors.ts';
+import { A2aError, A2aErrorCode, a2aErrorOf } from './errors.ts';
 import { callerOf } from './access.ts';
 import { receiveJson, type BodyLimits } from './http-body.ts';
 import { RPC_METHODS, runOperation, STREAMED } from './operations.ts';
@@ -21,7 +21,7 @@ export interface RpcRouteDeps extends BodyLimits {
   slots?: StreamSlots;
 }
 
-const PUSH = /PushNotificationConfig|pushNotificationConfig/;
+const PUSH = /[Pp]ushNotificationConfig/;
 
 /** The version a request asked for, or the A2A error for one this runtime does not speak. */
 export function versionOf(header: string | string[] | undefined): WireVersion {
@@ -62,7 +62,7 @@ async function answer(tasks: TaskService | undefined, slots: StreamSlots, ctx: R
     if (!msg || typeof msg !== 'object' || Array.isArray(msg)) throw new A2aError(A2aErrorCode.InvalidRequest, 'one JSON-RPC request object per POST');
     const m = msg as Record<string, unknown>;
     if (typeof m.id === 'string' || (typeof m.id === 'number' && Number.isFinite(m.id))) id = m.id;
-    if (m.jsonrpc !== '2.0' || typeof m.method !== 'string' || !('id' in m)) throw new A2aError(A2aErrorCode.InvalidRequest, 'Invalid Request: a JSON-RPC 2.0 request with an id');
+    if (m.jsonrpc !== '2.0' || typeof m.method !== 'string' || !('id' in m) || (m.id !== null && id === null)) throw new A2aError(A2aErrorCode.InvalidRequest, 'Invalid Request: a JSON-RPC 2.0 request with an id');
     const version = versionOf(req.headers['a2a-version']);
     const op = Object.hasOwn(RPC_METHODS[version], m.method) ? RPC_METHODS[version][m.method] : undefined;
     if (!op) {
@@ -70,14 +70,10 @@ async function answer(tasks: TaskService | undefined, slots: StreamSlots, ctx: R
       throw new A2aError(A2aErrorCode.MethodNotFound, `Method not found: ${m.method} (A2A ${version})`);
     }
     const reqId = id;
-    const caller = callerOf(ctx);
-    if (caller === undefined) throw new NoCaller();
-    const result = await runOperation(op, m.params === undefined ? {} : m.params, tasks, version, { res, client: ctx.client, caller, slots, frame: (result) => ({ jsonrpc: '2.0', id: reqId, result }) });
+    const result = await runOperation(op, m.params === undefined ? {} : m.params, tasks, version, { res, caller: callerOf(ctx), slots, frame: (result) => ({ jsonrpc: '2.0', id: reqId, result }) });
     if (result !== STREAMED) sendJson(res, 200, { jsonrpc: '2.0', id, result });
   } catch (e) {
     const err = a2aErrorOf(e);
-    if (e instanceof TooManyRequests) rpcError(res, 429, id, err, { 'retry-after': String(e.retryAfterS) });
-    else if (e instanceof NoCaller) rpcError(res, 401, id, err, { 'www-authenticate': 'Bearer realm="claw"' });
-    else rpcError(res, err.code === A2aErrorCode.ParseError || err.code === A2aErrorCode.InvalidRequest ? 400 : 200, id, err);
+    rpcError(res, err.status ?? (err.code === A2aErrorCode.ParseError || err.code === A2aErrorCode.InvalidRequest ? 400 : 200), id, err, err.headers);
   }
 }

@@ -30,7 +30,7 @@ const subscribeParams = v.strictObject({
   task_id: v.pipe(v.string(), v.minLength(1)),
   /** The `updated_at` of the task the caller holds: a task changed since answers at once. */
   since: v.optional(v.string()),
-  /** How long to wait for a change (default and most 25 s: under the HTTP listener's 30 s socket timeout). */
+  /** How long to wait for a change (default and most 25 s: under the 30 s an HTTP client or proxy commonly waits). */
   wait_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(25_000))),
 });
 /** Long polls waiting at once, all transports together: each holds a listener and a timer. */

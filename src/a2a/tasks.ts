@@ -61,6 +61,8 @@ export interface ListQuery {
   state?: TaskState;
   pageSize?: number;
   pageToken?: string;
+  /** A task's JSON length as answered: a page stops before MAX_PAGE_CHARS (at least one task), the rest on the next page. */
+  weigh?: (t: A2aTask) => number;
 }
 
 export interface TaskPage {
@@ -86,6 +88,11 @@ export const DEFAULT_MAX_CONCURRENT = 4;
 /** Retry-After of a refusal for concurrency: a turn takes seconds. */
 const BUSY_RETRY_S = 2;
 const MAX_PAGE = 100;
+/**
+ * A page's JSON length as answered. A caller's 100 tasks of 64 KiB messages would be a 6–9 MB answer to one small request,
+ * held in memory until the client reads it: one that never reads, on each connection it may hold, would take 300 MB.
+ */
+export const MAX_PAGE_CHARS = 1024 * 1024;
 /** Refusals before the task produced anything (CKP-A2A profile §6.3 `rejected`): policy, sandbox, quota. */
 const REFUSALS = new Set<number>([ErrorCode.PolicyDenied, ErrorCode.SandboxDenied, ErrorCode.ProviderQuotaExceeded]);
 
@@ -364,8 +371,13 @@ export class TaskService {
     const start = q.pageToken ? Number.parseInt(q.pageToken, 10) : 0;
     if (!Number.isInteger(start) || start < 0) throw new ClawError('task.bad_page_token', 'invalid page token');
     const size = Math.min(Math.max(q.pageSize ?? 50, 1), MAX_PAGE);
-    const tasks = all.slice(start, start + size);
-    return { tasks, nextPageToken: start + size < all.length ? String(start + size) : '', totalSize: all.length };
+    let tasks = all.slice(start, start + size);
+    let chars = 0;
+    const weigh = q.weigh ?? (() => 0);
+    const over = tasks.findIndex((t) => (chars += weigh(t)) > MAX_PAGE_CHARS);
+    if (over > 0) tasks = tasks.slice(0, over);
+    const end = start + tasks.length;
+    return { tasks, nextPageToken: end < all.length ? String(end) : '', totalSize: all.length };
   }
 
   /** Best effort (profile §6.2): the turn is aborted; a terminal task cannot be canceled. */

@@ -52,4 +52,18 @@ test('a lone surrogate anywhere in params is invalid params, and no turn runs', 
   }
 });
 
+test('an id that is not a string, a number or null is an invalid request (JSON-RPC 2.0 §4), and no turn runs', async () => {
+  const s = await serve();
+  try {
+    for (const id of ['{}', '[1]', 'true']) {
+      const r = await post(s.url, `{"jsonrpc":"2.0","id":${id},"method":"SendMessage","params":{"message":{"messageId":"m-${id}","role":"ROLE_USER","parts":[{"text":"hi"}]}}}`);
+      // Before: the message ran and its task was answered with id null, a reply no client can match.
+      assert.equal([r.status, r.json.id, r.json.error?.code], [400, null, -32600], `id ${id}: ${JSON.stringify(r.json)}`);
+    }
+    assert.equal(s.turns, []);
+  } finally {
+    await s.close();
+  }
+});
+
 test.run();

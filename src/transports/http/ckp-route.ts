@@ -10,7 +10,7 @@ import { ErrorCode } from '../../protocol/errors.ts';
 import type { Logger } from '../../kernel/ports.ts';
 import type { Route } from './server.ts';
 import { readBody } from './body.ts';
-import { refuse, sendJson } from './reply.ts';
+import { refuse, sendJson, workingOn } from './reply.ts';
 import { SESSION_HEADER, type SessionIds } from './session.ts';
 import { EventBuffer, SseStream } from './sse.ts';
 
@@ -81,6 +81,7 @@ function post(d: CkpRouteDeps, req: IncomingMessage, res: ServerResponse): void 
     const closeAfter = 'oversize' in body && !req.complete;
     if (closeAfter) res.on('finish', () => req.socket.destroy());
     let answered = false;
+    const written = workingOn(res);
     let track: Map<string | number, 'claw.initialize' | 'claw.shutdown'> | undefined;
     const reply = (msg: JsonRpcMessage | JsonRpcMessage[]) => {
       if (answered) {
@@ -88,6 +89,7 @@ function post(d: CkpRouteDeps, req: IncomingMessage, res: ServerResponse): void 
         return;
       }
       answered = true;
+      written();
       const headers: Record<string, string> = closeAfter ? { connection: 'close' } : {};
       if (track) sessionHeader(d.sessions, track, msg, headers);
       sendJson(res, statusOf(frame.payload, msg), msg, headers);
@@ -112,6 +114,7 @@ function post(d: CkpRouteDeps, req: IncomingMessage, res: ServerResponse): void 
         // Only notifications and responses: the router will never answer (JSON-RPC 2.0 §4.1, §6).
         if (!shape.expectsReply && !answered) {
           answered = true;
+          written();
           res.writeHead(202, { 'content-length': 0 });
           res.end();
         }

@@ -13,3 +13,16 @@ export function refuse(res: ServerResponse, status: number, code: number, messag
   const error = opts.data === undefined ? { code, message } : { code, message, data: opts.data };
   sendJson(res, status, { jsonrpc: '2.0', id: null, error }, opts.headers);
 }
+
+/**
+ * While a route works on its answer (an agent turn, a slow tool call), the silence on the socket is the server's,
+ * not a slow client's: the idle cut-off of server.ts (request_timeout_ms) is off until the answer is written, else
+ * any call longer than it loses its reply. Returns what turns it back on (call it before writing).
+ */
+export function workingOn(res: ServerResponse): () => void {
+  const sock = res.socket;
+  const ms = sock?.timeout;
+  if (!sock || !ms) return () => {};
+  sock.setTimeout(0);
+  return () => void (sock.destroyed || sock.setTimeout(ms));
+}

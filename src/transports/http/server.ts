@@ -9,6 +9,7 @@ import { ErrorCode } from '../../protocol/errors.ts';
 import type { Authenticator } from './auth.ts';
 import { fromLoopback } from './auth.ts';
 import { createRateLimiter, type RateLimiter } from './limits.ts';
+import { drainRest } from './body.ts';
 import { isLoopback, type HttpSettings } from './settings.ts';
 import { refuse } from './reply.ts';
 import { timerDelay } from '../../protocol/delay.ts';
@@ -83,6 +84,13 @@ export function createHttpServer(d: ServerDeps): HttpServer {
   const busy = new WeakMap<Socket, number>();
   /** A runtime whose request sockets do not lead back to a counted connection evicts nothing (it could cut a busy one). */
   let evicts = true;
+  /**
+   * Requests in progress per A2A caller. A request in progress keeps its connection at the cap, so without this one
+   * partner (untrusted input, CKP-A2A profile §8) dripping bodies at the rate floor, or never reading its answers,
+   * holds every connection of the listener: a quarter of them at most.
+   */
+  const callerBusy = new Map<string, number>();
+  const perCaller = Math.max(1, Math.floor(s.maxConnections / 4));
   const options = {
     headersTimeout: s.headersTimeoutMs,
     requestTimeout: s.requestTimeoutMs,
@@ -99,7 +107,17 @@ export function createHttpServer(d: ServerDeps): HttpServer {
     if (conn) {
       busy.set(conn, (busy.get(conn) ?? 0) + 1);
       res.on('close', () => busy.set(conn, (busy.get(conn) ?? 1) - 1));
+      // Under TLS the idle cut-off moves to the socket the request is on, where a route can pause it (reply.ts workingOn).
+      if (conn !== req.socket && conn.timeout) {
+        conn.setTimeout(0);
+        req.socket.setTimeout(s.requestTimeoutMs, () => req.socket.destroy());
+      }
     } else if (!req.socket.destroyed) evicts = false;
+    // Answered before the body was read (a 401, 404, 429, 415…): Node would read and drop the rest for as long as
+    // request_timeout_ms, whatever Content-Length says; an unauthenticated peer must not keep the listener reading.
+    res.on('finish', () => {
+      if (!req.complete) drainRest(req, s.maxBodyBytes);
+    });
     try {
       dispatch(req, res);
     } catch (e) {
@@ -186,6 +204,13 @@ export function createHttpServer(d: ServerDeps): HttpServer {
       if (outcome === 'ok' && caller && !route.admitsCallers) {
         refuse(res, 403, ErrorCode.ChannelAuthFailed, 'this credential is an A2A caller\'s: not accepted on this endpoint');
         return;
+      }
+      // One entry per caller credential ever seen: they are configured (token refs, the operator's CA).
+      if (outcome === 'ok' && caller && principal !== undefined) {
+        const n = callerBusy.get(principal) ?? 0;
+        if (n >= perCaller) return refuse(res, 429, ErrorCode.ChannelRateLimited, 'too many requests in progress for this caller', { headers: { 'retry-after': '1' } });
+        callerBusy.set(principal, n + 1);
+        res.on('close', () => callerBusy.set(principal, callerBusy.get(principal)! - 1));
       }
       if (outcome === 'ok') Object.assign(ctx, { principal, authenticated: true });
       else {
