@@ -1,0 +1,52 @@
+// A model server that lies or misbehaves, over real HTTP (test/helpers/fake-llm-server.ts): what it says
+// about itself (usage numbers, headers) must not outlast the answer or take the runtime's limits with it.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TokenLedger } from '../../src/kernel/ledger.ts';
+import { createFileLedgerStore } from '../../src/node/ledger-file.ts';
+import { systemClock } from '../../src/node/clock.ts';
+import { createChain } from '../../src/provider/chain.ts';
+import { anthropicBodyText, startFakeLlm, type FakeLlm } from '../helpers/fake-llm-server.ts';
+import { prov, setup, signal, user } from './provider-fixtures.ts';
+
+let llm: FakeLlm;
+test.before.each(async () => {
+  llm = await startFakeLlm();
+});
+test.after.each(async () => {
+  await llm.close();
+});
+
+const oa = () => ({ protocol: 'openai-compatible', endpoint: llm.url, model: 'm', auth: { type: 'none' }, limits: { tokens_per_day: 100_000 } });
+const an = () => ({ protocol: 'anthropic-native', endpoint: llm.url, model: 'm', auth: { type: 'none' }, limits: { tokens_per_day: 100_000 } });
+
+test('usage numbers no model reports (1e308, a sum that overflows to Infinity) are not charged as such: the persisted ledger stays readable and the next turn goes out', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'claw-prov-hostile-'));
+  try {
+    const huge = { choices: [{ index: 0, message: { role: 'assistant', content: 'a' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1e308, completion_tokens: 1e308 } };
+    const ok = { choices: [{ index: 0, message: { role: 'assistant', content: 'b' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 2 } };
+    const huge2 = '{"type":"message","role":"assistant","content":[{"type":"text","text":"c"}],"usage":{"input_tokens":1e308,"cache_read_input_tokens":1e308,"output_tokens":1}}';
+    for (const [spec, first, second] of [
+      [oa(), { json: huge }, { json: ok }],
+      [an(), { body: huge2 }, { body: anthropicBodyText({ text: 'd', usage: [3, 2] }) }],
+    ] as const) {
+      rmSync(join(dir, 'ledger'), { recursive: true, force: true });
+      const deps = () => setup([prov('p', spec)], { ledger: new TokenLedger(createFileLedgerStore(dir), systemClock) }).deps;
+      llm.queue(first);
+      const r = await createChain(deps()).complete({ messages: [user('x')], signal: signal() });
+      assert.ok(!r.usage || r.usage.input_tokens + r.usage.output_tokens <= 2, `a count past any model is no count: ${JSON.stringify(r.usage)}`);
+      const saved = await createFileLedgerStore(dir).load('p');
+      assert.ok(saved && Number.isFinite(saved.tokens) && saved.tokens < 100, JSON.stringify(saved));
+      llm.queue(second);
+      const next = await createChain(deps()).complete({ messages: [user('x')], signal: signal() });
+      assert.equal(next.usage, { input_tokens: 3, output_tokens: 2 });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
