@@ -96,6 +96,21 @@ test('state: the offset survives a restart; a journaled message without an answe
 
 
 
+test('state: the highest update id there is (2^53 - 1) confirmed: the offset past it (2^53) survives a restart, and its unanswered message is still "interrupted"', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'claw-tg-state-'));
+  try {
+    const top = Number.MAX_SAFE_INTEGER;
+    const a = fileTelegramState(dir);
+    a.accept([{ update_id: top, chat_id: 1, message_id: 70 }]);
+    a.advance(top + 1);
+    const b = fileTelegramState(dir);
+    assert.is(b.offset(), top + 1);
+    assert.equal(b.interrupted(), [{ update_id: top, chat_id: 1, message_id: 70 }]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('state: a batch whose first update id is that of a batch still in flight (ids started over) gets its own file; each answer removes one message', () => {
   const dir = mkdtempSync(join(tmpdir(), 'claw-tg-state-'));
   try {
