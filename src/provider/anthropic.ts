@@ -5,6 +5,7 @@
 import type { ChatMessage, ToolDefinition } from '../kernel/ports.ts';
 import { type CallSlot, type Completion, type StreamDecoder, callIndex, firstCall, isObj, num } from './completion.ts';
 import { ProviderFailure, malformed } from './failure.ts';
+import { apiType } from './http.ts';
 import { rawValueAt } from './json-span.ts';
 import { MAX_OUTPUT_TOKENS } from './limits.ts';
 
@@ -65,10 +66,7 @@ function usageOf(u: unknown, prev?: Completion['usage']): Completion['usage'] {
   return { input_tokens: input ?? prev?.input_tokens ?? 0, output_tokens: output ?? prev?.output_tokens ?? 0 };
 }
 
-const errType = (j: any) => {
-  const t = j?.error?.type;
-  return typeof t === 'string' && /^[\w.-]{1,64}$/.test(t) ? t : undefined;
-};
+const errType = (j: any) => apiType(j?.error?.type);
 
 export function parseAnthropic(body: string): Completion {
   let j: any;

@@ -5,6 +5,7 @@
 import type { ChatMessage, ToolDefinition } from '../kernel/ports.ts';
 import { type CallSlot, type Completion, type StreamDecoder, callIndex, firstCall, isObj, num } from './completion.ts';
 import { ProviderFailure, malformed } from './failure.ts';
+import { apiType } from './http.ts';
 import { rawElementsAt, rawValueAt } from './json-span.ts';
 
 export function chatUrl(endpoint: string): string {
@@ -44,7 +45,8 @@ export function openaiBody(o: { model: string; messages: ChatMessage[]; tools?: 
 
 /** Some servers and gateways answer 200 with an error object; it is reported by its type only. */
 function apiError(e: unknown, where: string): ProviderFailure {
-  const t = isObj(e) && typeof e.type === 'string' && /^[\w.-]{1,64}$/.test(e.type) ? ` (${e.type})` : '';
+  const type = isObj(e) ? apiType(e.type ?? e.code) : undefined;
+  const t = type ? ` (${type})` : '';
   return new ProviderFailure('api-error', `the API reported an error ${where}${t}`, { retryable: true });
 }
 

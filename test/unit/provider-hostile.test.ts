@@ -9,8 +9,8 @@ import { TokenLedger } from '../../src/kernel/ledger.ts';
 import { createFileLedgerStore } from '../../src/node/ledger-file.ts';
 import { systemClock } from '../../src/node/clock.ts';
 import { createChain } from '../../src/provider/chain.ts';
-import { anthropicBodyText, startFakeLlm, type FakeLlm } from '../helpers/fake-llm-server.ts';
-import { prov, setup, signal, user } from './provider-fixtures.ts';
+import { anthropicBodyText, sseData, sseEvent, startFakeLlm, type FakeLlm } from '../helpers/fake-llm-server.ts';
+import { SECRET, prov, rejection, setup, signal, user } from './provider-fixtures.ts';
 
 let llm: FakeLlm;
 test.before.each(async () => {
@@ -46,6 +46,28 @@ test('usage numbers no model reports (1e308, a sum that overflows to Infinity) a
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an API key echoed back as the error type or code (4xx, a 200 error object, a stream error event) reaches no error message or data', async () => {
+  const SHORT = 'hunter2hunter2';
+  const cases: [Record<string, unknown>, string, unknown[]][] = [
+    [{ protocol: 'openai-compatible', auth: { type: 'bearer', secret_ref: 'LLM_KEY' } }, SECRET, [{ status: 400, json: { error: { code: SECRET, message: 'bad' } } }]],
+    [{ protocol: 'openai-compatible', auth: { type: 'bearer', secret_ref: 'LLM_KEY' } }, SECRET, [{ status: 404, json: { type: SECRET, message: `no such key ${SECRET}` } }]],
+    [{ protocol: 'openai-compatible', auth: { type: 'api-key-header', secret_ref: 'SHORT_KEY' } }, SHORT, [{ status: 400, json: { error: { type: SHORT, message: `key ${SHORT} is not valid here` } } }]],
+    [{ protocol: 'openai-compatible', auth: { type: 'bearer', secret_ref: 'LLM_KEY' } }, SECRET, [1, 2, 3].map(() => ({ json: { error: { type: SECRET } } }))],
+    [{ protocol: 'openai-compatible', streaming: true, auth: { type: 'bearer', secret_ref: 'LLM_KEY' } }, SECRET, [1, 2, 3].map(() => ({ sse: [sseData({ error: { code: SECRET } })] }))],
+    [{ protocol: 'anthropic-native', streaming: true, auth: { type: 'api-key-header', secret_ref: 'LLM_KEY' } }, SECRET, [1, 2, 3].map(() => ({ sse: [sseEvent('error', { type: 'error', error: { type: SECRET } })] }))],
+  ];
+  for (const [over, key, steps] of cases) {
+    llm.queue(...(steps as any[]));
+    const { deps } = setup([prov('cloud', { endpoint: llm.url, model: 'm', ...over })], {});
+    (deps as any).secrets = { resolve: async (ref: string) => (ref === 'SHORT_KEY' ? SHORT : SECRET) };
+    const e = await rejection(createChain(deps).complete({ messages: [user('x')], signal: signal() }));
+    assert.is(e.code, -32020, e.message);
+    const all = JSON.stringify({ message: e.message, data: e.data });
+    assert.not.ok(all.includes(key), all);
+    assert.is(llm.pending, 0);
   }
 });
 
