@@ -9,6 +9,7 @@ import { TokenLedger } from '../../src/kernel/ledger.ts';
 import { createFileLedgerStore } from '../../src/node/ledger-file.ts';
 import { systemClock } from '../../src/node/clock.ts';
 import { createChain } from '../../src/provider/chain.ts';
+import { SseParser } from '../../src/protocol/sse.ts';
 import { anthropicBodyText, sseData, sseEvent, startFakeLlm, type FakeLlm } from '../helpers/fake-llm-server.ts';
 import { SECRET, prov, rejection, setup, signal, user } from './provider-fixtures.ts';
 
@@ -69,6 +70,27 @@ test('an API key echoed back as the error type or code (4xx, a 200 error object,
     assert.not.ok(all.includes(key), all);
     assert.is(llm.pending, 0);
   }
+});
+
+test('a long data line trickled in small chunks costs linear time: the idle check asked after every chunk does not re-read the line so far', () => {
+  // client.ts asks `dataChars` after every chunk. Read off the open line (a rope of every chunk so far), it
+  // flattened the line each time: a 250,000-character line in 16-byte chunks took 6 s of event loop, 1 MB 137 s; now 4 MB take ~160 ms.
+  const p = new SseParser(4 * 1024 * 1024);
+  const started = performance.now();
+  p.push('data: ');
+  const piece = 'y'.repeat(16);
+  let seen = 0;
+  for (let i = 0; i < 200_000 / 16; i++) {
+    p.push(piece);
+    seen = p.dataChars;
+  }
+  assert.is(seen, 200_000);
+  const ms = performance.now() - started;
+  assert.ok(ms < 400, `${Math.round(ms)} ms`);
+  // The count is the one it was: the value of the open data line, its optional space left out, as it grows.
+  const q = new SseParser();
+  const counts = ['da', 'ta', ':', ' ', 'ab', 'c\n', ': ping', '\n', 'data:x', 'y\n\n', 'event: e'].map((c) => (q.push(c), q.dataChars));
+  assert.equal(counts, [0, 0, 0, 0, 2, 3, 3, 3, 4, 5, 5]);
 });
 
 test.run();
