@@ -44,6 +44,14 @@ export class StreamView {
   private shown = 0;
   private from = '';
   private abandoned = false;
+  /**
+   * Where the answer's start stands: still blank (`lead`), inside a leading <think> block, blank after it
+   * (`gap`), or decided (`shown` / `hidden`). Decided once from the start alone, with only the undecided bit
+   * kept in `carry`: each delta costs its own length. Re-reading the whole text per delta was quadratic; a
+   * reply of 80,000 two-character deltas held the event loop 13 s.
+   */
+  private state: 'lead' | 'think' | 'gap' | 'shown' | 'hidden' = 'lead';
+  private carry = '';
 
   constructor(
     private readonly write: (s: string) => void,
@@ -62,20 +70,45 @@ export class StreamView {
       this.from = key;
       this.text = '';
       this.shown = 0;
+      this.state = 'lead';
+      this.carry = '';
     }
     this.text += t;
     if (from.mode !== 'native') return;
-    const raw = this.text.trimStart();
-    // An open <think> block, or text that is protocol JSON / a fence: not the message, not shown.
-    if (raw.startsWith('<think>') && !raw.includes('</think>')) return;
-    const visible = withoutThinking(this.text).trimStart();
-    if (visible === '' || visible.startsWith('{') || visible.startsWith('`')) return;
-    if (visible.length > this.shown) {
-      if (this.shown === 0) this.before();
-      this.write(this.clean(visible.slice(this.shown)));
-      this.shown = visible.length;
+    if (this.state === 'shown') return this.show(t);
+    if (this.state === 'hidden') return;
+    let c = this.carry + t;
+    if (this.state === 'lead') {
+      c = c.trimStart();
+      // An open <think> block is not the message; one still arriving ("<thi") is not decided yet.
+      if (c.length < 7 && '<think>'.startsWith(c)) return void (this.carry = c);
+      if (c.startsWith('<think>')) {
+        this.state = 'think';
+        c = c.slice(7);
+      } else this.state = 'gap';
     }
+    if (this.state === 'think') {
+      const end = c.indexOf('</think>');
+      // Kept: what may be the start of the closing tag.
+      if (end < 0) return void (this.carry = c.slice(-7));
+      this.state = 'gap';
+      c = c.slice(end + 8);
+    }
+    c = c.trimStart();
+    this.carry = '';
+    if (c === '') return;
+    // Text that is protocol JSON or a fence: not the message, not shown.
+    if (c.startsWith('{') || c.startsWith('`')) return void (this.state = 'hidden');
+    this.state = 'shown';
+    this.before();
+    this.show(c);
   };
+
+  private show(t: string): void {
+    if (t === '') return;
+    this.write(this.clean(t));
+    this.shown += t.length;
+  }
 
   /** True when `reply` still has to be printed. */
   finish(reply: string): boolean {
@@ -86,6 +119,8 @@ export class StreamView {
     this.shown = 0;
     this.from = '';
     this.abandoned = false;
+    this.state = 'lead';
+    this.carry = '';
     return !same;
   }
 }
