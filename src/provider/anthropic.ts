@@ -6,7 +6,7 @@ import type { ChatMessage, ToolDefinition } from '../kernel/ports.ts';
 import { type CallSlot, type Completion, type StreamDecoder, callIndex, firstCall, isObj, num } from './completion.ts';
 import { ProviderFailure, malformed } from './failure.ts';
 import { apiType } from './http.ts';
-import { rawValueAt } from './json-span.ts';
+import { parseJson, rawValueAt } from './json-span.ts';
 import { MAX_OUTPUT_TOKENS } from './limits.ts';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -71,7 +71,7 @@ const errType = (j: any) => apiType(j?.error?.type);
 export function parseAnthropic(body: string): Completion {
   let j: any;
   try {
-    j = JSON.parse(body);
+    j = parseJson(body);
   } catch (e) {
     throw malformed('body is not JSON', e);
   }
@@ -103,7 +103,7 @@ export function anthropicStream(onText: (t: string) => void): StreamDecoder {
       if (done) return;
       let j: any;
       try {
-        j = JSON.parse(data);
+        j = parseJson(data);
       } catch (e) {
         throw malformed(`${event} event data is not JSON`, e);
       }

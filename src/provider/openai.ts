@@ -6,7 +6,7 @@ import type { ChatMessage, ToolDefinition } from '../kernel/ports.ts';
 import { type CallSlot, type Completion, type StreamDecoder, callIndex, firstCall, isObj, num } from './completion.ts';
 import { ProviderFailure, malformed } from './failure.ts';
 import { apiType } from './http.ts';
-import { rawElementsAt, rawValueAt } from './json-span.ts';
+import { parseJson, rawElementsAt, rawValueAt } from './json-span.ts';
 
 export function chatUrl(endpoint: string): string {
   const base = endpoint.replace(/\/+$/, '');
@@ -68,7 +68,7 @@ function argsText(v: unknown, body: string, path: (string | number)[]): string {
 export function parseOpenai(body: string): Completion {
   let j: any;
   try {
-    j = JSON.parse(body);
+    j = parseJson(body);
   } catch (e) {
     throw malformed('body is not JSON', e);
   }
@@ -124,7 +124,7 @@ export function openaiStream(onText: (t: string) => void): StreamDecoder {
       }
       let j: any;
       try {
-        j = JSON.parse(data);
+        j = parseJson(data);
       } catch (e) {
         throw malformed('stream chunk is not JSON', e);
       }

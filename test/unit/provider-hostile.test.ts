@@ -72,6 +72,31 @@ test('an API key echoed back as the error type or code (4xx, a 200 error object,
   }
 });
 
+test('JSON nested a million deep (a stream event, a whole body) is malformed before it is parsed, not seconds of blocked event loop', async () => {
+  const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
+  const chunk = (content: string) => `data: {"choices":[{"index":0,"delta":{"content":${content}},"finish_reason":null}]}\n\n`;
+  const end = [sseData({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }), sseData('[DONE]')];
+  const cases: [Record<string, unknown>, any][] = [
+    [{ protocol: 'openai-compatible', streaming: true }, { sse: [chunk(deep(1_500_000)), ...end] }],
+    [{ protocol: 'openai-compatible' }, { body: `{"choices":[{"index":0,"message":{"role":"assistant","content":"hi","x":${deep(1_500_000)}}}]}` }],
+    [{ protocol: 'anthropic-native', streaming: true }, { sse: [`event: message_start\ndata: {"type":"message_start","message":{"usage":${deep(1_500_000)}}}\n\n`] }],
+    [{ protocol: 'anthropic-native' }, { body: `{"type":"message","content":[{"type":"text","text":"hi","x":${deep(1_500_000)}}]}` }],
+  ];
+  for (const [over, step] of cases) {
+    llm.queue(step);
+    const { deps } = setup([prov('p', { endpoint: llm.url, model: 'm', auth: { type: 'none' }, ...over })]);
+    const started = performance.now();
+    const e = await rejection(createChain(deps).complete({ messages: [user('x')], signal: signal() }));
+    assert.match(e.message, /malformed response: .*not JSON/, JSON.stringify(over));
+    const ms = performance.now() - started;
+    assert.ok(ms < 400, `${Math.round(ms)} ms`);
+  }
+  // Depth the validator itself accepts (1000) still parses.
+  llm.queue({ json: { choices: [{ index: 0, message: { role: 'assistant', content: 'ok', x: JSON.parse(deep(1000)) } }] } });
+  const { deps } = setup([prov('p', { protocol: 'openai-compatible', endpoint: llm.url, model: 'm', auth: { type: 'none' } })]);
+  assert.is((await createChain(deps).complete({ messages: [user('x')], signal: signal() })).text, 'ok');
+});
+
 test('a long data line trickled in small chunks costs linear time: the idle check asked after every chunk does not re-read the line so far', () => {
   // client.ts asks `dataChars` after every chunk. Read off the open line (a rope of every chunk so far), it
   // flattened the line each time: a 250,000-character line in 16-byte chunks took 6 s of event loop, 1 MB 137 s; now 4 MB take ~160 ms.
