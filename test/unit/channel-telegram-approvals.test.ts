@@ -24,24 +24,23 @@ const tick = (ms = 30) => new Promise((r) => setTimeout(r, ms));
  * scheduler over an agent whose turns announce an approval (as the approval gate does, inside the turn) and
  * then wait until the test ends them.
  */
-async function open(updates: unknown[], trigger: { maxParallel: number; overlapPolicy: 'queue' | 'allow' }) {
+async function open(updates: unknown[], trigger: { maxParallel: number; overlapPolicy: 'queue' | 'allow' }, dir = mkdtempSync(join(tmpdir(), 'claw-tg-approvals-'))) {
   const calls: { method: string; params: any }[] = [];
-  let served = false;
+  const queue = [updates];
+  let wake = () => {};
   const fetch = async (url: string, init: any) => {
     const method = url.slice(url.lastIndexOf('/') + 1);
     calls.push({ method, params: JSON.parse(init.body) });
     if (method === 'getUpdates') {
-      if (!served) {
-        served = true;
-        return { status: 200, headers: {}, body: JSON.stringify({ ok: true, result: updates }), truncated: false } as any;
-      }
-      await new Promise((r) => init.signal?.addEventListener('abort', r, { once: true }));
-      throw new Error('aborted');
+      while (queue.length === 0 && !init.signal?.aborted) await new Promise<void>((r) => ((wake = r), init.signal?.addEventListener('abort', () => r(), { once: true })));
+      if (queue.length === 0) throw new Error('aborted');
+      return { status: 200, headers: {}, body: JSON.stringify({ ok: true, result: queue.shift() }), truncated: false } as any;
     }
     return { status: 200, headers: {}, body: JSON.stringify({ ok: true, result: { message_id: calls.length } }), truncated: false } as any;
   };
-  const dir = mkdtempSync(join(tmpdir(), 'claw-tg-approvals-'));
-  const ch = await openTelegramChannel({ channel: 'tg', spec, binding: { network: { mode: 'allow-all' } }, log: silent, dataDir: dir, secrets, clock: {} as any, decide: async () => true, fetch: fetch as any });
+  const decided: [string, string][] = [];
+  const decide = async (id: string, d: string) => (decided.push([id, d]), true);
+  const ch = await openTelegramChannel({ channel: 'tg', spec, binding: { network: { mode: 'allow-all' } }, log: silent, dataDir: dir, secrets, clock: {} as any, decide: decide as any, fetch: fetch as any });
   const gate = ch.observe(createChannelGate('tg', spec, { now: Date.now, monotonic: () => performance.now() }));
   const ends = new Map<string, () => void>();
   const agent = {
@@ -56,7 +55,9 @@ async function open(updates: unknown[], trigger: { maxParallel: number; overlapP
   const runner = createChannelRunner({ channel: 'tg', gate, scheduler: new TriggerScheduler(trigger), getAgent: () => agent, log: silent });
   ch.start((frame) => runner.handle(frame));
   const asked = () => calls.filter((c) => c.method === 'sendMessage' && c.params.reply_markup).map((c) => [c.params.chat_id, c.params.text]);
-  return { ch, asked, end: (user: string) => ends.get(user)?.(), done: async () => (await ch.close(), rmSync(dir, { recursive: true, force: true })) };
+  const buttons = () => calls.filter((c) => c.method === 'sendMessage' && c.params.reply_markup).map((c) => c.params.reply_markup.inline_keyboard[0].map((b: any) => b.callback_data));
+  const serve = (u: unknown[]) => (queue.push(u), wake());
+  return { ch, asked, buttons, serve, decided, calls, end: (user: string) => ends.get(user)?.(), close: () => ch.close(), done: async () => (await ch.close(), rmSync(dir, { recursive: true, force: true })) };
 }
 
 test("an approval announced outside this channel's turns is not asked here, even while a user's turn runs", async () => {
@@ -91,6 +92,33 @@ test('each approval goes to the user whose turn announced it: with two users in 
     assert.equal(queued.asked(), [[1, 'Approval needed: tool echo {"text":"plan of echo"}'], [2, 'Approval needed: tool list {"text":"plan of list"}']]);
   } finally {
     await queued.done();
+  }
+});
+
+test("a button of an earlier run's question decides nothing in this one, though a new question may have the same number", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'claw-tg-approvals-'));
+  const open2: { close(): Promise<void> }[] = [];
+  try {
+    const first = await open([msg(10, 1, 'echo')], { maxParallel: 1, overlapPolicy: 'queue' }, dir);
+    open2.push(first);
+    await tick(80);
+    const [[okOld]] = first.buttons();
+    await first.close();
+    // The restart: a new turn of the same user asks about another tool.
+    const second = await open([msg(11, 1, 'shell')], { maxParallel: 1, overlapPolicy: 'queue' }, dir);
+    open2.push(second);
+    await tick(80);
+    assert.equal(second.asked(), [[1, 'Approval needed: tool shell {"text":"plan of shell"}']]);
+    second.serve([{ update_id: 12, callback_query: { id: 'q1', from: { id: 1 }, data: okOld } }]);
+    await tick(80);
+    assert.equal(second.decided, [], 'the press was on the question about echo, not shell');
+    const [[okNew]] = second.buttons();
+    second.serve([{ update_id: 13, callback_query: { id: 'q2', from: { id: 1 }, data: okNew } }]);
+    await tick(80);
+    assert.equal(second.decided, [['r-1', 'approved']]);
+  } finally {
+    for (const c of open2) await c.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

@@ -98,6 +98,11 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
    */
   const turnOf = new AsyncLocalStorage<number>();
   let approvalSeq = 0;
+  /**
+   * Names this run's questions: their buttons outlive the process in the chat, and a press on one asked
+   * before a restart must not decide the new question that got the same number.
+   */
+  const run = crypto.randomUUID().replace(/-/g, '').slice(0, 12);
   let lastAllowed: string | undefined;
 
   const sleep = (ms: number) =>
@@ -263,7 +268,7 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
     if (!turn?.allowed) return;
     const approvers = admins ?? [turn.user];
     if (approvers.length === 0) return;
-    const key = String(++approvalSeq);
+    const key = `${run}.${++approvalSeq}`;
     const timeoutMs = typeof p.timeout_seconds === 'number' && p.timeout_seconds > 0 ? p.timeout_seconds * 1000 : 300_000;
     const a: Approval = { requestId: p.request_id, tool: String(p.tool), approvers: new Set(approvers), asked: [], timer: setTimeout(() => approvals.delete(key), timeoutMs) };
     a.timer.unref?.();
