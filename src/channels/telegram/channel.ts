@@ -16,6 +16,7 @@ import type { ChannelGate } from '../access.ts';
 import type { DecideApproval } from '../runner.ts';
 import type { ChannelSpec } from '../types.ts';
 import { toWellFormed } from '../../protocol/well-formed.ts';
+import { nodeCrypto } from '../../node/lazy.ts';
 import { MAX_ANSWER_BYTES, telegramApi, TelegramError, type TelegramApi, type TelegramFetch } from './api.ts';
 import { splitMessage } from './split.ts';
 import { checkUpdate, hasUpdateId, type CallbackQuery, type Update } from './update.ts';
@@ -102,7 +103,7 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
    * Names this run's questions: their buttons outlive the process in the chat, and a press on one asked
    * before a restart must not decide the new question that got the same number.
    */
-  const run = crypto.randomUUID().replace(/-/g, '').slice(0, 12);
+  const run = nodeCrypto().randomBytes(6).toString('hex');
   let lastAllowed: string | undefined;
 
   const sleep = (ms: number) =>
