@@ -9,6 +9,7 @@ import { TokenLedger } from '../../src/kernel/ledger.ts';
 import { createFileLedgerStore } from '../../src/node/ledger-file.ts';
 import { systemClock } from '../../src/node/clock.ts';
 import { createChain } from '../../src/provider/chain.ts';
+import { createEmbeddingsClient } from '../../src/provider/embeddings.ts';
 import { SseParser } from '../../src/protocol/sse.ts';
 import { anthropicBodyText, sseData, sseEvent, startFakeLlm, type FakeLlm } from '../helpers/fake-llm-server.ts';
 import { SECRET, prov, rejection, setup, signal, user } from './provider-fixtures.ts';
@@ -45,6 +46,24 @@ test('usage numbers no model reports (1e308, a sum that overflows to Infinity) a
       const next = await createChain(deps()).complete({ messages: [user('x')], signal: signal() });
       assert.equal(next.usage, { input_tokens: 3, output_tokens: 2 });
     }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('embeddings: a usage of 1e308 twice does not overflow the file ledger into a value it cannot read back', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'claw-prov-hostile-'));
+  try {
+    const { deps } = setup([prov('p', oa())], { ledger: new TokenLedger(createFileLedgerStore(dir), systemClock) });
+    const embed = createEmbeddingsClient(deps, deps.manifest.providers[0]!, { model: 'e', dimensions: 2 });
+    llm.embeddings = () => ({ json: { object: 'list', data: [{ index: 0, embedding: [1, 0] }], usage: { prompt_tokens: 1e308, total_tokens: 1e308 } } });
+    await embed.embed(['a'], signal());
+    await embed.embed(['a'], signal());
+    const saved = await createFileLedgerStore(dir).load('p');
+    assert.ok(saved && saved.tokens < 100, JSON.stringify(saved));
+    llm.embeddings = undefined;
+    llm.queue({ json: { choices: [{ index: 0, message: { role: 'assistant', content: 'ok' } }] } });
+    assert.is((await createChain(deps).complete({ messages: [user('x')], signal: signal() })).text, 'ok');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
