@@ -3,6 +3,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TokenLedger } from '../../src/kernel/ledger.ts';
@@ -66,6 +68,33 @@ test('embeddings: a usage of 1e308 twice does not overflow the file ledger into 
     assert.is((await createChain(deps).complete({ messages: [user('x')], signal: signal() })).text, 'ok');
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a stream that drips a character of content forever ends at attempt_deadline_ms over real HTTP, and its socket is closed', async () => {
+  let closed = false;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('data: {"choices":[{"index":0,"delta":{"content":"');
+    timer = setInterval(() => res.write('a'), 10);
+    res.on('close', () => ((closed = true), clearInterval(timer)));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { deps } = setup([prov('p', { protocol: 'openai-compatible', endpoint: url, model: 'm', auth: { type: 'none' }, streaming: true, retry: { max_attempts: 1 } })], { timeouts: { p: { timeoutMs: 200, attemptDeadlineMs: 400 } } });
+    const started = performance.now();
+    const e = await rejection(createChain(deps).complete({ messages: [user('x')], signal: signal() }));
+    assert.match(e.message, /attempt not finished within 400 ms/);
+    assert.ok(performance.now() - started < 1500);
+    for (let i = 0; i < 50 && !closed; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(closed, 'the server saw the connection go');
+  } finally {
+    clearInterval(timer);
+    server.closeAllConnections?.();
+    await new Promise((r) => server.close(r));
   }
 });
 
