@@ -45,12 +45,12 @@ export class StreamView {
   private from = '';
   private abandoned = false;
   /**
-   * Where the answer's start stands: still blank (`lead`), inside a leading <think> block, blank after it
-   * (`gap`), or decided (`shown` / `hidden`). Decided once from the start alone, with only the undecided bit
-   * kept in `carry`: each delta costs its own length. Re-reading the whole text per delta was quadratic; a
-   * reply of 80,000 two-character deltas held the event loop 13 s.
+   * Where the answer's start stands: 0 still blank, 1 inside a leading <think> block, 2 blank after it,
+   * 3 shown, 4 hidden (protocol JSON or a fence). Decided once from the start alone, with only the undecided
+   * bit kept in `carry`: each delta costs its own length. Re-reading the whole text per delta was quadratic;
+   * a reply of 80,000 two-character deltas held the event loop 13 s.
    */
-  private state: 'lead' | 'think' | 'gap' | 'shown' | 'hidden' = 'lead';
+  private phase = 0;
   private carry = '';
 
   constructor(
@@ -68,46 +68,41 @@ export class StreamView {
         this.abandoned = true;
       }
       this.from = key;
-      this.text = '';
-      this.shown = 0;
-      this.state = 'lead';
-      this.carry = '';
+      this.reset();
     }
     this.text += t;
-    if (from.mode !== 'native') return;
-    if (this.state === 'shown') return this.show(t);
-    if (this.state === 'hidden') return;
-    let c = this.carry + t;
-    if (this.state === 'lead') {
+    if (from.mode !== 'native' || this.phase === 4) return;
+    let c = this.phase === 3 ? t : this.carry + t;
+    if (this.phase === 0) {
       c = c.trimStart();
       // An open <think> block is not the message; one still arriving ("<thi") is not decided yet.
       if (c.length < 7 && '<think>'.startsWith(c)) return void (this.carry = c);
-      if (c.startsWith('<think>')) {
-        this.state = 'think';
-        c = c.slice(7);
-      } else this.state = 'gap';
+      this.phase = c.startsWith('<think>') ? ((c = c.slice(7)), 1) : 2;
     }
-    if (this.state === 'think') {
+    if (this.phase === 1) {
       const end = c.indexOf('</think>');
       // Kept: what may be the start of the closing tag.
       if (end < 0) return void (this.carry = c.slice(-7));
-      this.state = 'gap';
+      this.phase = 2;
       c = c.slice(end + 8);
     }
-    c = c.trimStart();
-    this.carry = '';
-    if (c === '') return;
-    // Text that is protocol JSON or a fence: not the message, not shown.
-    if (c.startsWith('{') || c.startsWith('`')) return void (this.state = 'hidden');
-    this.state = 'shown';
-    this.before();
-    this.show(c);
+    if (this.phase === 2) {
+      c = c.trimStart();
+      this.carry = '';
+      if (c === '') return;
+      if (c.startsWith('{') || c.startsWith('`')) return void (this.phase = 4);
+      this.phase = 3;
+      this.before();
+    }
+    this.write(this.clean(c));
+    this.shown += c.length;
   };
 
-  private show(t: string): void {
-    if (t === '') return;
-    this.write(this.clean(t));
-    this.shown += t.length;
+  private reset(): void {
+    this.text = '';
+    this.shown = 0;
+    this.phase = 0;
+    this.carry = '';
   }
 
   /** True when `reply` still has to be printed. */
@@ -115,12 +110,9 @@ export class StreamView {
     if (this.shown === 0) return true;
     this.write('\n');
     const same = !this.abandoned && withoutThinking(this.text).trim() === reply;
-    this.text = '';
-    this.shown = 0;
+    this.reset();
     this.from = '';
     this.abandoned = false;
-    this.state = 'lead';
-    this.carry = '';
     return !same;
   }
 }

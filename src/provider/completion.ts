@@ -26,11 +26,10 @@ export interface StreamDecoder {
 
 /**
  * A usage count as reported: a non-negative number no larger than any model's window could make it. Beyond
- * MAX_USAGE_TOKENS it is no count (the estimate is charged instead): 1e308 + 1e308 is Infinity, which the
- * ledger file stores as null and then refuses to read, stopping every later request to the provider.
+ * 10^9 it is no count (the estimate is charged instead): 1e308 + 1e308 is Infinity, which the ledger file
+ * stores as null and then refuses to read, stopping every later request to the provider.
  */
-export const MAX_USAGE_TOKENS = 1e9;
-export const num = (v: unknown): number | undefined => (typeof v === 'number' && v >= 0 && v <= MAX_USAGE_TOKENS ? v : undefined);
+export const num = (v: unknown): number | undefined => (typeof v === 'number' && v >= 0 && v <= 1e9 ? v : undefined);
 
 export const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -45,7 +45,7 @@ export function deeperThan(t: string, limit: number): boolean {
 
 /** JSON.parse, refusing (throwing) nesting deeper than MAX_NESTING before it starts. */
 export function parseJson(t: string): unknown {
-  if (deeperThan(t, MAX_NESTING)) throw new SyntaxError(`nesting deeper than ${MAX_NESTING}`);
+  if (deeperThan(t, MAX_NESTING)) throw new SyntaxError('too deep');
   return JSON.parse(t);
 }
 
