@@ -16,7 +16,7 @@ const secrets = { resolve: async () => '123:secret-token-value' } as any;
 const access = { mode: 'allowlist', allowed_ids: ['1', '2'] };
 const spec = { type: 'telegram', transport: 'polling', auth: { secret_ref: 'TOKEN' }, access_control: access } as any;
 const msg = (id: number, from: number, text: string) => ({ update_id: id, message: { message_id: id, from: { id: from }, chat: { id: from }, text } });
-const approval = (id: string, tool: string) => ({ jsonrpc: '2.0', method: 'claw.tool.approval_requested', params: { request_id: id, tool, arguments: { text: `plan of ${tool}` }, timeout_seconds: 60 } }) as any;
+const approval = (id: string, tool: string, timeout_seconds = 60) => ({ jsonrpc: '2.0', method: 'claw.tool.approval_requested', params: { request_id: id, tool, arguments: { text: `plan of ${tool}` }, timeout_seconds } }) as any;
 const tick = (ms = 30) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -24,7 +24,7 @@ const tick = (ms = 30) => new Promise((r) => setTimeout(r, ms));
  * scheduler over an agent whose turns announce an approval (as the approval gate does, inside the turn) and
  * then wait until the test ends them.
  */
-async function open(updates: unknown[], trigger: { maxParallel: number; overlapPolicy: 'queue' | 'allow' }, dir = mkdtempSync(join(tmpdir(), 'claw-tg-approvals-'))) {
+async function open(updates: unknown[], trigger: { maxParallel: number; overlapPolicy: 'queue' | 'allow' }, dir = mkdtempSync(join(tmpdir(), 'claw-tg-approvals-')), timeoutS = 60) {
   const calls: { method: string; params: any }[] = [];
   const queue = [updates];
   let wake = () => {};
@@ -47,7 +47,7 @@ async function open(updates: unknown[], trigger: { maxParallel: number; overlapP
     channelTurns: true as const,
     async turn(text: string, _signal: AbortSignal, o: any) {
       await tick(5);
-      ch.notify(approval(`r-${o.user}`, text));
+      ch.notify(approval(`r-${o.user}`, text, timeoutS));
       await new Promise<void>((r) => ends.set(o.user, r));
       return { reply: 'done', outcome: 'message' as const, toolCalls: [], rejections: 0 };
     },
@@ -119,6 +119,20 @@ test("a button of an earlier run's question decides nothing in this one, though 
   } finally {
     for (const c of open2) await c.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an approval waiting longer than a timer holds (timeout_seconds of 30 days) stays open: a press decides it', async () => {
+  // Node keeps a timer of at most 2^31 - 1 ms (24.8 days); a longer one fires after 1 ms, closing the question at once.
+  const c = await open([msg(10, 1, 'echo')], { maxParallel: 1, overlapPolicy: 'queue' }, undefined, 30 * 86_400);
+  try {
+    await tick(80);
+    const [[ok]] = c.buttons();
+    c.serve([{ update_id: 11, callback_query: { id: 'q1', from: { id: 1 }, data: ok } }]);
+    await tick(80);
+    assert.equal(c.decided, [['r-1', 'approved']]);
+  } finally {
+    await c.done();
   }
 });
 

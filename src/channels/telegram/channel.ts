@@ -16,6 +16,7 @@ import type { ChannelGate } from '../access.ts';
 import type { DecideApproval } from '../runner.ts';
 import type { ChannelSpec } from '../types.ts';
 import { toWellFormed } from '../../protocol/well-formed.ts';
+import { timerDelay } from '../../protocol/delay.ts';
 import { nodeCrypto } from '../../node/lazy.ts';
 import { MAX_ANSWER_BYTES, telegramApi, TelegramError, type TelegramApi, type TelegramFetch } from './api.ts';
 import { splitMessage } from './split.ts';
@@ -271,7 +272,7 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
     if (approvers.length === 0) return;
     const key = `${run}.${++approvalSeq}`;
     const timeoutMs = typeof p.timeout_seconds === 'number' && p.timeout_seconds > 0 ? p.timeout_seconds * 1000 : 300_000;
-    const a: Approval = { requestId: p.request_id, tool: String(p.tool), approvers: new Set(approvers), asked: [], timer: setTimeout(() => approvals.delete(key), timeoutMs) };
+    const a: Approval = { requestId: p.request_id, tool: String(p.tool), approvers: new Set(approvers), asked: [], timer: setTimeout(() => approvals.delete(key), timerDelay(timeoutMs)) };
     a.timer.unref?.();
     approvals.set(key, a);
     const args = JSON.stringify(p.arguments ?? {});
