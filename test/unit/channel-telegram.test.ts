@@ -134,4 +134,20 @@ test('state: a batch whose first update id is that of a batch still in flight (i
   }
 });
 
+test('a retry delay longer than a timer holds (initial_delay_ms 3e9) waits, not 1 ms: a failing getUpdates is not hammered', async () => {
+  // Node fires a timer over 2^31 - 1 ms after 1 ms: the poll loop retried at once, hundreds of times a second.
+  let polls = 0;
+  const fetch = async () => (polls++, { status: 502, headers: {}, body: 'Bad Gateway', truncated: false }) as any;
+  const dir = mkdtempSync(join(tmpdir(), 'claw-tg-delay-'));
+  const ch = await openTelegramChannel({ channel: 'tg', spec, binding: { network: { mode: 'allow-all' }, retry: { initial_delay_ms: 3e9 } } as any, log: silent, dataDir: dir, secrets, clock, fetch });
+  try {
+    ch.start(() => {});
+    await new Promise((r) => setTimeout(r, 150));
+    assert.is(polls, 1);
+  } finally {
+    await ch.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();

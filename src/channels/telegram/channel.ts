@@ -110,7 +110,7 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
       if (stop.signal.aborted) return resolve();
-      const t = setTimeout(done, ms);
+      const t = setTimeout(done, timerDelay(ms));
       function done() {
         clearTimeout(t);
         stop.signal.removeEventListener('abort', done);
