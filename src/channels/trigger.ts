@@ -7,6 +7,7 @@
 //     allow → overlapping executions are allowed, but the MUST above leaves no room to start one beyond
 //             max_parallel: the event waits for a free slot exactly like `queue` (docs/channels.md).
 //   Waiting events are bounded (`maxQueue`); one arriving at a full queue is skipped (reason "queue_full").
+import { AsyncResource } from 'node:async_hooks';
 import type { OverlapPolicy } from './types.ts';
 
 export type SubmitResult = 'started' | 'queued' | 'skipped_busy' | 'skipped_queue_full';
@@ -56,7 +57,9 @@ export class TriggerScheduler {
     }
     if (this.overlapPolicy === 'skip') return 'skipped_busy';
     if (this.waiting.length >= this.maxQueue) return 'skipped_queue_full';
-    this.waiting.push({ run, cancel });
+    // A queued event runs in its own submitter's async context, not that of the execution whose end starts it:
+    // whatever it announces (a Telegram approval, channel.ts) is then told apart by whose message it is.
+    this.waiting.push({ run: AsyncResource.bind(run), cancel });
     return 'queued';
   }
 

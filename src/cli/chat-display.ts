@@ -44,6 +44,14 @@ export class StreamView {
   private shown = 0;
   private from = '';
   private abandoned = false;
+  /**
+   * Where the answer's start stands: 0 still blank, 1 inside a leading <think> block, 2 blank after it,
+   * 3 shown, 4 hidden (protocol JSON or a fence). Decided once from the start alone, with only the undecided
+   * bit kept in `carry`: each delta costs its own length. Re-reading the whole text per delta was quadratic;
+   * a reply of 80,000 two-character deltas held the event loop 13 s.
+   */
+  private phase = 0;
+  private carry = '';
 
   constructor(
     private readonly write: (s: string) => void,
@@ -60,30 +68,49 @@ export class StreamView {
         this.abandoned = true;
       }
       this.from = key;
-      this.text = '';
-      this.shown = 0;
+      this.reset();
     }
     this.text += t;
-    if (from.mode !== 'native') return;
-    const raw = this.text.trimStart();
-    // An open <think> block, or text that is protocol JSON / a fence: not the message, not shown.
-    if (raw.startsWith('<think>') && !raw.includes('</think>')) return;
-    const visible = withoutThinking(this.text).trimStart();
-    if (visible === '' || visible.startsWith('{') || visible.startsWith('`')) return;
-    if (visible.length > this.shown) {
-      if (this.shown === 0) this.before();
-      this.write(this.clean(visible.slice(this.shown)));
-      this.shown = visible.length;
+    if (from.mode !== 'native' || this.phase === 4) return;
+    let c = this.phase === 3 ? t : this.carry + t;
+    if (this.phase === 0) {
+      c = c.trimStart();
+      // An open <think> block is not the message; one still arriving ("<thi") is not decided yet.
+      if (c.length < 7 && '<think>'.startsWith(c)) return void (this.carry = c);
+      this.phase = c.startsWith('<think>') ? ((c = c.slice(7)), 1) : 2;
     }
+    if (this.phase === 1) {
+      const end = c.indexOf('</think>');
+      // Kept: what may be the start of the closing tag.
+      if (end < 0) return void (this.carry = c.slice(-7));
+      this.phase = 2;
+      c = c.slice(end + 8);
+    }
+    if (this.phase === 2) {
+      c = c.trimStart();
+      this.carry = '';
+      if (c === '') return;
+      if (c.startsWith('{') || c.startsWith('`')) return void (this.phase = 4);
+      this.phase = 3;
+      this.before();
+    }
+    this.write(this.clean(c));
+    this.shown += c.length;
   };
+
+  private reset(): void {
+    this.text = '';
+    this.shown = 0;
+    this.phase = 0;
+    this.carry = '';
+  }
 
   /** True when `reply` still has to be printed. */
   finish(reply: string): boolean {
     if (this.shown === 0) return true;
     this.write('\n');
     const same = !this.abandoned && withoutThinking(this.text).trim() === reply;
-    this.text = '';
-    this.shown = 0;
+    this.reset();
     this.from = '';
     this.abandoned = false;
     return !same;

@@ -27,6 +27,8 @@ export class SseEventTooLarge extends ClawError {
 
 export class SseParser {
   private line = '';
+  /** The open line's first six characters: enough to tell a `data:` line, read without flattening the line. */
+  private head = '';
   private afterCR = false;
   private started = false;
   private data: string[] = [];
@@ -48,8 +50,8 @@ export class SseParser {
    * by whether this grew.
    */
   get dataChars(): number {
-    const l = this.line;
-    return this.dataDone + (l.startsWith('data:') ? Math.max(0, l.length - (l.charCodeAt(5) === 32 ? 6 : 5)) : 0);
+    const h = this.head;
+    return this.dataDone + (h.startsWith('data:') ? Math.max(0, this.line.length - (h.charCodeAt(5) === 32 ? 6 : 5)) : 0);
   }
 
   /** The events that `chunk` completes, in order. */
@@ -79,7 +81,9 @@ export class SseParser {
       start = i + 1;
       this.field(line, out);
     }
-    this.line += text.slice(start);
+    const rest = text.slice(start);
+    if (this.line.length < 6) this.head = (this.line + rest.slice(0, 6)).slice(0, 6);
+    this.line += rest;
     // A line not yet ended counts too (its UTF-16 length is at most its UTF-8 size): no unbounded buffer.
     if (this.dataBytes + this.line.length > this.maxEventBytes) throw new SseEventTooLarge(this.maxEventBytes);
     return out;

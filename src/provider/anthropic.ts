@@ -5,7 +5,8 @@
 import type { ChatMessage, ToolDefinition } from '../kernel/ports.ts';
 import { type CallSlot, type Completion, type StreamDecoder, callIndex, firstCall, isObj, num } from './completion.ts';
 import { ProviderFailure, malformed } from './failure.ts';
-import { rawValueAt } from './json-span.ts';
+import { apiType } from './http.ts';
+import { parseJson, rawValueAt } from './json-span.ts';
 import { MAX_OUTPUT_TOKENS } from './limits.ts';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -65,15 +66,12 @@ function usageOf(u: unknown, prev?: Completion['usage']): Completion['usage'] {
   return { input_tokens: input ?? prev?.input_tokens ?? 0, output_tokens: output ?? prev?.output_tokens ?? 0 };
 }
 
-const errType = (j: any) => {
-  const t = j?.error?.type;
-  return typeof t === 'string' && /^[\w.-]{1,64}$/.test(t) ? t : undefined;
-};
+const errType = (j: any) => apiType(j?.error?.type);
 
 export function parseAnthropic(body: string): Completion {
   let j: any;
   try {
-    j = JSON.parse(body);
+    j = parseJson(body);
   } catch (e) {
     throw malformed('body is not JSON', e);
   }
@@ -105,7 +103,7 @@ export function anthropicStream(onText: (t: string) => void): StreamDecoder {
       if (done) return;
       let j: any;
       try {
-        j = JSON.parse(data);
+        j = parseJson(data);
       } catch (e) {
         throw malformed(`${event} event data is not JSON`, e);
       }

@@ -24,7 +24,12 @@ export interface StreamDecoder {
   finish(): Completion;
 }
 
-export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+/**
+ * A usage count as reported: a non-negative number no larger than any model's window could make it. Beyond
+ * 10^9 it is no count (the estimate is charged instead): 1e308 + 1e308 is Infinity, which the ledger file
+ * stores as null and then refuses to read, stopping every later request to the provider.
+ */
+export const num = (v: unknown): number | undefined => (typeof v === 'number' && v >= 0 && v <= 1e9 ? v : undefined);
 
 export const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -18,6 +18,7 @@ import { postJson, readText, startAttempt } from './http.ts';
 import type { MinuteWindow } from './limits.ts';
 import { charge, withRetries } from './attempts.ts';
 import { estimateText } from './tokens.ts';
+import { num } from './completion.ts';
 
 /**
  * Embedding requests fail over to full text quickly: a memory call should not wait minutes on a stalled server.
@@ -65,7 +66,8 @@ export function parseEmbeddings(text: string, n: number, dimensions: number): { 
     vectors[at] = v;
   });
   const u = j.usage;
-  const tokens = typeof u?.total_tokens === 'number' ? u.total_tokens : typeof u?.prompt_tokens === 'number' ? u.prompt_tokens : undefined;
+  // Counted like a chat answer's usage (completion.ts num): a count no model could report is not charged.
+  const tokens = num(u?.total_tokens) ?? num(u?.prompt_tokens);
   return { vectors, tokens };
 }
 

@@ -135,10 +135,12 @@ export async function postJson(o: PostOptions): Promise<Response> {
       j = undefined;
     }
     const err = typeof j?.error === 'object' && j.error !== null ? j.error : undefined;
-    const t = err?.type ?? err?.code ?? j?.type;
-    if (typeof t === 'string' && /^[\w.-]{1,64}$/.test(t)) type = t;
+    // What the server says is kept only if it does not quote a credential this request sent.
+    const secrets = Object.values(o.headers).map((v) => v.replace(/^Bearer /i, '')).filter((v) => v.length >= 8);
+    const clean = (x: string | undefined) => (x !== undefined && !secrets.some((k) => x.includes(k)) ? x : undefined);
+    type = clean(apiType(err?.type ?? err?.code ?? j?.type));
     const m = typeof j?.error === 'string' ? j.error : err?.message ?? j?.message ?? j?.detail ?? (j === undefined ? text : undefined);
-    said = serverMessage(m, res.status);
+    said = clean(serverMessage(m, res.status));
   } catch (e) {
     if (o.caller.aborted) throw o.caller.reason ?? e;
   }
@@ -167,6 +169,16 @@ export function serverMessage(m: unknown, status: number): string | undefined {
     .trim();
   if (line === '') return undefined;
   return line.length > 160 ? `${line.slice(0, 160)}…` : line;
+}
+
+/**
+ * An API's error type or code (`invalid_request_error`, `rate_limit_exceeded`), kept for the message only if it
+ * reads as one: a server that echoes the key it was sent in that field (a gateway's "code": the key) must not
+ * put it into an error that reaches a log, a -32020's data or a channel user. So nothing key-shaped
+ * (serverMessage's masks) and no run of more than 24 letters and digits.
+ */
+export function apiType(t: unknown): string | undefined {
+  return typeof t === 'string' && /^[A-Za-z][\w.-]{0,63}$/.test(t) && !/[A-Za-z0-9]{25}/.test(t) && serverMessage(t, 200) === t ? t : undefined;
 }
 
 /** Whitespace carries nothing in a JSON body: a server sending only that (a keep-alive) is idle. */

@@ -5,7 +5,8 @@
 import type { ChatMessage, ToolDefinition } from '../kernel/ports.ts';
 import { type CallSlot, type Completion, type StreamDecoder, callIndex, firstCall, isObj, num } from './completion.ts';
 import { ProviderFailure, malformed } from './failure.ts';
-import { rawElementsAt, rawValueAt } from './json-span.ts';
+import { apiType } from './http.ts';
+import { parseJson, rawElementsAt, rawValueAt } from './json-span.ts';
 
 export function chatUrl(endpoint: string): string {
   const base = endpoint.replace(/\/+$/, '');
@@ -44,7 +45,8 @@ export function openaiBody(o: { model: string; messages: ChatMessage[]; tools?: 
 
 /** Some servers and gateways answer 200 with an error object; it is reported by its type only. */
 function apiError(e: unknown, where: string): ProviderFailure {
-  const t = isObj(e) && typeof e.type === 'string' && /^[\w.-]{1,64}$/.test(e.type) ? ` (${e.type})` : '';
+  const type = isObj(e) ? apiType(e.type ?? e.code) : undefined;
+  const t = type ? ` (${type})` : '';
   return new ProviderFailure('api-error', `the API reported an error ${where}${t}`, { retryable: true });
 }
 
@@ -66,7 +68,7 @@ function argsText(v: unknown, body: string, path: (string | number)[]): string {
 export function parseOpenai(body: string): Completion {
   let j: any;
   try {
-    j = JSON.parse(body);
+    j = parseJson(body);
   } catch (e) {
     throw malformed('body is not JSON', e);
   }
@@ -122,7 +124,7 @@ export function openaiStream(onText: (t: string) => void): StreamDecoder {
       }
       let j: any;
       try {
-        j = JSON.parse(data);
+        j = parseJson(data);
       } catch (e) {
         throw malformed('stream chunk is not JSON', e);
       }

@@ -96,6 +96,21 @@ test('state: the offset survives a restart; a journaled message without an answe
 
 
 
+test('state: the highest update id there is (2^53 - 1) confirmed: the offset past it (2^53) survives a restart, and its unanswered message is still "interrupted"', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'claw-tg-state-'));
+  try {
+    const top = Number.MAX_SAFE_INTEGER;
+    const a = fileTelegramState(dir);
+    a.accept([{ update_id: top, chat_id: 1, message_id: 70 }]);
+    a.advance(top + 1);
+    const b = fileTelegramState(dir);
+    assert.is(b.offset(), top + 1);
+    assert.equal(b.interrupted(), [{ update_id: top, chat_id: 1, message_id: 70 }]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('state: a batch whose first update id is that of a batch still in flight (ids started over) gets its own file; each answer removes one message', () => {
   const dir = mkdtempSync(join(tmpdir(), 'claw-tg-state-'));
   try {
@@ -119,61 +134,20 @@ test('state: a batch whose first update id is that of a batch still in flight (i
   }
 });
 
-/** A channel over a scripted fetch: the first getUpdates serves `updates`, later ones wait until aborted. */
-async function scripted(updates: unknown[], access: any) {
-  const calls: { method: string; params: any }[] = [];
-  let served = false;
-  const fetch = async (url: string, init: any) => {
-    const method = url.slice(url.lastIndexOf('/') + 1);
-    const params = JSON.parse(init.body);
-    calls.push({ method, params });
-    if (method === 'getUpdates') {
-      if (!served) {
-        served = true;
-        return { status: 200, headers: {}, body: JSON.stringify({ ok: true, result: updates }), truncated: false } as any;
-      }
-      await new Promise((r) => init.signal?.addEventListener('abort', r, { once: true }));
-      throw new Error('aborted');
-    }
-    return { status: 200, headers: {}, body: JSON.stringify({ ok: true, result: { message_id: calls.length } }), truncated: false } as any;
-  };
-  const dir = mkdtempSync(join(tmpdir(), 'claw-tg-unit-'));
-  const ch = await openTelegramChannel({
-    channel: 'tg', spec: { ...spec, access_control: access }, binding: { network: { mode: 'allow-all' } }, log: silent, dataDir: dir, secrets, clock,
-    decide: async () => true, fetch: fetch as any,
-  });
-  const { createChannelGate } = await import('../../src/channels/access.ts');
-  const gate = ch.observe(createChannelGate('tg', { type: 'telegram', access_control: access } as any, { now: Date.now, monotonic: () => performance.now() }));
-  // A runner that lets messages through the gate and never answers: their turns are "running".
-  ch.start((frame) => {
-    const m = JSON.parse((frame.payload as { text: string }).text);
-    gate.check(m.params.from, m.params.text);
-  });
-  const until = Date.now() + 2000;
-  while (calls.filter((c) => c.method === 'getUpdates').length < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
-  return { ch, calls, done: async () => (await ch.close(), rmSync(dir, { recursive: true, force: true })) };
-}
-const msg = (id: number, from: number, text: string) => ({ update_id: id, message: { message_id: id, from: { id: from }, chat: { id: from }, text } });
-const approval = { jsonrpc: '2.0', method: 'claw.tool.approval_requested', params: { request_id: 'r1', tool: 'echo', arguments: { text: 'secret plan' }, timeout_seconds: 60 } } as any;
-const asked = (calls: { method: string; params: any }[]) => calls.filter((c) => c.method === 'sendMessage' && c.params.reply_markup);
-
-test('approvals outside role-based: the one user whose turn runs is asked; with several users in flight, nobody', async () => {
-  const access = { mode: 'allowlist', allowed_ids: ['1', '2'] };
-  const one = await scripted([msg(10, 1, 'echo a')], access);
+test('a retry delay longer than a timer holds (initial_delay_ms 3e9) waits, not 1 ms: a failing getUpdates is not hammered', async () => {
+  // Node fires a timer over 2^31 - 1 ms after 1 ms: the poll loop retried at once, hundreds of times a second.
+  let polls = 0;
+  const fetch = async () => (polls++, { status: 502, headers: {}, body: 'Bad Gateway', truncated: false }) as any;
+  const dir = mkdtempSync(join(tmpdir(), 'claw-tg-delay-'));
+  const ch = await openTelegramChannel({ channel: 'tg', spec, binding: { network: { mode: 'allow-all' }, retry: { initial_delay_ms: 3e9 } } as any, log: silent, dataDir: dir, secrets, clock, fetch });
   try {
-    one.ch.notify(approval);
-    await new Promise((r) => setTimeout(r, 50));
-    assert.equal(asked(one.calls).map((c) => c.params.chat_id), [1]);
+    ch.start(() => {});
+    await new Promise((r) => setTimeout(r, 150));
+    assert.is(polls, 1);
   } finally {
-    await one.done();
-  }
-  const two = await scripted([msg(10, 1, 'echo a'), msg(11, 2, 'hello')], access);
-  try {
-    two.ch.notify(approval);
-    await new Promise((r) => setTimeout(r, 50));
-    assert.equal(asked(two.calls), [], "user 2 never sees user 1's tool call");
-  } finally {
-    await two.done();
+    await ch.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
+
 test.run();

@@ -4,6 +4,7 @@
 // back with sendMessage, split at 4096 characters, with a typing indicator while the turn runs. A tool call
 // that needs approval asks the approving user with inline buttons; the press is decided through
 // claw.tool.approve / claw.tool.deny. Updates are handled exactly once across restarts (./state.ts).
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { InboundFrame, Logger, Transport, Clock } from '../../kernel/ports.ts';
 import type { SecretResolver } from '../../kernel/secrets.ts';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.ts';
@@ -15,6 +16,8 @@ import type { ChannelGate } from '../access.ts';
 import type { DecideApproval } from '../runner.ts';
 import type { ChannelSpec } from '../types.ts';
 import { toWellFormed } from '../../protocol/well-formed.ts';
+import { timerDelay } from '../../protocol/delay.ts';
+import { nodeCrypto } from '../../node/lazy.ts';
 import { MAX_ANSWER_BYTES, telegramApi, TelegramError, type TelegramApi, type TelegramFetch } from './api.ts';
 import { splitMessage } from './split.ts';
 import { checkUpdate, hasUpdateId, type CallbackQuery, type Update } from './update.ts';
@@ -90,13 +93,24 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
   /** Messages handed to the runner and not answered yet, by update id. */
   const inflight = new Map<number, { chat: number; user: string; allowed: boolean; stopTyping?: () => void }>();
   const approvals = new Map<string, Approval>();
+  /**
+   * The update whose turn is running, in that turn's async context: approvals are announced to every transport
+   * (gates/approval-gate.ts) from inside the call's turn, so this tells whose call one is — or that no turn of
+   * this channel made it (an operator's, an A2A task's), which no Telegram user may see or decide.
+   */
+  const turnOf = new AsyncLocalStorage<number>();
   let approvalSeq = 0;
+  /**
+   * Names this run's questions: their buttons outlive the process in the chat, and a press on one asked
+   * before a restart must not decide the new question that got the same number.
+   */
+  const run = nodeCrypto().randomBytes(6).toString('hex');
   let lastAllowed: string | undefined;
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
       if (stop.signal.aborted) return resolve();
-      const t = setTimeout(done, ms);
+      const t = setTimeout(done, timerDelay(ms));
       function done() {
         clearTimeout(t);
         stop.signal.removeEventListener('abort', done);
@@ -213,10 +227,10 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
     if (typeof m.text !== 'string' || m.text === '') return state.answered(u.update_id);
     inflight.set(u.update_id, { chat, user, allowed: false });
     lastAllowed = undefined;
-    deliver({
+    turnOf.run(u.update_id, () => deliver({
       payload: { text: JSON.stringify({ jsonrpc: '2.0', id: `tg-${u.update_id}`, method: 'channel.message', params: { from: user, text: m.text } }) },
       reply: (r) => answer(u.update_id, (Array.isArray(r) ? r[0] : r) as JsonRpcMessage),
-    });
+    }));
     // The runner checked the gate synchronously inside deliver: only a let-through sender sees "typing…".
     const f = inflight.get(u.update_id);
     if (f && lastAllowed === user) {
@@ -249,29 +263,23 @@ export async function openTelegramChannel(o: TelegramChannelOptions): Promise<Te
   /** claw.tool.approval_requested: ask whoever may decide, with inline buttons. */
   const askApproval = async (p: { request_id?: unknown; tool?: unknown; arguments?: unknown; reason?: unknown; timeout_seconds?: unknown }) => {
     if (typeof p.request_id !== 'string' || !o.decide) return;
-    const running = [...inflight.values()].filter((f) => f.allowed);
     // Only an approval that belongs to a turn of this channel is asked here (another origin has its own
     // operator); role-based channels ask their admins, the others the user whose turn it is.
-    if (running.length === 0) return;
-    const users = [...new Set(running.map((f) => f.user))];
-    // Without admins the approver is the user whose turn it is; with messages of several users in flight
-    // that user is not known here, and asking them all would show one user's tool call to another.
-    if (!admins && users.length > 1) {
-      log.warn('telegram approval not asked: messages of several users are in flight; decide it over CKP (claw.tool.approve)', { channel, request_id: p.request_id });
-      return;
-    }
-    const approvers = admins ?? users;
+    const id = turnOf.getStore();
+    const turn = id === undefined ? undefined : inflight.get(id);
+    if (!turn?.allowed) return;
+    const approvers = admins ?? [turn.user];
     if (approvers.length === 0) return;
-    const key = String(++approvalSeq);
+    const key = `${run}.${++approvalSeq}`;
     const timeoutMs = typeof p.timeout_seconds === 'number' && p.timeout_seconds > 0 ? p.timeout_seconds * 1000 : 300_000;
-    const a: Approval = { requestId: p.request_id, tool: String(p.tool), approvers: new Set(approvers), asked: [], timer: setTimeout(() => approvals.delete(key), timeoutMs) };
+    const a: Approval = { requestId: p.request_id, tool: String(p.tool), approvers: new Set(approvers), asked: [], timer: setTimeout(() => approvals.delete(key), timerDelay(timeoutMs)) };
     a.timer.unref?.();
     approvals.set(key, a);
     const args = JSON.stringify(p.arguments ?? {});
     const text = `Approval needed: tool ${a.tool} ${args.length > 1000 ? `${args.slice(0, 1000)}…` : args}${typeof p.reason === 'string' ? ` (${p.reason})` : ''}`;
     const markup = { inline_keyboard: [[{ text: 'Approve', callback_data: `ok:${key}` }, { text: 'Deny', callback_data: `no:${key}` }]] };
     // A user's private chat with the bot has the user's id: admins are asked there.
-    const chats = admins ? admins.map(Number).filter(Number.isSafeInteger) : [...new Set(running.map((f) => f.chat))];
+    const chats = admins ? admins.map(Number).filter(Number.isSafeInteger) : [turn.chat];
     for (const chat of chats) {
       const sent = (await sendText(chat, text, { reply_markup: markup })) as { message_id?: number } | undefined;
       if (sent?.message_id !== undefined) a.asked.push({ chat_id: chat, message_id: sent.message_id });

@@ -41,7 +41,8 @@ export function fileTelegramState(dir: string): TelegramState {
   let offset = 0;
   try {
     const v = JSON.parse(readFileSync(`${dir}/state.json`, 'utf8')) as { offset?: unknown };
-    if (typeof v.offset === 'number' && Number.isSafeInteger(v.offset) && v.offset >= 0) offset = v.offset;
+    // Up to 2^53: one past the highest update id (a safe integer, update.ts) is itself an offset.
+    if (typeof v.offset === 'number' && Number.isInteger(v.offset) && v.offset >= 0 && v.offset <= 2 ** 53) offset = v.offset;
   } catch {
     // No state yet: start from whatever the server holds.
   }
