@@ -67,8 +67,10 @@ export async function runTurn(userText: string, d: LoopDeps, signal: AbortSignal
     if (verdict.form === 'message') {
       // §5.4: accepted, recorded in memory, never executed. A native plain-text answer is kept as the
       // text the model wrote, so the conversation shows it the form it used.
-      await d.history.append({ role: 'assistant', content: candidate.built ? verdict.content : raw });
-      return finish(verdict.content, 'message');
+      // Redacted on the way out and into the store: a provider (a gateway, a hostile server) may echo the API key
+      // it was sent, and the reply goes to a channel user and the conversation store (runtime profile §7).
+      await d.history.append({ role: 'assistant', content: d.redact(candidate.built ? verdict.content : raw) });
+      return finish(d.redact(verdict.content), 'message');
     }
 
     if (toolCalls.length >= limits.maxToolSteps) return finish(STEP_LIMIT_REPLY, 'step_limit');
@@ -79,7 +81,8 @@ export async function runTurn(userText: string, d: LoopDeps, signal: AbortSignal
     // A native call goes back as the API's own call and result (ids matched), so the model keeps using
     // tool calling; its FemtoClaw rendering is the text kept for the store and for non-native providers.
     const nativeId = out.mode === 'native' ? out.toolCall?.id : undefined;
-    await d.history.append(nativeId ? { role: 'assistant', content: raw, toolCall: out.toolCall } : { role: 'assistant', content: raw });
+    const said = d.redact(raw);
+    await d.history.append(nativeId ? { role: 'assistant', content: said, toolCall: out.toolCall } : { role: 'assistant', content: said });
     // Role `tool` without a call id: providers send it as a user turn (docs/providers.md), the offline
     // rules provider recognises it as a tool result.
     const result = toolResultText(verdict.tool, outcome, limits.maxToolResultChars, d.redact);

@@ -139,6 +139,17 @@ test('secrets are redacted in tool results shown to the model and in audited out
   assert.is(toolResultText('t', { ok: true, result: { content: [{ type: 'text', text: 'abcdef' }] } }, 3, (s) => s), '{"tool_result":{"tool":"t","ok":true,"content":"abc…[3 more characters]"}}');
 });
 
+test('a secret the provider echoes in its answer reaches neither the reply nor the conversation store', async () => {
+  const h = harness(['{"tool_call":{"tool":"echo","args":{"text":"sk-secret-1"}}}', '{"message":{"content":"your key is sk-secret-1"}}']);
+  const r = await run(h.d);
+  assert.is(r.reply, 'your key is [REDACTED]');
+  assert.is(h.calls.length, 1);
+  assert.not.ok(h.history.some((m) => m.content.includes('sk-secret-1')), JSON.stringify(h.history));
+  const native = harness([{ text: 'plain sk-secret-1', mode: 'native', provider: 'p' }]);
+  assert.is((await run(native.d)).reply, 'plain [REDACTED]');
+  assert.not.ok(native.history.some((m) => m.content.includes('sk-secret-1')));
+});
+
 test('several native tool calls in one response are rejected as ambiguous, never "the first"', async () => {
   const h = harness([{ text: '', toolCall: { name: 'echo', arguments: '{"text":"a"}' }, toolCallCount: 2, provider: 'p' }, '{"message":{"content":"ok"}}']);
   const r = await run(h.d);
