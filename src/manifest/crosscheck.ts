@@ -17,6 +17,7 @@
 //   telemetry-exporter-endpoint   §5.11  otlp/webhook exporter without endpoint
 //   telemetry-exporter-path       §5.11  file/sqlite exporter without path
 //   sandbox-shell-rule            §5.8   blocked_patterns entry is not a regular expression
+//   sandbox-mount-path            §5.8   mount_path inside /proc or /dev (the sandbox mounts its own)
 //
 // References (sandbox_ref, policy_ref, skill_ref, tools_required[], world_model_ref,
 // memory_ref, constraints.policy_ref, backend.ref, embedding.provider_ref, fallback[].provider_ref,

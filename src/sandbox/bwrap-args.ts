@@ -1,7 +1,10 @@
 // bubblewrap command line for one tool run (spec §5.8 capabilities.network / .filesystem).
 // Flags checked against bubblewrap 0.8 `--help`. Later mounts cover earlier ones, so the order is:
-// namespaces → root view → /dev, /proc → mount_paths → other calls' private dirs hidden → this call's
-// private dir and secrets → runtime's own files hidden → denied_paths masks.
+// namespaces → root view → mount_paths, tool binary → the sandbox's own /dev and /proc → other calls'
+// private dirs hidden → runtime's own files hidden → this call's private dir and secrets → denied_paths
+// masks → sockets → the runtime's masks made read-only. /dev and /proc come after every bind: a
+// mount_path `/` (a write-workspace skill's "read-only everywhere") shows the host's /proc and /dev
+// otherwise: every host process and its command line, and a nodev /dev where even /dev/null fails.
 //
 //   filesystem deny      : empty root; /usr, /bin, /sbin, /lib* read-only (what binaries need);
 //                          an empty tmpfs work dir. No /etc.
@@ -22,16 +25,30 @@
 //   denied_paths         : a directory is covered by a read-only empty tmpfs, a file by /dev/null
 //   network deny         : `--unshare-net` (a fresh namespace with only loopback), and every unix socket
 //                          bound to a path that a bind would show covered by /dev/null (unix-sockets.ts)
+//   /proc, /dev          : always the sandbox's own (a fresh /proc of its pid namespace, bubblewrap's
+//                          minimal /dev); a mount_path inside either is refused (`sandbox-mount-path`).
+//                          /proc/sys and the other kernel knobs of PROC_READ_ONLY are bound read-only:
+//                          bubblewrap leaves /proc/sys writable, and uid 0 writes sysctls with no capability
+//                          at all (measured: kernel.core_pattern set from a tool with CapEff 0 — a `|helper`
+//                          there runs as host root at the next crash)
+//   binds by fd          : where bubblewrap has --bind-fd (host.ts probes it), mount_paths and the tool's own
+//                          files are opened here (O_PATH) and judged by what was opened; bubblewrap binds that
+//                          object or dies ("Race condition binding dirfd"), so a path swapped for a symlink
+//                          between the check and the mount (by a tool writing a parent of the mount_path)
+//                          cannot lead the bind elsewhere. Without it, binds go by real path, as before.
 // Always: `--unshare-pid --die-with-parent` (a setsid() escape dies with the namespace; the sandbox
 // dies with us), ipc/uts/cgroup namespaces, a fresh /proc and a minimal /dev. As root, bubblewrap
 // keeps every capability unless told otherwise (measured: CapEff full), so we drop them all.
+import { close, open } from 'node:fs';
 import { lstat, mkdir, readlink, realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 import type { SandboxSpec } from '../manifest/schema/index.ts';
 import { ClawError } from '../protocol/errors.ts';
 import type { PrivatePaths } from './host.ts';
-import type { IsolationPlan } from './levels.ts';
-import { within } from './paths.ts';
+import { movableAncestor, movableMessage, ownMountMessage, type IsolationPlan } from './levels.ts';
+import { inOwnMount, within } from './paths.ts';
+import { PRIVATE_DIR_NAME } from './run-dirs.ts';
 import { deniedPaths, fsMode, mountPaths } from './spec-view.ts';
 import { boundSocketPaths } from './unix-sockets.ts';
 
@@ -46,6 +63,14 @@ const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx
 export const ETC_BASE = ['ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'nsswitch.conf', 'passwd', 'group', 'localtime', 'timezone', 'alternatives', 'os-release', 'hosts'];
 /** Only when the network is not denied: DNS, services, and the CA certificates (never /etc/ssl/private). */
 export const ETC_NETWORK = ['resolv.conf', 'host.conf', 'gai.conf', 'services', 'protocols', 'ssl/certs', 'ssl/openssl.cnf', 'ca-certificates', 'ca-certificates.conf', 'pki/tls/certs', 'pki/ca-trust'];
+
+/**
+ * Bound read-only over the fresh /proc (each if present): the kernel's writable knobs. uid 0 passes their
+ * permission check with no capability (sysctls: kernel.core_pattern, kernel.modprobe run helpers as host root),
+ * so `--cap-drop ALL` does not hold them. Docker's read-only /proc paths; bubblewrap itself covers only irq and
+ * bus here (its /proc/sys cover is skipped when access(2) says no, as it does for root).
+ */
+export const PROC_READ_ONLY = ['sys', 'sysrq-trigger', 'fs', 'irq', 'bus', 'acpi', 'scsi'];
 
 /** One host path shown in the sandbox: `src` (real) at `dest`. */
 interface Bind {
@@ -74,6 +99,43 @@ export interface BwrapInput {
   maskCgroupFs: boolean;
   /** The host's path-bound unix sockets (default: unix-sockets.ts), covered under network deny. */
   sockets?: () => Promise<string[]>;
+  /**
+   * Given (bubblewrap has --bind-fd): mount_paths and `readOnly` sources are opened (O_PATH) and bound by
+   * descriptor. Each opened fd is pushed here; the child must get fds[k] as its fd 3 + k (launch.ts), and
+   * the caller closes them after the spawn (also when this throws).
+   */
+  fds?: number[];
+}
+
+const openFd = promisify(open);
+const closeFd = promisify(close);
+// Linux's O_PATH (not in fs.constants): a handle naming the object without opening it (no device is opened,
+// no fifo blocks). Node adds O_CLOEXEC.
+const O_PATH = 0o10000000;
+
+/**
+ * Where the bind source `path` really is, and the bwrap arguments that bind exactly that object: by fd when
+ * `fds` is given (the object opened here is the one judged and the one bound), else by real path. undefined:
+ * nothing there.
+ */
+async function source(path: string, fds: number[] | undefined): Promise<{ real: string; src: string[] } | undefined> {
+  if (!fds) {
+    const real = await realpath(path).catch(() => undefined);
+    return real === undefined ? undefined : { real, src: [real] };
+  }
+  let fd: number;
+  try {
+    fd = await openFd(path, O_PATH);
+  } catch {
+    return undefined;
+  }
+  const real = await readlink(`/proc/self/fd/${fd}`).catch(() => undefined);
+  if (real === undefined || !real.startsWith('/') || real.endsWith(' (deleted)')) {
+    await closeFd(fd).catch(() => undefined);
+    return undefined;
+  }
+  fds.push(fd);
+  return { real, src: [String(3 + fds.length - 1)] };
 }
 
 async function kind(p: string): Promise<'dir' | 'file' | 'link' | undefined> {
@@ -117,9 +179,10 @@ const through = (b: Bind, p: string) => (b.src === '/' ? p : `${b.dest}${p.slice
 
 /**
  * Hides the runtime's own files from every bind that would show them; a bind that lies inside one is refused
- * (a tool that asked for a path inside the secrets directory gets an error, not an empty directory).
+ * (a tool that asked for a path inside the secrets directory gets an error, not an empty directory). Each
+ * mask's `--remount-ro` is left to the caller (`remountRo`).
  */
-async function hidePrivate(priv: PrivatePaths, binds: Bind[]): Promise<string[]> {
+async function hidePrivate(priv: PrivatePaths, binds: Bind[], remountRo: string[], mode: string): Promise<string[]> {
   const out: string[] = [];
   const real = async (p: string) => realpath(resolve(p)).catch(() => undefined);
   const shared = (await Promise.all(priv.shared.map(real))).filter((x): x is string => !!x);
@@ -142,9 +205,16 @@ async function hidePrivate(priv: PrivatePaths, binds: Bind[]): Promise<string[]>
       if (masked.has(at)) continue;
       masked.add(at);
       out.push('--tmpfs', at);
-      // data_dir/workspace is the agent's workspace, shared with tools on purpose: shown again through the mask.
-      for (const s of shared) if (within(s, p) && s !== p) out.push(b.rw ? '--bind' : '--ro-bind', s, `${at}${s.slice(p.length)}`);
-      out.push('--remount-ro', at);
+      // data_dir/workspace is the agent's workspace, shared with tools on purpose: shown again through the mask,
+      // writable as the last bind showing it says (a write-workspace skill: `/` ro, the workspace itself rw).
+      for (const s of shared) {
+        if (!within(s, p) || s === p) continue;
+        const rw = lastFirst.find((x) => within(s, x.src))?.rw ?? b.rw;
+        out.push(rw ? '--bind' : '--ro-bind', s, `${at}${s.slice(p.length)}`);
+      }
+      // Made read-only last (bwrapArgs): this call's run dir, its secrets and denied_paths may lie inside (a
+      // TMPDIR inside data_dir), and their mount points are made in the mask while it is still writable.
+      remountRo.push(at);
     }
   }
   for (const file of priv.files) {
@@ -156,6 +226,14 @@ async function hidePrivate(priv: PrivatePaths, binds: Bind[]): Promise<string[]>
       const at = through(b, f);
       if (!masked.has(at)) out.push('--ro-bind', '/dev/null', at);
       masked.add(at);
+    }
+  }
+  // Under `full` every parent is writable by design (docs/security.md); elsewhere a mask a tool can move aside is refused.
+  if (mode !== 'full') {
+    const points = new Set([...binds.map((b) => b.dest), ...masked]);
+    for (const at of masked) {
+      const a = movableAncestor(at, binds, points);
+      if (a) throw new ClawError('sandbox-private-path', movableMessage(at, a));
     }
   }
   return out;
@@ -215,36 +293,50 @@ export async function bwrapArgs(i: BwrapInput): Promise<string[]> {
     a.push(...(await systemView(binds)));
     if (fm === 'scoped') a.push(...(await etcView(i.plan.network !== 'deny', binds)));
   }
-  a.push('--dev', '/dev', '--proc', '/proc');
   if (fm === 'scoped') {
     for (const m of mountPaths(i.spec)) {
       const dest = resolve(m.path);
-      let src: string;
-      try {
-        src = await realpath(dest);
-      } catch {
-        continue; // a missing ro mount shows nothing; rw mounts were created by the launcher
-      }
-      a.push(m.permissions === 'rw' ? '--bind' : '--ro-bind', src, dest);
-      binds.push({ src, dest, rw: m.permissions === 'rw' });
+      const own = inOwnMount(dest);
+      if (own) throw ownMountError(m.path, own);
+      const s = await source(dest, i.fds);
+      if (!s) continue; // a missing ro mount shows nothing; rw mounts were created by the launcher
+      const real = inOwnMount(s.real);
+      if (real) throw ownMountError(`${m.path} (${s.real})`, real);
+      a.push(`${m.permissions === 'rw' ? '--bind' : '--ro-bind'}${i.fds ? '-fd' : ''}`, ...s.src, dest);
+      binds.push({ src: s.real, dest, rw: m.permissions === 'rw' });
     }
   }
   if (fm === 'deny' || fm === 'scoped') {
-    for (const [src, dest] of i.readOnly) {
-      a.push('--ro-bind-try', src, dest);
-      binds.push({ src, dest, rw: false });
+    for (const [path, dest] of i.readOnly) {
+      const s = await source(path, i.fds);
+      if (!s) continue; // as --ro-bind-try: a file that is not there is not shown
+      a.push(i.fds ? '--ro-bind-fd' : '--ro-bind-try', ...s.src, dest);
+      binds.push({ src: s.real, dest, rw: false });
     }
   }
+  // The sandbox's own /dev and /proc, over anything a bind above showed there.
+  a.push('--dev', '/dev', '--proc', '/proc');
+  for (const p of PROC_READ_ONLY) a.push('--ro-bind-try', `/proc/${p}`, `/proc/${p}`);
   const pd = i.privateDirs;
+  if (pd) {
+    // A bind inside a claw runtime's private-dir parent (a mount_path through a planted symlink) would show a
+    // concurrent call's HOME or file-mount secret: refused like a bind inside data_dir.
+    for (const b of binds) {
+      if (b.src === pd.root || !within(b.src, pd.root)) continue;
+      const top = b.src.slice(pd.root.length + 1).split('/')[0];
+      if (PRIVATE_DIR_NAME.test(top)) throw new ClawError('sandbox-private-path', `the sandbox binds ${b.dest}, inside ${resolve(pd.root, top)}, a claw tool call's private directory`);
+    }
+  }
   const runs = pd && binds.some((b) => within(pd.root, b.src)) ? await pd.list() : { all: [] };
   const others = hideOtherRuns(runs, binds);
   a.push(...others);
+  const remountRo: string[] = [];
+  if (i.plan.hide) a.push(...(await hidePrivate(i.plan.hide, binds, remountRo, fm)));
   // The work dir is an empty tmpfs; under `full` the tool works in the host directory itself, shown again
-  // when the cover above hid it.
+  // when a cover above hid it. After the runtime's masks: a TMPDIR inside data_dir is shown again through them.
   if (fm !== 'full') a.push('--tmpfs', i.workdir);
-  else if (others.length > 0) a.push('--bind', i.workdir, i.workdir);
+  else if (others.length > 0 || remountRo.some((d) => within(i.workdir, d))) a.push('--bind', i.workdir, i.workdir);
   if (i.secretDir) a.push('--ro-bind', i.secretDir, i.secretDir);
-  if (i.plan.hide) a.push(...(await hidePrivate(i.plan.hide, binds)));
   for (const d of deniedPaths(i.spec)) {
     let real: string;
     try {
@@ -256,7 +348,18 @@ export async function bwrapArgs(i: BwrapInput): Promise<string[]> {
     else a.push('--ro-bind', '/dev/null', real);
   }
   if (i.plan.network === 'deny') a.push(...(await hideSockets(await (i.sockets ?? boundSocketPaths)(), binds, [i.workdir, ...runs.all, ...(i.plan.hide?.dirs ?? []), ...deniedPaths(i.spec)])));
-  if (i.maskCgroupFs && (fm === 'full' || fm === 'read-only') && (await kind('/sys/fs/cgroup')) === 'dir') a.push('--tmpfs', '/sys/fs/cgroup');
+  // Wherever a bind shows the cgroup tree (`/` of read-only/full, or a mount_path of `/` or /sys), so a tool
+  // cannot write itself into another group's cgroup.procs and leave its run cgroup.
+  if (i.maskCgroupFs && (await kind('/sys/fs/cgroup')) === 'dir') {
+    const cg = await realpath('/sys/fs/cgroup').catch(() => '/sys/fs/cgroup');
+    for (const b of binds) {
+      if (within(b.src, cg)) throw new ClawError('sandbox-mount-path', `the sandbox binds ${b.dest}, inside the cgroup tree ${cg}`);
+      if (within(cg, b.src)) a.push('--tmpfs', through(b, cg));
+    }
+  }
+  for (const at of remountRo) a.push('--remount-ro', at);
   a.push('--chdir', i.cwd);
   return a;
 }
+
+const ownMountError = (what: string, own: string) => new ClawError('sandbox-mount-path', ownMountMessage(what, own));

@@ -35,7 +35,7 @@ export function doctorJson(h: HostCapabilities): DoctorJson {
     {
       name: 'bubblewrap',
       available: h.bwrap.works,
-      detail: h.bwrap.works ? `${h.bwrap.path} (${h.bwrap.version ?? '?'})${h.bwrap.userns ? ', user namespaces' : ''}` : (h.bwrap.error ?? 'not found'),
+      detail: h.bwrap.works ? `${h.bwrap.path} (${h.bwrap.version ?? '?'})${h.bwrap.userns ? ', user namespaces' : ''}${h.bwrap.bindFd ? ', binds by fd' : ', no --ro-bind-fd: binds by path (racy)'}` : (h.bwrap.error ?? 'not found'),
       enables: ['network deny (--unshare-net)', 'filesystem deny / read-only / scoped, denied_paths', 'setsid() escapes die with the pid namespace'],
       downgradeKey: 'bubblewrap',
     },

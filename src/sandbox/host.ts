@@ -41,8 +41,11 @@ export interface HostCapabilities {
   root: boolean;
   /** POSIX shell used to enter a cgroup before exec (the only place we need one). */
   sh?: string;
-  /** `bwrap --unshare-all --die-with-parent --ro-bind / / --dev /dev --proc /proc true` ran; `userns`: `--unshare-user` too. */
-  bwrap: Tool & { userns: boolean };
+  /**
+   * `bwrap --unshare-all --die-with-parent --ro-bind / / --dev /dev --proc /proc true` ran; `userns`: `--unshare-user` too;
+   * `bindFd`: its `--help` lists `--ro-bind-fd` (upstream 0.10, backported by distributions), so binds go by descriptor (bwrap-args.ts).
+   */
+  bwrap: Tool & { userns: boolean; bindFd?: boolean };
   prlimit: Tool;
   /** Reported only: the runner uses bubblewrap for namespaces. */
   unshare: Tool;
@@ -117,6 +120,8 @@ async function probeTool(name: string, path: string | undefined, args: string[],
 interface ToolProbes {
   bwrap: Tool;
   bwrapUserns: Tool;
+  /** `bwrap --help` lists --ro-bind-fd. */
+  bwrapBindFd: boolean;
   prlimit: Tool;
   unshare: Tool;
   timedOut: boolean;
@@ -125,17 +130,19 @@ interface ToolProbes {
 const BWRAP_MOUNTS = ['--dev', '/dev', '--proc', '/proc'];
 
 async function probeTools(root: boolean, paths: { bwrap?: string; prlimit?: string; unshare?: string }): Promise<ToolProbes> {
-  const [bwrap, bwrapUserns, prlimit, unshare] = await Promise.all([
+  const [bwrap, bwrapUserns, prlimit, unshare, help] = await Promise.all([
     // `--proc`/`--dev` as a tool run mounts them (bwrap-args.ts): where /proc cannot be mounted (systemd's
     // ProtectKernelTunables, some containers) bubblewrap starts but every tool run would fail.
     probeTool('bwrap', paths.bwrap, ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', ...BWRAP_MOUNTS, 'true'], ['--version']),
     probeTool('bwrap', paths.bwrap, ['--unshare-user', '--unshare-pid', '--die-with-parent', '--ro-bind', '/', '/', ...BWRAP_MOUNTS, 'true']),
     probeTool('prlimit', paths.prlimit, ['--nofile=64:64', '--', 'true'], ['--version']),
     probeTool('unshare', paths.unshare, root ? ['--net', '--pid', '--fork', 'true'] : ['--user', '--map-root-user', '--net', 'true']),
+    paths.bwrap ? run(paths.bwrap, ['--help']) : Promise.resolve(undefined),
   ]);
   return {
     bwrap: bwrap.tool,
     bwrapUserns: bwrapUserns.tool,
+    bwrapBindFd: !!help && /^\s*--ro-bind-fd\b/m.test(help.out),
     prlimit: prlimit.tool,
     unshare: unshare.tool,
     timedOut: [bwrap, bwrapUserns, prlimit, unshare].some((p) => p.timedOut),
@@ -152,12 +159,12 @@ export async function probeHost(opts: { cgroupParent?: string; cacheDir?: string
   const linux = process.platform === 'linux';
   const none = (n: string): Tool => ({ works: false, error: `${n}: not Linux` });
   const tools = async (): Promise<ToolProbes> => {
-    if (!linux) return { bwrap: none('bwrap'), bwrapUserns: none('bwrap'), prlimit: none('prlimit'), unshare: none('unshare'), timedOut: false };
+    if (!linux) return { bwrap: none('bwrap'), bwrapUserns: none('bwrap'), bwrapBindFd: false, prlimit: none('prlimit'), unshare: none('unshare'), timedOut: false };
     const paths = { bwrap: whichSync('bwrap', opts.path), prlimit: whichSync('prlimit', opts.path), unshare: whichSync('unshare', opts.path) };
     const fingerprint = probeFingerprint({ binaries: paths, kernel: release(), uid });
     return cachedProbe({ dir: opts.cacheDir, fingerprint, now: opts.now ?? Date.now(), storable: (t) => !t.timedOut }, () => probeTools(root, paths));
   };
-  const [{ bwrap, bwrapUserns, prlimit, unshare }, cgroup, sh, environ] = await Promise.all([
+  const [{ bwrap, bwrapUserns, bwrapBindFd, prlimit, unshare }, cgroup, sh, environ] = await Promise.all([
     tools(),
     linux ? probeCgroups({ parent: opts.cgroupParent }) : Promise.resolve<{ support?: CgroupSupport; notes: string[] }>({ notes: ['not Linux'] }),
     whichSync('sh', '/bin:/usr/bin'),
@@ -171,7 +178,7 @@ export async function probeHost(opts: { cgroupParent?: string; cacheDir?: string
     uid,
     root,
     sh,
-    bwrap: { ...bwrap, userns: bwrap.works && bwrapUserns.works },
+    bwrap: { ...bwrap, userns: bwrap.works && bwrapUserns.works, bindFd: bwrap.works && bwrapBindFd === true },
     prlimit,
     unshare,
     // Entering a cgroup before exec needs a shell (launch.ts); without one the groups are unusable.
@@ -183,7 +190,7 @@ export async function probeHost(opts: { cgroupParent?: string; cacheDir?: string
 let cached: Promise<HostCapabilities> | undefined;
 
 /**
- * Probed once per process; the spawned probes (six processes, ~40-400 ms on a loaded board) are kept in the cache
+ * Probed once per process; the spawned probes (seven processes, ~40-400 ms on a loaded board) are kept in the cache
  * directory between starts (probe-cache.ts); the cgroup probe (< 1 ms, no process) runs every time. `env` is the
  * host's environment (its PATH and cache directory); the first call's answer is the process's.
  */

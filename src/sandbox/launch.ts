@@ -6,7 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { childProcess } from '../node/lazy.ts';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { constants as os, tmpdir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
@@ -123,6 +123,55 @@ function prlimitArgs(plan: IsolationPlan): string[] {
   return a;
 }
 
+/**
+ * Descriptors this process inherited without close-on-exec (a supervisor's or shell's pipe, socket or lock file):
+ * every child would inherit them too, through bubblewrap, which closes nothing — a tool could write to its
+ * parent's pipe or talk through its socket past every namespace. Node opens everything close-on-exec, so the set
+ * is read once (/proc/self/fdinfo: O_CLOEXEC in `flags`). Each is replaced by /dev/null in the child (its stdio
+ * slot dup2s over it), never closed here: the fd may mean something to whoever started us (a flock).
+ */
+let inherited: { fds: number[]; devNull?: number } | undefined;
+const O_CLOEXEC = 0o2000000;
+
+function inheritedFds(): { fds: number[]; devNull?: number } {
+  if (inherited) return inherited;
+  const fds: number[] = [];
+  let names: string[] = [];
+  try {
+    names = readdirSync('/proc/self/fd');
+  } catch {
+    // not Linux, or /proc not mounted: nothing known to replace
+  }
+  for (const n of names) {
+    const fd = Number(n);
+    if (!Number.isInteger(fd) || fd < 3) continue;
+    try {
+      const flags = /^flags:\s+([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1];
+      if (flags !== undefined && (parseInt(flags, 8) & O_CLOEXEC) === 0) fds.push(fd);
+    } catch {
+      // closed since the listing (the listing's own descriptor)
+    }
+  }
+  let devNull: number | undefined;
+  try {
+    if (fds.length > 0) devNull = openSync('/dev/null', constants.O_RDONLY);
+  } catch {
+    // no /dev/null to put there: the descriptors stay as they are
+  }
+  inherited = { fds: devNull === undefined ? [] : fds, devNull };
+  return inherited;
+}
+
+/** The child's stdio: the pipes, bubblewrap's bind fds from fd 3 on, and /dev/null over every inherited descriptor. */
+function childStdio(pipes: number, bindFds: number[]): ('pipe' | 'ignore' | number)[] {
+  const stdio: ('pipe' | 'ignore' | number)[] = Array.from({ length: pipes }, () => 'pipe' as const);
+  bindFds.forEach((fd, k) => (stdio[3 + k] = fd));
+  const inh = inheritedFds();
+  for (const fd of inh.fds) if (stdio[fd] === undefined) stdio[fd] = inh.devNull!;
+  for (let k = 0; k < stdio.length; k++) stdio[k] ??= 'ignore';
+  return stdio;
+}
+
 const swept = new Set<string>();
 
 /** Private dirs of a runtime that was killed mid-call (its pid is gone): removed once per process. */
@@ -209,6 +258,18 @@ export async function launch(o: LaunchOptions): Promise<Launched | { notFound: s
 
     const prl = plan.prlimit && o.host.prlimit.path ? [o.host.prlimit.path, ...prlimitArgs(plan), '--'] : [];
     let chain: string[] = [...prl, bin, ...o.argv];
+    // Bind sources opened by bwrapArgs, closed once the child has them (or on failure, by cleanup).
+    const bindFds: number[] = [];
+    const closeBindFds = () => {
+      for (const fd of bindFds.splice(0)) {
+        try {
+          closeSync(fd);
+        } catch {
+          // already closed
+        }
+      }
+    };
+    undo.push(async () => closeBindFds());
     if (plan.bwrap && o.host.bwrap.path) {
       const readOnly: [string, string][] = [];
       const add = async (p: string) => {
@@ -231,6 +292,7 @@ export async function launch(o: LaunchOptions): Promise<Launched | { notFound: s
         privateDirs: { root: await realpath(root), list: () => privateDirsIn(root) },
         readOnly,
         maskCgroupFs: !!cgroup,
+        fds: o.host.bwrap.bindFd ? bindFds : undefined,
       });
       chain = [o.host.bwrap.path, ...args, '--', ...chain];
     }
@@ -243,10 +305,11 @@ export async function launch(o: LaunchOptions): Promise<Launched | { notFound: s
     const { spawn } = await childProcess();
     const child = spawn(chain[0], chain.slice(1), {
       detached: true, // own process group: kill(-pid) reaches the whole tree (kill.ts)
-      stdio: gated ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
+      stdio: childStdio(gated ? 4 : 3, bindFds),
       env,
       cwd: plan.bwrap ? '/' : cwd,
     });
+    closeBindFds(); // the child has its copies (spawn forks synchronously); bubblewrap closes each after its bind
     const spawned = new Promise<void>((res, rej) => {
       child.once('spawn', res);
       child.once('error', rej);

@@ -75,6 +75,35 @@ export interface IsolationPlan {
 
 /** paths.ts `within`, repeated: importing it would pull the path checker into the start-up code (docs/startup.md). */
 const within = (p: string, dir: string) => dir === '/' || p === dir || p.startsWith(`${dir}/`);
+/** paths.ts `OWN_MOUNTS`, for the same reason: where the sandbox mounts its own (a mount_path there is refused). */
+const OWN_MOUNTS = ['/proc', '/dev'];
+
+export const movableMessage = (p: string, a: string) =>
+  `${p} (the runtime's own files) lies below ${a}, which this sandbox lets the tool rename: moved aside, they would show to the next tool. Make that mount_path ro, or add ${a} as a ro mount_path`;
+
+/** A mount_path in the sandbox's own /proc or /dev (bwrap-args.ts, and `claw validate`). */
+export const ownMountMessage = (p: string, own: string) => `mount_path ${p} is inside ${own}: the sandbox mounts its own ${own} (the host's would show its processes or devices)`;
+
+/**
+ * A directory of the sandbox's view above the mask at `at` (a runtime file or directory shown by a bind) that the
+ * tool could rename: one that is no mount point (`mountPoints`: bind destinations and masks) and whose parent the
+ * last bind showing it makes writable. A mask hides a path only in the sandbox it was made for: a tool that moves
+ * data_dir's parent aside (`mv /srv/claw /srv/x` under a `/srv` rw mount) leaves the runtime's files unmasked at
+ * their new path for the next sandbox (and the runtime a fresh data_dir to fill). A mount point cannot be renamed
+ * (EBUSY), so a data_dir directly inside an rw mount_path, or below a read-only mount inside it, is safe.
+ * `binds` in mount order (later ones cover earlier ones). The shallowest such directory; undefined: none.
+ */
+export function movableAncestor(at: string, binds: readonly { dest: string; rw: boolean }[], mountPoints: ReadonlySet<string>): string | undefined {
+  let found: string | undefined;
+  for (let a = at.slice(0, at.lastIndexOf('/')); a.length > 0; a = a.slice(0, a.lastIndexOf('/'))) {
+    if (mountPoints.has(a)) continue;
+    const parent = a.slice(0, a.lastIndexOf('/')) || '/';
+    let shown: { dest: string; rw: boolean } | undefined;
+    for (let k = binds.length - 1; k >= 0 && !shown; k--) if (within(parent, binds[k].dest)) shown = binds[k];
+    if (shown?.rw) found = a; // the shallowest one: a read-only mount_path there covers every one below it
+  }
+  return found;
+}
 
 export type PlanResult = { ok: true; plan: IsolationPlan } | { ok: false; message: string };
 
@@ -137,6 +166,13 @@ export function planIsolation(
   }
 
   const fm = fsMode(spec);
+  if (fm === 'scoped') {
+    // The sandbox mounts its own /proc and /dev (bwrap-args.ts): checked on the paths as written here, on real paths at launch.
+    for (const m of mountPaths(spec)) {
+      const own = OWN_MOUNTS.find((d) => within(m.path.replace(/\/{2,}/g, '/'), d));
+      if (own) return refuse(ownMountMessage(m.path, own));
+    }
+  }
   const priv = host.private;
   if (priv && fm === 'scoped') {
     // Checked on the paths as written here (STARTING); bwrap-args.ts checks the real paths at every launch.
@@ -145,6 +181,13 @@ export function planIsolation(
       if (inside) return refuse(`mount_path ${m.path} is inside ${inside}, a directory of the runtime itself (secrets, data_dir): no tool may see it. Share files through data_dir/workspace or another directory.`);
       const file = priv.files.find((f) => f === m.path);
       if (file) return refuse(`mount_path ${m.path} is the runtime configuration: no tool may see it`);
+    }
+    const binds = mountPaths(spec).map((m) => ({ dest: m.path, rw: m.permissions === 'rw' }));
+    const own = [...priv.dirs, ...priv.files].filter((p) => binds.some((b) => within(p, b.dest)));
+    const points = new Set([...binds.map((b) => b.dest), ...own]);
+    for (const p of own) {
+      const a = movableAncestor(p, binds, points);
+      if (a) return refuse(movableMessage(p, a));
     }
   }
   const needsNs: string[] = [];

@@ -58,6 +58,16 @@ export function within(path: string, dir: string): boolean {
 }
 
 /**
+ * The sandbox makes its own /proc and /dev: a bind of the host's there (or of anything inside, such as
+ * /proc/self/fd or /dev/fd → the runtime's open files) would show the host's processes, their roots and
+ * file descriptors, writable sysctls, or devices.
+ */
+export const OWN_MOUNTS = ['/proc', '/dev'];
+
+/** The path (a mount_path, real or as written) lies in the sandbox's own /proc or /dev: the one of OWN_MOUNTS, else undefined. */
+export const inOwnMount = (path: string): string | undefined => OWN_MOUNTS.find((d) => within(path, d));
+
+/**
  * A filesystem scope with its mounts and denied paths resolved once, judging paths that are already
  * real (every symlink resolved, `..` applied after). `lexical` is the requested path with `..` applied
  * as written: a denied path also matches it, so `denied/../x`-style spellings need no resolution.

@@ -1,4 +1,4 @@
-// The sandbox layer probes (host.ts: bwrap twice, prlimit, unshare, and two --version runs) cost six process
+// The sandbox layer probes (host.ts: bwrap twice, prlimit, unshare, two --version runs and bwrap --help) cost seven process
 // spawns, tens to hundreds of ms, on every Level 2 start. Their answer depends on the binaries and on the kernel's
 // user-namespace settings, which rarely change, so it is kept in the cache directory (the code cache's,
 // src/node/code-cache.ts cacheDir) under a fingerprint of everything it depends on: each binary's path, size,
@@ -14,7 +14,7 @@ import { hashText, readCache, writeCache } from '../node/code-cache.ts';
 
 export const PROBE_CACHE_FILE = 'sandbox-probes.json';
 export const PROBE_CACHE_MAX_AGE_MS = 24 * 60 * 60 * 1000;
-const FORMAT = 3; // changes whenever what a probe checks or a record holds changes: an answer to another question is not reused
+const FORMAT = 4; // changes whenever what a probe checks or a record holds changes: an answer to another question is not reused
 
 /** Kernel settings that decide whether an unprivileged user namespace (bwrap --unshare-user) is allowed. */
 const USERNS_SETTINGS = ['/proc/sys/kernel/unprivileged_userns_clone', '/proc/sys/user/max_user_namespaces', '/proc/sys/kernel/apparmor_restrict_unprivileged_userns'];

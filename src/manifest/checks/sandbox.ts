@@ -29,6 +29,22 @@ export function validateShellRules(shell: ShellCaps | undefined): ShellRuleIssue
   return issues;
 }
 
+/**
+ * A sandbox mounts its own /proc and /dev (src/sandbox/bwrap-args.ts): a mount_path there would show the host's
+ * processes (their root directories and open files, writable sysctls) or devices, so it is refused at every
+ * level — here on the paths as written, at STARTING and at each launch on real paths.
+ */
+export function validateMountPaths(fs: NonNullable<NonNullable<SandboxSpec['capabilities']>['filesystem']> | undefined): ShellRuleIssue[] {
+  const issues: ShellRuleIssue[] = [];
+  (fs?.mount_paths ?? []).forEach((m, i) => {
+    if (typeof m?.path !== 'string') return;
+    const p = m.path.replace(/\/{2,}/g, '/');
+    const own = ['/proc', '/dev'].find((d) => p === d || p.startsWith(`${d}/`));
+    if (own) issues.push({ path: ['capabilities', 'filesystem', 'mount_paths', i, 'path'], message: `mount_path ${m.path} is inside ${own}: the sandbox mounts its own ${own} (the host's would show its processes or devices)` });
+  });
+  return issues;
+}
+
 export function checkSandboxes(c: Checker): void {
   const all = [...(c.m.sandbox ? [c.m.sandbox] : [])];
   for (const sb of all) {
@@ -36,6 +52,9 @@ export function checkSandboxes(c: Checker): void {
     if (!spec) continue;
     for (const i of validateShellRules(spec.capabilities?.shell)) {
       c.report(sb, i.path, 'sandbox-shell-rule', S, `${describe(sb)}: ${i.message}`);
+    }
+    for (const i of validateMountPaths(spec.capabilities?.filesystem)) {
+      c.report(sb, i.path, 'sandbox-mount-path', S, `${describe(sb)}: ${i.message}`);
     }
   }
 }
