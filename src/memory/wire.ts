@@ -34,7 +34,8 @@ export const memoryQueryParams = v.object({
     text: v.optional(v.string()),
     key: v.optional(name),
     time_range: v.optional(v.object({ from: v.optional(v.string()), to: v.optional(v.string()) })),
-    top_k: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+    // A safe integer: SQLite's LIMIT takes no larger (1e21 was a `datatype mismatch`, answered -32031).
+    top_k: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(1))),
   }),
   context: v.optional(v.object(partition)),
 });

@@ -271,7 +271,7 @@ export abstract class BaseStore implements ClawMemoryStore {
     this.assertOpen();
     if (typeof q !== 'object' || q === null || typeof q.type !== 'string')
       throw new MemoryParamsError('memory.invalid_query', 'query.type is required');
-    if (q.top_k !== undefined && (!Number.isInteger(q.top_k) || q.top_k < 1))
+    if (q.top_k !== undefined && (!Number.isSafeInteger(q.top_k) || q.top_k < 1))
       throw new MemoryParamsError('memory.invalid_query', 'query.top_k must be a positive integer');
     return this.runQuery(q, this.scopeOf(ctx));
   }
