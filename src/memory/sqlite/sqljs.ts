@@ -51,7 +51,7 @@ export function loadSqlJs(wasmPath?: string): Promise<SqlJsStatic> {
     if (shim) g.__dirname = dirname(path);
     const Decoder = g.TextDecoder as typeof TextDecoder;
     g.TextDecoder = class extends Decoder {
-      constructor(label?: string, o?: TextDecoderOptions) {
+      constructor(label?: string, o?: ConstructorParameters<typeof TextDecoder>[1]) {
         super(label, { ignoreBOM: true, ...o });
       }
     };

@@ -25,7 +25,12 @@ export interface MemoryHarness {
   dispose(): Promise<void>;
 }
 
-export async function memoryHarness(stores: Record<string, unknown>[], dataDir = mkdtempSync(join(tmpdir(), 'claw-mem-h-'))): Promise<MemoryHarness> {
+/** `memory`: claw.runtime.yaml's `memory` section (default: the journalled sql.js adapter). */
+export async function memoryHarness(
+  stores: Record<string, unknown>[],
+  o: { dataDir?: string; memory?: Record<string, unknown> } = {},
+): Promise<MemoryHarness> {
+  const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'claw-mem-h-'));
   let mod: ReturnType<typeof memoryModule> | undefined;
   const start = async () => {
     const session: Session = {
@@ -35,7 +40,7 @@ export async function memoryHarness(stores: Record<string, unknown>[], dataDir =
       capabilities: {},
       abort: new AbortController(),
     };
-    mod = memoryModule({ config: { memory: { adapter: 'sqljs' } } as any, log: captureLogger(), dataDir });
+    mod = memoryModule({ config: { memory: o.memory ?? { adapter: 'sqljs' } } as any, log: captureLogger(), dataDir });
     await mod.start!(session, {} as any);
   };
   await start();
