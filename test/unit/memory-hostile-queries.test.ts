@@ -40,6 +40,15 @@ test('a conversation searched with a long query answers in bounded time (no per-
   assert.ok(r.ms < 1000, `took ${Math.round(r.ms)} ms`);
 });
 
+test('a query text of megabytes is read for its terms in bounded time (its first 16 KiB)', async () => {
+  for (const store of ['notes', 'context']) {
+    const r = await h.call('claw.memory.query', { store, query: { type: 'semantic', text: `w0 ${'é '.repeat(1_500_000)}` } });
+    assert.is(r.error, undefined, r.error?.message);
+    assert.ok(r.result.entries.length > 0, store);
+    assert.ok(r.ms < 300, `${store}: took ${Math.round(r.ms)} ms`);
+  }
+});
+
 test('top_k past the safe integers: -32602, never a SQLite datatype mismatch', async () => {
   for (const [store, query] of [
     ['context', { type: 'time-range', time_range: {} }],

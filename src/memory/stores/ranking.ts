@@ -25,10 +25,16 @@ export function tokenize(text: string): string[] {
  */
 export const MAX_QUERY_TERMS = 128;
 
+/**
+ * Characters of a query text read for its terms: tokenizing costs ~250 ms per MB (NFKD, then the word regex), and a
+ * frame may hold a 4 MB query; 128 distinct words of prose fit in a few KB.
+ */
+export const MAX_QUERY_CHARS = 16384;
+
 /** The first MAX_QUERY_TERMS distinct tokens of a query text, on every engine (one formula everywhere). */
 export function queryTerms(text: string): string[] {
   const terms = new Set<string>();
-  for (const t of tokenize(text)) if (terms.add(t).size === MAX_QUERY_TERMS) break;
+  for (const t of tokenize(text.length > MAX_QUERY_CHARS ? text.slice(0, MAX_QUERY_CHARS) : text)) if (terms.add(t).size === MAX_QUERY_TERMS) break;
   return [...terms];
 }
 
