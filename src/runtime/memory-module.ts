@@ -91,10 +91,10 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
    * runs, and a batch of 1,000 stores chained in one turn held every other frame, timer and signal for seconds.
    */
   const queues = new Map<string, Promise<unknown>>();
-  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
   const serial = <T>(store: string, op: () => Promise<T>): Promise<T> => {
     const prior = queues.get(store);
-    const run = (prior ? prior.then(nextTurn) : Promise.resolve()).then(op);
+    // setImmediate(resolve, reject) resolves on the next turn (with an unused value).
+    const run = (prior ? prior.then(() => new Promise(setImmediate)) : Promise.resolve()).then(op);
     const tail = run.catch(() => {});
     queues.set(store, tail);
     void tail.then(() => queues.get(store) === tail && queues.delete(store));

@@ -34,7 +34,7 @@ export const MAX_QUERY_CHARS = 16384;
 /** The first MAX_QUERY_TERMS distinct tokens of a query text, on every engine (one formula everywhere). */
 export function queryTerms(text: string): string[] {
   const terms = new Set<string>();
-  for (const t of tokenize(text.length > MAX_QUERY_CHARS ? text.slice(0, MAX_QUERY_CHARS) : text)) if (terms.add(t).size === MAX_QUERY_TERMS) break;
+  for (const t of tokenize(text.slice(0, MAX_QUERY_CHARS))) if (terms.add(t).size === MAX_QUERY_TERMS) break;
   return [...terms];
 }
 
