@@ -4,7 +4,13 @@
 import * as v from 'valibot';
 
 const name = v.pipe(v.string(), v.minLength(1));
-const content = v.union([v.string(), v.record(v.string(), v.unknown())], 'must be a string or an object');
+/**
+ * A JSON object passed through as it came: v.record builds a copy without the keys `__proto__`, `constructor`
+ * and `prototype`, so metadata `{"constructor": "Ford"}` was acknowledged and stored as `{}`. Stored as its JSON
+ * text (JSON.stringify keeps every own key) and read back with JSON.parse, which makes each an own property.
+ */
+const object = v.custom<Record<string, unknown>>((x) => typeof x === 'object' && x !== null && !Array.isArray(x), 'must be an object');
+const content = v.union([v.string(), object], 'must be a string or an object');
 const partition = {
   identity: v.optional(name),
   channel: v.optional(name),
@@ -17,7 +23,7 @@ export const memoryStoreParams = v.object({
       v.object({
         content,
         key: v.optional(name),
-        metadata: v.optional(v.record(v.string(), v.unknown())),
+        metadata: v.optional(object),
         timestamp: v.optional(v.string()),
       }),
     ),
@@ -34,7 +40,8 @@ export const memoryQueryParams = v.object({
     text: v.optional(v.string()),
     key: v.optional(name),
     time_range: v.optional(v.object({ from: v.optional(v.string()), to: v.optional(v.string()) })),
-    top_k: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+    // A safe integer: SQLite's LIMIT takes no larger (1e21 was a `datatype mismatch`, answered -32031).
+    top_k: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(1))),
   }),
   context: v.optional(v.object(partition)),
 });

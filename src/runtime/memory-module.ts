@@ -87,10 +87,14 @@ export function memoryModule(d: MemoryModuleDeps): MemoryModule {
   /**
    * Calls on one store run one at a time, in arrival order: a query pipelined right behind a store
    * (sent before its reply) sees the entries (profile §8 allows eventual consistency; we give read-your-writes).
+   * A call queued behind another starts on a later turn of the event loop: each write is fdatasync'ed while it
+   * runs, and a batch of 1,000 stores chained in one turn held every other frame, timer and signal for seconds.
    */
   const queues = new Map<string, Promise<unknown>>();
   const serial = <T>(store: string, op: () => Promise<T>): Promise<T> => {
-    const run = (queues.get(store) ?? Promise.resolve()).then(op);
+    const prior = queues.get(store);
+    // setImmediate(resolve, reject) resolves on the next turn (with an unused value).
+    const run = (prior ? prior.then(() => new Promise(setImmediate)) : Promise.resolve()).then(op);
     const tail = run.catch(() => {});
     queues.set(store, tail);
     void tail.then(() => queues.get(store) === tail && queues.delete(store));

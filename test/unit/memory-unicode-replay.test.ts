@@ -13,7 +13,7 @@ import type { SqliteDatabase } from '../../src/memory/sqlite/types.ts';
 import { openMemoryStore, type ClawMemoryStore, type StoreSpec } from '../../src/memory/stores/index.ts';
 import { isWellFormed, toWellFormed, illFormedPath } from '../../src/protocol/well-formed.ts';
 
-const ALPHABET = ['a', 'Z', ' ', '\u0000', '\u0001', '\ufffd', '\uffff', '\ufffe', '\ufdd0', '\u{10ffff}', '\u{1f600}', 'é', '\u0080', '\u2028', '"', '\\', '\ud800', '\udc00', '\udbff'];
+const ALPHABET = ['a', 'Z', ' ', '\ufeff', '\u0000', '\u0001', '\ufffd', '\uffff', '\ufffe', '\ufdd0', '\u{10ffff}', '\u{1f600}', 'é', '\u0080', '\u2028', '"', '\\', '\ud800', '\udc00', '\udbff'];
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
@@ -118,6 +118,24 @@ for (const [label, wellFormed] of [['well-formed', true], ['with lone surrogates
     }
   });
 }
+
+test('a string that starts with U+FEFF comes back with it after a reopen (journal strings are not BOM-stripped)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'claw-unicode-'));
+  dirs.push(dir);
+  const path = join(dir, 'memory.db');
+  let s = await open(path);
+  await s.kv.store([{ key: '\ufeff', content: '\ufeffhello' }], { requestId: '\ufeffreq' });
+  await s.conv.store([{ content: '\ufeff' }]);
+  const live = await snapshot(s, ['\ufeff']);
+  s.db.close();
+  s = await open(path);
+  assert.equal(await snapshot(s, ['\ufeff']), live);
+  assert.equal(live, { conv: [['\ufeff', undefined]], kv: { [JSON.stringify('\ufeff')]: [['\ufeff', '\ufeffhello']] } });
+  // The same request again is a retry (its id kept as written), not a new write.
+  await s.kv.store([{ key: '\ufeff', content: '\ufeffhello' }], { requestId: '\ufeffreq' });
+  assert.is(s.kv.count(), 1);
+  s.db.close();
+});
 
 test('illFormedPath names the first string with a lone surrogate, keys included', () => {
   assert.is(illFormedPath({ a: ['ok', '\ud83d\ude00'], b: 1 }), undefined);

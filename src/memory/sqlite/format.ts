@@ -174,7 +174,9 @@ export function parseJournal(buf: Uint8Array, path: string): ParsedJournal {
   const version = dv.getUint32(16, true);
   if (version !== 1 && version !== 2) throw new ClawError('sqlite.journal_version', `journal ${path} has format version ${version}; this runtime reads 1 and 2`);
   const records: Entry[][] = [];
-  const decoder = new TextDecoder('utf-8', { fatal: true });
+  // ignoreBOM: each v2 string is decoded on its own, and a decoder that strips a leading U+FEFF replayed the key
+  // "\ufeff" as "" and content "\ufeffx" as "x" — a database that differed from the one acknowledged.
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   let off = HEADER;
   while (off + 8 <= buf.length) {
     const len = dv.getUint32(off, true);

@@ -44,11 +44,26 @@ export function loadSqlJs(wasmPath?: string): Promise<SqlJsStatic> {
     const init = (mod.default ?? mod) as (cfg: { wasmBinary: Uint8Array }) => Promise<SqlJsStatic>;
     // The glue's Node branch reads the CommonJS `__dirname`, which an ESM bundle (dist/claw.mjs) does not
     // have. It reads it synchronously inside init(), so a global shim for the duration of that call suffices.
+    // The same call makes the one TextDecoder that turns every TEXT value read into a JS string; by default it
+    // strips a leading U+FEFF, so content "\ufeffx" was stored and read back as "x" (and a key "\ufeff" as "").
     const g = globalThis as Record<string, unknown>;
     const shim = !('__dirname' in g);
     if (shim) g.__dirname = dirname(path);
+    const Decoder = g.TextDecoder as typeof TextDecoder;
+    g.TextDecoder = class extends Decoder {
+      constructor(label?: string, o?: ConstructorParameters<typeof TextDecoder>[1]) {
+        super(label, { ignoreBOM: true, ...o });
+      }
+    };
     try {
-      return await init({ wasmBinary });
+      let started: Promise<SqlJsStatic>;
+      try {
+        started = init({ wasmBinary });
+      } finally {
+        // Made synchronously: nothing else in the process gets the patched class.
+        g.TextDecoder = Decoder;
+      }
+      return await started;
     } finally {
       if (shim) delete g.__dirname;
     }

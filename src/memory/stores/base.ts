@@ -48,8 +48,14 @@ export function parseDuration(d: string): number {
   return Number(m[1]) * UNITS[m[2]];
 }
 
+/**
+ * ISO 8601 as ECMAScript reads it the same on every host: a date, or a date-time with an offset. Date.parse reads a
+ * date-time without one, and non-ISO texts ("1", "Jan 1 2026"), in the host's time zone.
+ */
+const ISO_TIME = /^([+-]\d{6}|\d{4})(-\d\d(-\d\d([T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d))?)?)?$/i;
+
 export function isoTime(t: string, what = 'timestamp'): string {
-  const ms = Date.parse(t);
+  const ms = ISO_TIME.test(t) ? Date.parse(t) : NaN;
   if (Number.isNaN(ms)) throw new MemoryParamsError('memory.invalid_time', `${what} '${t}' is not an ISO 8601 time`);
   return new Date(ms).toISOString();
 }
@@ -271,7 +277,7 @@ export abstract class BaseStore implements ClawMemoryStore {
     this.assertOpen();
     if (typeof q !== 'object' || q === null || typeof q.type !== 'string')
       throw new MemoryParamsError('memory.invalid_query', 'query.type is required');
-    if (q.top_k !== undefined && (!Number.isInteger(q.top_k) || q.top_k < 1))
+    if (q.top_k !== undefined && (!Number.isSafeInteger(q.top_k) || q.top_k < 1))
       throw new MemoryParamsError('memory.invalid_query', 'query.top_k must be a positive integer');
     return this.runQuery(q, this.scopeOf(ctx));
   }
