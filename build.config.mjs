@@ -18,7 +18,7 @@ import { buildChunks } from './scripts/build/chunks.mjs';
  * (gzip of the whole of dist/) and store (raw bytes of dist/, JS and wasm).
  */
 export const BUDGET_BYTES = 400 * 1024;
-export const DIST_BUDGET = { gzip: 658 * 1024, raw: 1654 * 1024 };
+export const DIST_BUDGET = { gzip: 660 * 1024, raw: 1660 * 1024 };
 
 // Slim mqtt.js for a Node/Bun TCP/TLS client (measured in docs/size-budget.md; loaded lazily by
 // src/transports/mqtt/load.ts, which imports the client class alone, so ws/socks/browser transports never enter).
