@@ -2,14 +2,10 @@
 // Extensions (documented in docs/memory.md): `entries[].timestamp`; `context.identity` / `context.channel`
 // pick the partition of a per-identity / per-channel store; query `time_range` bounds may each be open.
 import * as v from 'valibot';
+import { jsonObject } from '../protocol/json-object.ts';
 
 const name = v.pipe(v.string(), v.minLength(1));
-/**
- * A JSON object passed through as it came: v.record builds a copy without the keys `__proto__`, `constructor`
- * and `prototype`, so metadata `{"constructor": "Ford"}` was acknowledged and stored as `{}`. Stored as its JSON
- * text (JSON.stringify keeps every own key) and read back with JSON.parse, which makes each an own property.
- */
-const object = v.custom<Record<string, unknown>>((x) => typeof x === 'object' && x !== null && !Array.isArray(x), 'must be an object');
+const object = jsonObject;
 const content = v.union([v.string(), object], 'must be a string or an object');
 const partition = {
   identity: v.optional(name),

@@ -1,10 +1,11 @@
 // CKP wire shapes for tool execution (spec §9.3.2).
 import * as v from 'valibot';
+import { jsonObject } from './json-object.ts';
 
 export const toolCallParams = v.object({
   name: v.pipe(v.string(), v.minLength(1)),
   // "Tool input matching the tool's input_schema": an object (MCP arguments are always one).
-  arguments: v.optional(v.record(v.string(), v.unknown()), {}),
+  arguments: v.optional(jsonObject, {}),
   context: v.object({
     request_id: v.pipe(v.string(), v.minLength(1)),
     identity: v.pipe(v.string(), v.minLength(1)),

@@ -5,6 +5,7 @@
 //                        { name, arguments } → its own claw.tool.call, through its own gates
 //   claw.swarm.result    { task_id, wait_ms? } → the task's record (status, result, reports)
 import * as v from 'valibot';
+import { jsonObject } from '../protocol/json-object.ts';
 
 const id = v.pipe(v.string(), v.minLength(1), v.maxLength(256));
 
@@ -12,7 +13,7 @@ export const delegateParams = v.object({
   task_id: id,
   task: v.object({
     description: v.string(),
-    input: v.optional(v.record(v.string(), v.unknown())),
+    input: v.optional(jsonObject),
   }),
   context: v.object({ request_id: id, swarm: id }),
   from: v.optional(id),
@@ -37,5 +38,5 @@ export const resultParams = v.object({ task_id: id, wait_ms: v.optional(v.pipe(v
 /** The one kind of task a peer can run before the agent loop: a tool call. */
 export const toolTask = v.object({
   name: v.pipe(v.string(), v.minLength(1)),
-  arguments: v.optional(v.record(v.string(), v.unknown()), {}),
+  arguments: v.optional(jsonObject, {}),
 });
