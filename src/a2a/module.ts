@@ -12,7 +12,7 @@ import { buildAgentCard } from './card.ts';
 import { AGENT_CARD_PATH, agentCardRoute } from './card-route.ts';
 import { a2aRestRoute } from './rest-route.ts';
 import { a2aRpcRoute } from './rpc-route.ts';
-import { StreamSlots } from './stream.ts';
+import { StreamSlots, streamLimitsFor } from './stream.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES, TaskService } from './tasks.ts';
 import type { TaskStore } from './task-store.ts';
 import type { ChannelGate } from '../channels/access.ts';
@@ -64,7 +64,7 @@ export function a2aModule(d: A2aModuleDeps): KernelModule & { notifications: Tra
     const base = c.public_url?.replace(/\/$/, '') ?? new URL(l.url).origin;
     l.addRoute(AGENT_CARD_PATH, agentCardRoute(() => (session ? buildAgentCard(session.manifest, { endpointUrl: `${base}${path}`, runtimeVersion: d.runtimeVersion, security: l.security }) : undefined)));
     // One count of open streams per listener, whichever binding opened them.
-    const slots = new StreamSlots();
+    const slots = new StreamSlots(streamLimitsFor(l.limits.maxConnections));
     // A body need not be much larger than the largest message (base64 is 4/3 of the bytes, plus the envelope):
     // the listener's cap is for operators' requests, and every byte of a body is parsed before any check.
     const limits = { ...l.limits, maxBodyBytes: Math.min(l.limits.maxBodyBytes, Math.ceil(((c.max_message_bytes ?? DEFAULT_MAX_MESSAGE_BYTES) * 4) / 3) + 64 * 1024) };

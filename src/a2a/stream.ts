@@ -25,6 +25,14 @@ export interface StreamLimits {
 
 export const STREAM_LIMITS: StreamLimits = { perCaller: 4, total: 32, keepaliveMs: 15_000, maxBufferedBytes: 256 * 1024 };
 
+/**
+ * The limits on a listener of `maxConnections`: open streams hold a connection each until their task ends, so
+ * together they take at most half of them (at most STREAM_LIMITS.total), and the rest stay for other requests.
+ */
+export function streamLimitsFor(maxConnections: number): StreamLimits {
+  return { ...STREAM_LIMITS, total: Math.max(1, Math.min(STREAM_LIMITS.total, Math.floor(maxConnections / 2))) };
+}
+
 /** Too many streams open: HTTP 429 on both bindings (A2A has no code for it; JSON-RPC says internal error). */
 export class StreamLimitError extends TooManyRequests {
   constructor(message: string) {

@@ -176,7 +176,7 @@ test('a2a.path cannot shadow the CKP endpoint, /, /healthz or /.well-known/: ref
   // A trailing slash would put both bindings on one route key (JSON-RPC at `path`, HTTP+JSON below it).
   assert.equal((await load('a2a: { enabled: true, path: /agents/a2a/ }\n')).issues.map((i) => i.path), ['a2a.path']);
   const build = (path: string, url = 'http://127.0.0.1:8080/ckp') => () =>
-    a2aModule({ config: { a2a: { enabled: true, path } }, log: captureLogger(), listeners: [{ url, addRoute() {}, security: { bearer: false, clientCert: false }, limits: { maxBodyBytes: 1, requestTimeoutMs: 1 } } as never],
+    a2aModule({ config: { a2a: { enabled: true, path } }, log: captureLogger(), listeners: [{ url, addRoute() {}, security: { bearer: false, clientCert: false }, limits: { maxBodyBytes: 1, requestTimeoutMs: 1, maxConnections: 8 } } as never],
       getAgent: () => undefined, openStore: async () => memoryTaskStore(), newId, now: () => 0, runtimeVersion: '0', openGate: () => { throw new Error('unused'); } });
   const refused = (path: string, why: RegExp, url?: string) => assert.throws(build(path, url), (e: unknown) => e instanceof ClawError && e.code === 'usage' && why.test(e.message), path);
   refused('/ckp', /a2a\.path "\/ckp" collides with the CKP endpoint of http:\/\/127\.0\.0\.1:8080\/ckp \(\/ckp\)/);

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { a2aRpcRoute } from '../../src/a2a/rpc-route.ts';
-import { StreamSlots, type StreamLimits } from '../../src/a2a/stream.ts';
+import { StreamSlots, streamLimitsFor, type StreamLimits } from '../../src/a2a/stream.ts';
 import { TaskService } from '../../src/a2a/tasks.ts';
 import { memoryTaskStore } from '../../src/a2a/task-store.ts';
 import type { ChannelAgent } from '../../src/channels/types.ts';
@@ -132,6 +132,24 @@ test('message/stream (0.3): kinds, final on the last status update; tasks/resubs
     assert.is(((await late.json()) as any).error.code, -32004);
     const unknown = (await (await open(s.url, rpc('SubscribeToTask', { id: 'nope' }), '1.0')).json()) as any;
     assert.is(unknown.error.code, -32001);
+  } finally {
+    await s.close();
+  }
+});
+
+test('streams take at most half of a listener\'s connections (max_connections 4: the third stream is 429)', async () => {
+  assert.equal([streamLimitsFor(128).total, streamLimitsFor(16).total, streamLimitsFor(4).total, streamLimitsFor(1).total], [32, 8, 2, 1]);
+  const s = await serve({ ...streamLimitsFor(4), perCaller: 4 });
+  try {
+    const aborts = [new AbortController(), new AbortController()];
+    const streams = await Promise.all(aborts.map((a) => open(s.url, rpc('SendStreamingMessage', sendParams('x', '1.0')), '1.0', a.signal)));
+    assert.ok(streams.every((r) => r.status === 200));
+    const over = await open(s.url, rpc('SendStreamingMessage', sendParams('y', '1.0')), '1.0');
+    assert.is(over.status, 429);
+    await over.body?.cancel();
+    for (const a of aborts) a.abort();
+    await until(() => s.slots.open() === 0);
+    for (const g of s.gates) g.reply('late');
   } finally {
     await s.close();
   }

@@ -16,8 +16,8 @@ export interface HttpTransport extends Transport {
   readonly url: string;
   /** What a caller must present (the kinds, never the values): an A2A agent card says it (docs/a2a.md). */
   readonly security: { bearer: boolean; clientCert: boolean };
-  /** The body cap and request timeout a route that reads bodies applies too. */
-  readonly limits: { maxBodyBytes: number; requestTimeoutMs: number };
+  /** The body cap and request timeout a route that reads bodies applies too; the connection cap routes share. */
+  readonly limits: { maxBodyBytes: number; requestTimeoutMs: number; maxConnections: number };
 }
 
 /** How long connections busy at close() may still finish (their replies are written) before they are cut. */
@@ -55,7 +55,7 @@ export function createHttpTransport(opts: { server: HttpServer; settings: HttpSe
     url: `${s.endpoint.tls ? 'https' : 'http'}://${host}:${a.port}${s.endpoint.path}`,
     addRoute: (path, route) => server.addRoute(path, route),
     security: { bearer: s.tokenRefs.length > 0 || s.callerTokenRefs.length > 0, clientCert: s.clientCaFile !== undefined },
-    limits: { maxBodyBytes: s.maxBodyBytes, requestTimeoutMs: s.requestTimeoutMs },
+    limits: { maxBodyBytes: s.maxBodyBytes, requestTimeoutMs: s.requestTimeoutMs, maxConnections: s.maxConnections },
     start(deliverFrame) {
       deliverTo = deliverFrame;
     },
