@@ -34,6 +34,22 @@ export function createRateLimiter(perMinute: number, now: () => number, maxClien
   };
 }
 
+/**
+ * The rate limit's key for a peer address: an IPv6 address by its /64 (one host or home network gets a whole /64
+ * and may pick any address in it for each request, RFC 4941/8981), an IPv4-mapped one as the IPv4 address,
+ * anything else as it is.
+ */
+export function rateKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1];
+  if (!address.includes(':')) return address;
+  const [head, tail = ''] = address.split('%')[0].toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = address.includes('::') && tail ? tail.split(':') : [];
+  const groups = address.includes('::') ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
 function prune(table: Map<string, { start: number }>, windowStart: number, maxClients: number): void {
   for (const [k, e] of table) if (e.start < windowStart - 60_000) table.delete(k);
   // Still full: drop the oldest inserted entries (a flood of distinct addresses must not grow memory).

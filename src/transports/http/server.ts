@@ -8,7 +8,7 @@ import type { Logger } from '../../kernel/ports.ts';
 import { ErrorCode } from '../../protocol/errors.ts';
 import type { Authenticator } from './auth.ts';
 import { fromLoopback } from './auth.ts';
-import { createRateLimiter, type RateLimiter } from './limits.ts';
+import { createRateLimiter, rateKey, type RateLimiter } from './limits.ts';
 import { drainRest } from './body.ts';
 import { isLoopback, type HttpSettings } from './settings.ts';
 import { refuse } from './reply.ts';
@@ -190,7 +190,7 @@ export function createHttpServer(d: ServerDeps): HttpServer {
       refuse(res, 403, ErrorCode.ChannelAuthFailed, foreign);
       return;
     }
-    const retryAfter = d.limiter.take(ctx.client);
+    const retryAfter = d.limiter.take(rateKey(ctx.client));
     if (retryAfter > 0) {
       refuse(res, 429, ErrorCode.ChannelRateLimited, 'rate limited: too many requests from this client', {
         data: { retry_after_s: retryAfter },
@@ -216,7 +216,7 @@ export function createHttpServer(d: ServerDeps): HttpServer {
       else {
         // Never say which token or what was sent; the log gets the address only, once a minute per address
         // (a client hammering the port must not flood the log).
-        if (refusalLog.take(ctx.client) === 0) d.log.warn('http request refused: authentication', { client: ctx.client, reason: outcome });
+        if (refusalLog.take(rateKey(ctx.client)) === 0) d.log.warn('http request refused: authentication', { client: ctx.client, reason: outcome });
         refuse(res, 401, ErrorCode.ChannelAuthFailed, outcome === 'missing' ? 'authentication required' : 'authentication failed', {
           headers: { 'www-authenticate': 'Bearer realm="claw"' },
         });
