@@ -8,6 +8,7 @@ import { rmSync } from 'node:fs';
 import { initParams, startClaw, type ClawRun } from './helpers/claw-process.ts';
 import { stderrRecords } from './helpers/e2e-util.ts';
 import { agentDir, all, query, rid } from './memory-agent.ts';
+import { seededRandom } from '../helpers/rng.ts';
 
 const SEED = Number(process.env.CLAW_FUZZ_SEED ?? 7);
 const ROUNDS = 6;
@@ -21,22 +22,12 @@ const STORES = `        - name: "context"
 const PIECES = ['\ufeff', '\ufeffBOM', '\u0000', 'NUL\u0000x', '"', '*', 'NEAR', 'OR', '-x', "'", '\u{1f600}', 'e\u0301', 'word', '__proto__', ' '];
 const EDGE_NUMBERS = [-0, 1e308, 5e-324, 2 ** 53 + 2, -(2 ** 63)];
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function requestOrExit(c: ClawRun, method: string, params: unknown): Promise<any | undefined> {
   return Promise.race([c.request(method, params).catch(() => undefined), c.exited.then(() => undefined)]);
 }
 
 test(`SIGKILL during hostile stores: every acknowledged entry reads back exactly after each restart (seed ${SEED})`, async () => {
-  const r = rng(SEED);
+  const r = seededRandom(SEED);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
   const text = () => Array.from({ length: 1 + Math.floor(r() * 5) }, () => pick(PIECES)).join('');
   const a = agentDir({ stores: STORES, config: 'memory:\n  snapshot: { ratio: 0.5, min_journal_bytes: 8192 }\n' });

@@ -9,6 +9,7 @@ import { rmSync } from 'node:fs';
 import type { ClawRun } from './helpers/claw-process.ts';
 import { assertCleanStreams } from './helpers/e2e-util.ts';
 import { agentDir, all, query, startAgent, store, type AgentDir } from './memory-agent.ts';
+import { seededRandom } from '../helpers/rng.ts';
 
 const STORES = `        - name: "conv"
           type: "conversation"
@@ -91,19 +92,8 @@ test('lone surrogates anywhere in params are refused with -32602 and nothing is 
 const ALPHABET = ['a', 'b', ' ', '\u0000', '\ufffd', '\uffff', '\ufdd0', '\u{10ffff}', '\u{1f600}', 'é', '"', '\\', '\n', '\u2028'];
 const LONE = ['\\ud800', '\\udc00', '\\udbff\\u0041'];
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 test('seeded fuzz over the memory methods: no internal or backend error, acknowledged data identical after each restart', async () => {
-  const r = rng(20261127);
+  const r = seededRandom(20261127);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
   /** JSON text of a random string; sometimes with a lone surrogate escape in it. */
   const str = (): string => {

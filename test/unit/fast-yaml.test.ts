@@ -18,6 +18,7 @@ import { parseJsonText } from '../../src/yaml/json.ts';
 import { flowDepth, parseSource, MAX_SOURCE_BYTES, MAX_SOURCE_DEPTH, type ParseResult } from '../../src/manifest/source.ts';
 import { exceedsDepth } from '../../src/protocol/depth.ts';
 import type { PathSegment, SourcePosition } from '../../src/manifest/issues.ts';
+import { seededRandom } from '../helpers/rng.ts';
 
 const ROOT = process.cwd().replace(/\/?$/, '/');
 const enc = new TextEncoder();
@@ -275,14 +276,7 @@ function expectAll(texts: [string, string][]) {
 
 /** Seeded PRNG (mulberry32) so failures reproduce. */
 function rng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   return { next, int: (n: number) => Math.floor(next() * n), pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)] };
 }
 

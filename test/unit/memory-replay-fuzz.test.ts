@@ -9,21 +9,11 @@ import * as assert from 'uvu/assert';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { memoryHarness, type MemoryHarness } from './helpers/memory-module.ts';
+import { seededRandom } from '../helpers/rng.ts';
 
 const SEED = Number(process.env.CLAW_FUZZ_SEED ?? 20261208);
 const FUZZ_MS = 4000;
 const ROUNDS = 4;
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const STORES = [
   { name: 'conv', type: 'conversation', retention: { max_entries: 40 } },
@@ -79,7 +69,7 @@ function diskBytes(dir: string): number {
 }
 
 test(`hostile claw.memory.* bursts answer the same after a reopen; refused calls write nothing (seed ${SEED})`, async () => {
-  const r = rng(SEED);
+  const r = seededRandom(SEED);
   const g = generator(r);
   // Small snapshot thresholds: rounds cross snapshots and journal rotations, not only a journal replay.
   const h: MemoryHarness = await memoryHarness(STORES, { memory: { adapter: 'sqljs', snapshot: { ratio: 0.5, min_journal_bytes: 16384 } } });

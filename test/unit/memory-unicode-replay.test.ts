@@ -12,19 +12,9 @@ import { openDatabase } from '../../src/memory/sqlite/open.ts';
 import type { SqliteDatabase } from '../../src/memory/sqlite/types.ts';
 import { openMemoryStore, type ClawMemoryStore, type StoreSpec } from '../../src/memory/stores/index.ts';
 import { isWellFormed, toWellFormed, illFormedPath } from '../../src/protocol/well-formed.ts';
+import { seededRandom } from '../helpers/rng.ts';
 
 const ALPHABET = ['a', 'Z', ' ', '\ufeff', '\u0000', '\u0001', '\ufffd', '\uffff', '\ufffe', '\ufdd0', '\u{10ffff}', '\u{1f600}', 'é', '\u0080', '\u2028', '"', '\\', '\ud800', '\udc00', '\udbff'];
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomString(r: () => number, wellFormed: boolean): string {
   const n = 1 + Math.floor(r() * 6);
@@ -64,7 +54,7 @@ for (const [label, wellFormed] of [['well-formed', true], ['with lone surrogates
     const dir = mkdtempSync(join(tmpdir(), 'claw-unicode-'));
     dirs.push(dir);
     const path = join(dir, 'memory.db');
-    const r = rng(wellFormed ? 7 : 11);
+    const r = seededRandom(wellFormed ? 7 : 11);
     let s = await open(path);
     const expectedConv: unknown[] = [];
     const expectedKv = new Map<string, string>();

@@ -5,6 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { NdjsonDecoder, type FrameEvent } from '../../src/protocol/framing.ts';
+import { seededRandom } from '../helpers/rng.ts';
 
 /** The previous decoder, verbatim. */
 class ReferenceDecoder {
@@ -73,17 +74,6 @@ function concat(parts: Uint8Array[], size: number): Uint8Array {
   return buf;
 }
 
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const enc = new TextEncoder();
 const PIECES: (string | number[])[] = [
   '{"jsonrpc":"2.0","id":1,"method":"claw.status"}', '[1,2]', 'x', '   ', '\t', '', '\r', 'é€𝄞日本', '\ufeff', '\ufeff\ufeff', '\u00a0', '\u2028', ' {"a":1} ',
@@ -119,7 +109,7 @@ function chunked(bytes: Uint8Array, next: () => number, asBuffer: boolean): Uint
 }
 
 test('same events as the line-by-line reference: 5,000 random streams, random chunkings and caps', () => {
-  const next = rng(42);
+  const next = seededRandom(42);
   for (let round = 0; round < 5000; round++) {
     const stream = randomStream(next);
     const cap = next() < 0.5 ? 4 * 1024 * 1024 : 1 + Math.floor(next() * 80);
