@@ -137,14 +137,19 @@ test('message/stream (0.3): kinds, final on the last status update; tasks/resubs
   }
 });
 
+/** Two streams that open (200), then a third: the caller gets its response and the first two's aborts. */
+async function twoStreamsThenOne(url: string) {
+  const aborts = [new AbortController(), new AbortController()];
+  const streams = await Promise.all(aborts.map((a) => open(url, rpc('SendStreamingMessage', sendParams('x', '1.0')), '1.0', a.signal)));
+  assert.ok(streams.every((r) => r.status === 200));
+  return { aborts, over: await open(url, rpc('SendStreamingMessage', sendParams('y', '1.0')), '1.0') };
+}
+
 test('streams take at most half of a listener\'s connections (max_connections 4: the third stream is 429)', async () => {
   assert.equal([streamLimitsFor(128).total, streamLimitsFor(16).total, streamLimitsFor(4).total, streamLimitsFor(1).total], [32, 8, 2, 1]);
   const s = await serve({ ...streamLimitsFor(4), perCaller: 4 });
   try {
-    const aborts = [new AbortController(), new AbortController()];
-    const streams = await Promise.all(aborts.map((a) => open(s.url, rpc('SendStreamingMessage', sendParams('x', '1.0')), '1.0', a.signal)));
-    assert.ok(streams.every((r) => r.status === 200));
-    const over = await open(s.url, rpc('SendStreamingMessage', sendParams('y', '1.0')), '1.0');
+    const { aborts, over } = await twoStreamsThenOne(s.url);
     assert.is(over.status, 429);
     await over.body?.cancel();
     for (const a of aborts) a.abort();
@@ -158,10 +163,7 @@ test('streams take at most half of a listener\'s connections (max_connections 4:
 test('streams per caller are capped (429); a client that goes away gives its slot back and is unsubscribed', async () => {
   const s = await serve();
   try {
-    const aborts = [new AbortController(), new AbortController()];
-    const streams = await Promise.all(aborts.map((a) => open(s.url, rpc('SendStreamingMessage', sendParams('x', '1.0')), '1.0', a.signal)));
-    assert.ok(streams.every((r) => r.status === 200));
-    const over = await open(s.url, rpc('SendStreamingMessage', sendParams('y', '1.0')), '1.0');
+    const { aborts, over } = await twoStreamsThenOne(s.url);
     assert.is(over.status, 429);
     assert.is(over.headers.get('retry-after'), '5');
     assert.is(((await over.json()) as any).error.code, -32603);
